@@ -1,0 +1,42 @@
+# Two commands for a newcomer: `make run` and `make test`. Each sets up what it needs first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip install --constraint constraints.txt
+
+.PHONY: run test lint typecheck unit benchmarks lock
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) --editable .
+	touch $@
+
+$(VENV)/.dev-installed: $(BIN)/python pyproject.toml constraints.txt examples/kinbot-house-rules/pyproject.toml
+	$(PIP) --editable ".[dev]" --editable examples/kinbot-house-rules
+	touch $@ $(VENV)/.run-installed
+
+## Set up and run KinBot: http://127.0.0.1:8787, data in ~/.local/share/kinbot (KINBOT_DATA_DIR).
+run: $(VENV)/.run-installed
+	$(BIN)/kinbot serve
+
+## Set up and run the whole test suite: lint, types, tests.
+test: lint typecheck unit
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy
+
+unit: $(VENV)/.dev-installed
+	$(BIN)/pytest
+
+benchmarks: $(VENV)/.dev-installed
+	$(BIN)/python -m benchmarks.hook_overhead
+
+## Refresh constraints.txt (the pinned versions of every transitive dependency).
+lock: $(VENV)/.dev-installed
+	$(BIN)/python -m pip freeze --exclude-editable > constraints.txt

@@ -1,0 +1,232 @@
+"""Every setting of the platform, with its default, in one place.
+
+Values come, highest priority first, from explicit overrides (command-line options), the
+environment (``KINBOT_<NAME>``), an optional TOML file, then the defaults below. The TOML file
+is ``KINBOT_CONFIG_FILE`` when set, otherwise ``kinbot.toml`` in the data directory if present;
+its keys are the setting names (``task_max_depth = 2``). ``docs/configuration.md`` lists every
+setting and a test keeps it in sync with this module.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import platformdirs
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+ENV_PREFIX = "KINBOT_"
+CONFIG_FILE_ENV = "KINBOT_CONFIG_FILE"
+CONFIG_FILE_NAME = "kinbot.toml"
+MIB = 1024 * 1024
+
+
+def default_data_dir() -> Path:
+    """The per-user data directory used when ``KINBOT_DATA_DIR`` is not set."""
+    return Path(platformdirs.user_data_dir("kinbot", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """The platform's configuration. Field descriptions are the documentation."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", frozen=True)
+
+    # -- server and storage ----------------------------------------------------------------
+    data_dir: Path = Field(
+        default_factory=default_data_dir,
+        description="Directory holding the SQLite database, uploads, workspaces and keys.",
+    )
+    host: str = Field("127.0.0.1", description="Address `kinbot serve` listens on.")
+    port: int = Field(8787, ge=0, le=65535, description="TCP port `kinbot serve` listens on.")
+    log_level: str = Field("INFO", description="Logging level (DEBUG, INFO, WARNING, ERROR).")
+    secret_key: SecretStr | None = Field(
+        None,
+        description=(
+            "Master key that encrypts secrets at rest. When unset, one is generated on first "
+            "start into a 0600 key file in the data directory."
+        ),
+    )
+    shutdown_grace_seconds: float = Field(
+        10.0, gt=0, description="On SIGTERM, how long in-flight work may take before exit."
+    )
+    database_read_workers: int = Field(
+        4, ge=1, le=64, description="Threads running read queries off the event loop."
+    )
+    database_busy_timeout_seconds: float = Field(
+        5.0, gt=0, description="How long a query waits for a lock held by another writer."
+    )
+
+    # -- plugins ---------------------------------------------------------------------------
+    disabled_plugins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Plugins disabled at start-up, comma-separated, before they are loaded.",
+    )
+    plugin_hook_timeout_seconds: float = Field(
+        10.0, gt=0, description="Time limit of one plugin hook implementation or event handler."
+    )
+
+    # -- Kin runtime -----------------------------------------------------------------------
+    turn_max_steps: int = Field(
+        25, ge=1, description="LLM calls one turn may make (tool-call rounds) before it stops."
+    )
+    llm_timeout_seconds: float = Field(120.0, gt=0, description="Time limit of one LLM request.")
+    llm_max_retries: int = Field(
+        3, ge=0, description="Retries of a rate-limited, timed-out or unavailable provider call."
+    )
+
+    # -- tasks and crons -------------------------------------------------------------------
+    task_max_depth: int = Field(3, ge=1, description="How deep sub-Kins may spawn sub-Kins.")
+    task_max_request_input: int = Field(
+        3, ge=0, description="`request_input` calls one sub-Kin may make."
+    )
+    task_max_concurrent: int = Field(
+        10, ge=1, description="Sub-Kin tasks running at once, all Kins together."
+    )
+    cron_max_active: int = Field(50, ge=0, description="Active crons on the platform.")
+    cron_max_concurrent: int = Field(5, ge=1, description="Cron executions running at once.")
+
+    # -- inter-Kin messaging ---------------------------------------------------------------
+    inter_kin_rate_limit: int = Field(
+        20, ge=1, description="Messages a Kin may send to one other Kin per rate window."
+    )
+    inter_kin_rate_window_seconds: float = Field(
+        60.0, gt=0, description="The window of `inter_kin_rate_limit`."
+    )
+    inter_kin_max_chain_depth: int = Field(
+        5, ge=1, description="Exchanges a chain of inter-Kin messages may go through."
+    )
+
+    # -- compacting and memory -------------------------------------------------------------
+    compacting_threshold_tokens: int = Field(
+        60_000, ge=1000, description="Session size, in tokens, that triggers compacting."
+    )
+    compacting_keep_recent_messages: int = Field(
+        30, ge=1, description="Most recent messages never folded into the summary."
+    )
+    compacting_snapshots_kept: int = Field(
+        10, ge=1, description="Compacting snapshots kept per Kin for rollback."
+    )
+    memory_injected_max: int = Field(
+        10, ge=0, description="Relevant memories injected into the system prompt."
+    )
+
+    # -- uploads ---------------------------------------------------------------------------
+    upload_max_bytes: int = Field(
+        25 * MIB, ge=1, description="Largest file a user may upload into a chat."
+    )
+    avatar_max_bytes: int = Field(
+        2 * MIB, ge=1, description="Largest avatar image a user may upload."
+    )
+
+    @field_validator("disabled_plugins", mode="before")
+    @classmethod
+    def _split_names(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [name.strip() for name in value.split(",") if name.strip()]
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError(f"unknown log level {value!r}")
+        return level
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite file inside the data directory."""
+        return self.data_dir / "kinbot.db"
+
+
+def _config_file(overrides: dict[str, Any], explicit: Path | None) -> Path | None:
+    if explicit is not None:
+        return explicit
+    if os.environ.get(CONFIG_FILE_ENV):
+        return Path(os.environ[CONFIG_FILE_ENV])
+    data_dir = overrides.get("data_dir") or os.environ.get(f"{ENV_PREFIX}DATA_DIR")
+    candidate = Path(data_dir) if data_dir else default_data_dir()
+    candidate = candidate / CONFIG_FILE_NAME
+    return candidate if candidate.is_file() else None
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build the settings from overrides, the environment, the TOML file and the defaults.
+
+    Raises ``FileNotFoundError`` when an explicitly named config file does not exist, and
+    pydantic's ``ValidationError`` (with every wrong field) for invalid values.
+    """
+    overrides = {key: value for key, value in overrides.items() if value is not None}
+    toml_file = _config_file(overrides, config_file)
+    if toml_file is not None and not toml_file.is_file():
+        raise FileNotFoundError(f"configuration file not found: {toml_file}")
+
+    class _Loaded(Settings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+            if toml_file is not None:
+                sources.append(TomlConfigSettingsSource(settings_cls, toml_file))
+            return tuple(sources)
+
+    return _Loaded(**overrides)
+
+
+@dataclass(frozen=True)
+class SettingReference:
+    """One row of the configuration reference."""
+
+    name: str
+    env: str
+    default: str
+    description: str
+
+
+def settings_reference() -> list[SettingReference]:
+    """The documentation of every setting, in declaration order."""
+    rows = []
+    for name, info in Settings.model_fields.items():
+        if name == "data_dir":
+            default = "user data dir (`~/.local/share/kinbot` on Linux)"
+        elif name == "secret_key":
+            default = "generated"
+        elif info.default_factory is not None:
+            default = f"`{info.default_factory()}`"  # type: ignore[call-arg]
+        else:
+            default = f"`{info.default}`"
+        rows.append(
+            SettingReference(name, f"{ENV_PREFIX}{name.upper()}", default, info.description or "")
+        )
+    return rows
+
+
+def settings_reference_markdown() -> str:
+    """The configuration reference as the Markdown table ``docs/configuration.md`` holds."""
+    lines = ["| Setting | Environment variable | Default | Description |", "|---|---|---|---|"]
+    for row in settings_reference():
+        lines.append(f"| `{row.name}` | `{row.env}` | {row.default} | {row.description} |")
+    return "\n".join(lines)
+
+
+def public_settings(settings: Settings) -> dict[str, Any]:
+    """The effective settings as JSON-ready values, with secrets masked."""
+    values = settings.model_dump(mode="json")
+    if settings.secret_key is not None:
+        values["secret_key"] = "********"
+    return values

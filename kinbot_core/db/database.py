@@ -1,0 +1,186 @@
+"""One SQLite file, reached from async code without stalling the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, ParamSpec, TypeVar
+
+import peewee
+import sqlite_vec
+from playhouse.migrations import Runner
+
+from kinbot_core.db.driver import select_driver
+from kinbot_core.db.models import database_proxy
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class _VecSqliteDatabase(peewee.SqliteDatabase):
+    """peewee's SQLite database on a chosen driver, with sqlite-vec loaded on every connection."""
+
+    def __init__(self, database: str, *, driver: ModuleType, timeout: float, **kwargs: Any) -> None:
+        self._driver = driver
+        self._busy_timeout = timeout
+        self._opened: list[Any] = []
+        self._opened_lock = threading.Lock()
+        super().__init__(database, timeout=timeout, **kwargs)
+
+    def _connect(self) -> Any:
+        conn = self._driver.connect(
+            self.database,
+            timeout=self._busy_timeout,
+            isolation_level=None,
+            check_same_thread=False,
+            **self.connect_params,
+        )
+        try:
+            conn.enable_load_extension(True)
+            sqlite_vec.load(conn)
+            conn.enable_load_extension(False)
+            self._add_conn_hooks(conn)  # type: ignore[attr-defined]  # absent from the stubs
+        except Exception:
+            conn.close()
+            raise
+        with self._opened_lock:
+            self._opened.append(conn)
+        return conn
+
+    def close_all(self) -> None:
+        """Close every connection any thread opened (once no thread uses them any more)."""
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        for conn in opened:
+            conn.close()
+
+
+@dataclass(frozen=True)
+class DatabaseInfo:
+    """What ``/api/health`` reports about the database."""
+
+    path: str
+    driver: str
+    sqlite_version: str
+    sqlite_vec_version: str
+    fts5: bool
+    journal_mode: str
+    migrations: list[str]
+
+
+class Database:
+    """The platform's SQLite database.
+
+    Queries never run on the event loop: ``read`` runs a function on a small pool of reader
+    threads, ``write`` on the single writer thread inside an immediate transaction, so writes
+    are serialised without lock contention and readers proceed in parallel (WAL). The functions
+    use peewee models and ``self.peewee`` as usual; each thread keeps its own connection.
+    """
+
+    def __init__(self, path: Path, *, read_workers: int = 4, busy_timeout: float = 5.0) -> None:
+        self.path = path
+        self.driver = select_driver()
+        self.peewee = _VecSqliteDatabase(
+            str(path),
+            driver=self.driver,
+            timeout=busy_timeout,
+            pragmas={
+                "journal_mode": "wal",
+                "synchronous": "normal",
+                "foreign_keys": 1,
+                "busy_timeout": int(busy_timeout * 1000),
+            },
+        )
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="kinbot-db-write")
+        self._readers = ThreadPoolExecutor(read_workers, thread_name_prefix="kinbot-db-read")
+        self._closed = False
+
+    async def open(self) -> list[str]:
+        """Create the file if needed, bind the models and apply pending migrations.
+
+        Returns the names of the migrations applied now (none when already up to date).
+        """
+        # The data directory holds a family's secrets: private to the account running KinBot.
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        database_proxy.initialize(self.peewee)
+        return await self._submit(self._writer, False, self._migrate)
+
+    def _migrate(self) -> list[str]:
+        applied: list[str] = Runner(self.peewee, directory=str(MIGRATIONS_DIR)).up()
+        return applied
+
+    async def read(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run ``fn`` on a reader thread and return its result."""
+        return await self._submit(self._readers, False, fn, *args, **kwargs)
+
+    async def write(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run ``fn`` on the writer thread, in one transaction committed when it returns."""
+        return await self._submit(self._writer, True, fn, *args, **kwargs)
+
+    async def _submit(
+        self,
+        executor: ThreadPoolExecutor,
+        transactional: bool,
+        fn: Callable[..., T],
+        *args: Any,
+        **kwargs: Any,
+    ) -> T:
+        if self._closed:
+            raise RuntimeError("the database is closed")
+        call = functools.partial(self._run, transactional, fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(executor, call)
+
+    def _run(self, transactional: bool, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        self.peewee.connect(reuse_if_open=True)
+        if not transactional:
+            return fn(*args, **kwargs)
+        with self.peewee.atomic(lock_type="IMMEDIATE"):
+            return fn(*args, **kwargs)
+
+    def sql(self, statement: str, params: Sequence[Any] = ()) -> Any:
+        """Run raw SQL on the calling thread's connection; returns the DB-API cursor.
+
+        For use inside functions given to ``read`` or ``write``.
+        """
+        return self.peewee.execute_sql(statement, params)  # type: ignore[no-untyped-call]
+
+    async def info(self) -> DatabaseInfo:
+        """Versions and state of the database, read through a live connection."""
+        return await self.read(self._info)
+
+    def _info(self) -> DatabaseInfo:
+        def scalar(sql: str) -> Any:
+            return self.sql(sql).fetchone()[0]
+
+        options = {row[0] for row in self.sql("pragma compile_options")}
+        migrations = [row[0] for row in self.sql("select name from schema_migration order by id")]
+        return DatabaseInfo(
+            path=str(self.path),
+            driver=self.driver.__name__,
+            sqlite_version=str(scalar("select sqlite_version()")),
+            sqlite_vec_version=str(scalar("select vec_version()")),
+            fts5="ENABLE_FTS5" in options,
+            journal_mode=str(scalar("pragma journal_mode")),
+            migrations=migrations,
+        )
+
+    async def close(self) -> None:
+        """Finish queued work, then close every connection."""
+        if self._closed:
+            return
+        self._closed = True
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, self._shutdown)
+
+    def _shutdown(self) -> None:
+        self._writer.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
+        self.peewee.close_all()

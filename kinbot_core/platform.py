@@ -1,0 +1,153 @@
+"""One running KinBot: settings, database, event bus, plugins, hooks and registries together."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from kinbot_core.config import Settings
+from kinbot_core.db import Database
+from kinbot_core.db.models import PluginState
+from kinbot_core.events import CORE_EVENTS, Event, EventBus
+from kinbot_core.events.catalogue import PluginDisabled, PluginEnabled, PluginError
+from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
+
+logger = logging.getLogger(__name__)
+
+
+class Platform:
+    """The engine, without HTTP. ``kinbot_web`` serves one; tests may build as many as they like.
+
+    ``start`` opens the database (applying migrations), loads the plugins that are not
+    disabled (by ``disabled_plugins`` or an administrator's persisted choice), and builds the
+    registries. ``stop`` lets the event bus deliver what it holds, then closes the database.
+    """
+
+    def __init__(self, settings: Settings, *, plugins: PluginManager | None = None) -> None:
+        self.settings = settings
+        self.plugins = plugins or PluginManager()
+        self._load_entry_points = plugins is None
+        self.bus = EventBus(
+            handler_timeout=settings.plugin_hook_timeout_seconds,
+            on_handler_error=self._event_handler_failed,
+        )
+        for event_class in CORE_EVENTS:
+            self.bus.register_type(event_class)
+        self.hooks = HookCaller(
+            self.plugins.pluggy,
+            timeout=settings.plugin_hook_timeout_seconds,
+            report=self._hook_failed,
+        )
+        self.registries = Registries()
+        self.db = Database(
+            settings.database_path,
+            read_workers=settings.database_read_workers,
+            busy_timeout=settings.database_busy_timeout_seconds,
+        )
+        self._plugin_lock = asyncio.Lock()
+        self.started = False
+
+    async def start(self) -> None:
+        """Open the database, load plugins, build the registries. Idempotent."""
+        if self.started:
+            return
+        applied = await self.db.open()
+        if applied:
+            logger.info("database migrations applied: %s", ", ".join(applied))
+        states = await self.db.read(_persisted_plugin_states)
+        disabled = set(self.settings.disabled_plugins)
+        disabled.update(name for name, enabled in states.items() if not enabled)
+        if self._load_entry_points:
+            self.plugins.load_entry_points(disabled=disabled)
+        for name in self.plugins.names():
+            await self._wire_events(name)
+        await self.registries.rebuild(self.hooks)
+        self.started = True
+
+    async def stop(self) -> None:
+        """Deliver pending events (within the shutdown grace) and close the database."""
+        if not self.started:
+            return
+        self.started = False
+        await self.bus.close(grace=self.settings.shutdown_grace_seconds)
+        await self.db.close()
+
+    # -- plugins -------------------------------------------------------------------------------
+
+    def list_plugins(self) -> list[PluginInfo]:
+        """Every known plugin, with the reason it is required when the registries say so."""
+        return [self._with_essential(info) for info in self.plugins.list()]
+
+    async def set_plugin_enabled(self, name: str, enabled: bool) -> PluginInfo:
+        """Enable or disable a plugin now and remember the choice for the next starts.
+
+        Raises ``UnknownPlugin``, or ``PluginRequired`` (with the reason) for a plugin the
+        platform cannot run without.
+        """
+        async with self._plugin_lock:
+            if self.plugins.is_enabled(name) == enabled:
+                await self.db.write(_persist_plugin_state, name, enabled)
+                return self._with_essential(self.plugins.info(name))
+            if enabled:
+                if not self.plugins.enable(name):
+                    return self.plugins.info(name)
+                await self._wire_events(name)
+            else:
+                self.plugins.disable(name, reason_required=self.registries.essential_to(name))
+                self.bus.unsubscribe_owner(name)
+                self.bus.unregister_types(name)
+            await self.registries.rebuild(self.hooks)
+            await self.db.write(_persist_plugin_state, name, enabled)
+        self.bus.emit(PluginEnabled(plugin=name) if enabled else PluginDisabled(plugin=name))
+        logger.info("plugin %s %s", name, "enabled" if enabled else "disabled")
+        return self._with_essential(self.plugins.info(name))
+
+    async def _wire_events(self, plugin: str) -> None:
+        if not self.plugins.is_enabled(plugin):
+            return
+
+        def bind(owner: str) -> dict[str, Any]:
+            return {
+                "register": lambda event_class: self.bus.register_type(event_class, owner=owner),
+                "subscribe": lambda pattern, handler: self.bus.on(pattern, handler, owner=owner),
+            }
+
+        await self.hooks.call("register_events", only=plugin, bind=bind)
+
+    def _with_essential(self, info: PluginInfo) -> PluginInfo:
+        if info.required or not info.enabled:
+            return info
+        reason = self.registries.essential_to(info.name)
+        if reason is None:
+            return info
+        return PluginInfo(**{**info.__dict__, "required": reason})
+
+    # -- failures ------------------------------------------------------------------------------
+
+    def _hook_failed(self, plugin: str, hook: str, exc: BaseException) -> None:
+        self._publish_plugin_error(plugin, hook, exc)
+
+    def _event_handler_failed(self, owner: str, event: Event, exc: BaseException) -> None:
+        if owner != "core" and not isinstance(event, PluginError):
+            self._publish_plugin_error(owner, f"event:{event.type}", exc)
+
+    def _publish_plugin_error(self, plugin: str, hook: str, exc: BaseException) -> None:
+        message = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
+        try:
+            self.bus.emit(PluginError(plugin=plugin, hook=hook, error=message[:500]))
+        except RuntimeError:
+            logger.debug("no event loop to publish the plugin error on")
+
+
+def _persisted_plugin_states() -> dict[str, bool]:
+    return {row.name: row.enabled for row in PluginState.select()}
+
+
+def _persist_plugin_state(name: str, enabled: bool) -> None:
+    (
+        PluginState.insert(name=name, enabled=enabled, updated_at=time.time())
+        .on_conflict_replace()
+        .execute()
+    )

@@ -1,0 +1,246 @@
+"""Discovering plugins through entry points, and enabling or disabling them at runtime."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from hookspecs import PROJECT_NAME, SPEC_MODULES
+
+logger = logging.getLogger(__name__)
+
+#: The distribution whose entry points are the built-in plugins.
+BUILTIN_DISTRIBUTION = "kinbot-platform"
+#: A plugin module sets this to a reason when the platform cannot run without it.
+REQUIRED_ATTRIBUTE = "KINBOT_REQUIRED"
+
+
+class UnknownPlugin(KeyError):
+    """No plugin of that name is installed or registered."""
+
+    def __str__(self) -> str:
+        return f"no plugin named {self.args[0]!r}"
+
+
+class PluginRequired(Exception):
+    """The plugin cannot be disabled; ``reason`` says why."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"plugin {name!r} cannot be disabled: {reason}")
+        self.name = name
+        self.reason = reason
+
+
+@dataclass
+class _Entry:
+    name: str
+    entry_point: importlib.metadata.EntryPoint | None = None
+    obj: Any = None
+    distribution: str | None = None
+    version: str | None = None
+    enabled: bool = False
+    error: str | None = None
+    hooks: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """What ``kinbot plugins list`` and the Settings page show of one plugin."""
+
+    name: str
+    version: str | None
+    distribution: str | None
+    hooks: tuple[str, ...]
+    enabled: bool
+    builtin: bool
+    #: Why it cannot be disabled, or ``None``.
+    required: str | None
+    #: Why it could not be loaded, or ``None``.
+    error: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "distribution": self.distribution,
+            "hooks": list(self.hooks),
+            "enabled": self.enabled,
+            "builtin": self.builtin,
+            "required": self.required,
+            "error": self.error,
+        }
+
+
+class PluginManager:
+    """One application's plugins: a pluggy manager plus what pluggy does not keep.
+
+    Plugins come from the ``kinbot`` entry-point group (built-in ones exactly like third-party
+    ones) or from :meth:`register`. A disabled plugin is blocked in pluggy, so its hooks stop
+    running at once; one disabled at start-up is never even imported.
+    """
+
+    def __init__(self) -> None:
+        self.pluggy = pluggy.PluginManager(PROJECT_NAME)
+        for module in SPEC_MODULES:
+            self.pluggy.add_hookspecs(module)
+        self._entries: dict[str, _Entry] = {}
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def load_entry_points(self, disabled: Iterable[str] = ()) -> None:
+        """Find every plugin in the entry-point group; load and register the enabled ones.
+
+        A plugin that fails to import or register is dropped with a warning and listed with
+        its error. Names in ``disabled`` are blocked before their entry point is loaded.
+        """
+        blocked = set(disabled)
+        for entry_point in importlib.metadata.entry_points(group=PROJECT_NAME):
+            if entry_point.name in self._entries:
+                logger.warning("plugin %s: duplicate entry point ignored", entry_point.name)
+                continue
+            dist = entry_point.dist
+            entry = _Entry(
+                entry_point.name,
+                entry_point=entry_point,
+                distribution=dist.name if dist else None,
+                version=dist.version if dist else None,
+            )
+            self._entries[entry.name] = entry
+            if entry.name in blocked:
+                self.pluggy.set_blocked(entry.name)
+                continue
+            self._activate(entry)
+        self.check_pending()
+
+    def register(self, plugin: Any, name: str, *, enabled: bool = True) -> None:
+        """Register a plugin object directly (an application embedding KinBot, or a test)."""
+        if name in self._entries:
+            raise ValueError(f"a plugin named {name!r} is already known")
+        entry = _Entry(name, obj=plugin)
+        self._entries[name] = entry
+        if enabled:
+            self._activate(entry)
+            self.check_pending()
+        else:
+            self.pluggy.set_blocked(name)
+
+    def _activate(self, entry: _Entry) -> bool:
+        try:
+            if entry.obj is None and entry.entry_point is not None:
+                entry.obj = entry.entry_point.load()
+            self.pluggy.unblock(entry.name)
+            self.pluggy.register(entry.obj, name=entry.name)
+            self._refuse_wrappers(entry)
+        except Exception as exc:
+            entry.error = f"{type(exc).__name__}: {exc}"
+            entry.enabled = False
+            logger.warning("plugin %s dropped: %s", entry.name, entry.error)
+            return False
+        entry.error = None
+        entry.enabled = True
+        entry.hooks = self._hook_names(entry.obj)
+        return True
+
+    def _refuse_wrappers(self, entry: _Entry) -> None:
+        wrappers = [
+            caller.name
+            for caller in self.pluggy.get_hookcallers(entry.obj) or []
+            for impl in caller.get_hookimpls()
+            if impl.plugin is entry.obj and (impl.wrapper or impl.hookwrapper)
+        ]
+        if wrappers:
+            self.pluggy.unregister(entry.obj)
+            raise pluggy.PluginValidationError(
+                entry.obj, f"hook wrappers are not supported ({', '.join(sorted(wrappers))})"
+            )
+
+    def check_pending(self) -> None:
+        """Drop, with a warning, every plugin implementing a hook that has no specification."""
+        while True:
+            try:
+                self.pluggy.check_pending()
+                return
+            except pluggy.PluginValidationError as exc:
+                name = self.pluggy.get_name(exc.plugin)
+                self.pluggy.unregister(exc.plugin)
+                if name is None:
+                    return
+                entry = self._entries[name]
+                entry.enabled = False
+                entry.error = str(exc)
+                logger.warning("plugin %s dropped: %s", name, exc)
+
+    def _hook_names(self, obj: Any) -> tuple[str, ...]:
+        names = [
+            attr for attr in dir(obj) if self.pluggy.parse_hookimpl_opts(obj, attr) is not None
+        ]
+        return tuple(sorted(names))
+
+    # -- runtime state -----------------------------------------------------------------------
+
+    def required_reason(self, name: str) -> str | None:
+        """The reason a plugin declares for being indispensable (``KINBOT_REQUIRED``)."""
+        obj = self._entry(name).obj
+        reason = getattr(obj, REQUIRED_ATTRIBUTE, None)
+        return str(reason) if reason else None
+
+    def enable(self, name: str) -> bool:
+        """Enable a plugin (importing it if it was never loaded). Returns whether it worked."""
+        entry = self._entry(name)
+        if entry.enabled:
+            return True
+        activated = self._activate(entry)
+        if activated:
+            self.check_pending()
+        return entry.enabled
+
+    def disable(self, name: str, *, reason_required: str | None = None) -> None:
+        """Disable a plugin: its hooks stop running at once.
+
+        Raises ``PluginRequired`` when the plugin declares itself required or when
+        ``reason_required`` (the caller's own check) is given.
+        """
+        entry = self._entry(name)
+        reason = reason_required or self.required_reason(name)
+        if reason:
+            raise PluginRequired(name, reason)
+        self.pluggy.set_blocked(name)
+        entry.enabled = False
+
+    def is_enabled(self, name: str) -> bool:
+        """Whether the plugin is registered and running."""
+        return self._entry(name).enabled
+
+    def names(self) -> list[str]:
+        """Every known plugin name, sorted."""
+        return sorted(self._entries)
+
+    def info(self, name: str) -> PluginInfo:
+        """The description of one plugin."""
+        entry = self._entry(name)
+        return PluginInfo(
+            name=entry.name,
+            version=entry.version,
+            distribution=entry.distribution,
+            hooks=entry.hooks,
+            enabled=entry.enabled,
+            builtin=entry.distribution == BUILTIN_DISTRIBUTION,
+            required=self.required_reason(name) if entry.obj is not None else None,
+            error=entry.error,
+        )
+
+    def list(self) -> list[PluginInfo]:
+        """Every known plugin, sorted by name."""
+        return [self.info(name) for name in self.names()]
+
+    def _entry(self, name: str) -> _Entry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise UnknownPlugin(name) from None

@@ -1,0 +1,26 @@
+"""HTTP routes contributed by plugins through ``register_routes``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PluginRoute:
+    """A route mounted under ``/api/plugins/<plugin name>``.
+
+    ``path`` uses werkzeug's syntax (``/items/<int:item_id>``); ``handler`` is an async
+    function that receives the URL variables as keyword arguments, reads the request through
+    ``quart.request`` if it needs to, and returns what a Quart view may return.
+    """
+
+    path: str
+    handler: Callable[..., Awaitable[Any]]
+    methods: tuple[str, ...] = ("GET",)
+
+    @property
+    def name(self) -> str:
+        """Unique key of the route within its plugin."""
+        return f"{','.join(sorted(self.methods))} {self.path}"

@@ -1,0 +1,62 @@
+"""``GET /api/health``: is the server up, is the database usable, which plugins run."""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import BaseModel
+from quart import Blueprint
+from quart_schema import validate_response
+
+from kinbot_core import __version__
+from kinbot_web.app_context import current_platform
+
+logger = logging.getLogger(__name__)
+blueprint = Blueprint("health", __name__)
+
+
+class DatabaseHealth(BaseModel):
+    ok: bool
+    driver: str | None = None
+    sqlite_version: str | None = None
+    sqlite_vec_version: str | None = None
+    fts5: bool | None = None
+    journal_mode: str | None = None
+    migrations: list[str] = []
+    error: str | None = None
+
+
+class PluginHealth(BaseModel):
+    name: str
+    version: str | None
+    enabled: bool
+    error: str | None
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    database: DatabaseHealth
+    plugins: list[PluginHealth]
+
+
+@blueprint.get("/api/health")
+@validate_response(Health, 200)
+@validate_response(Health, 503)
+async def health() -> tuple[Health, int]:
+    """Report the server's health; 503 when the database cannot be queried."""
+    platform = current_platform()
+    try:
+        info = await platform.db.info()
+        database = DatabaseHealth(ok=True, **info.__dict__)
+    except Exception as exc:
+        logger.exception("health check: database unavailable")
+        database = DatabaseHealth(ok=False, error=type(exc).__name__)
+    plugins = [
+        PluginHealth(name=p.name, version=p.version, enabled=p.enabled, error=p.error)
+        for p in platform.list_plugins()
+    ]
+    status = "ok" if database.ok else "error"
+    return Health(status=status, version=__version__, database=database, plugins=plugins), (
+        200 if database.ok else 503
+    )

@@ -1,0 +1,87 @@
+"""Every error answered as JSON ``{"error": {"code", "message"}}`` with the right status."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from pydantic import ValidationError
+from quart import Quart, Response, jsonify
+from quart_schema import RequestSchemaValidationError
+from werkzeug.exceptions import HTTPException
+
+from kinbot_core.plugins import PluginRequired, UnknownPlugin
+
+logger = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """Raise from a view to answer ``status`` with ``code`` and a user-readable ``message``."""
+
+    def __init__(self, status: int, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+def error_response(status: int, code: str, message: str, **details: Any) -> Response:
+    """The JSON error body every failing request receives."""
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        body["details"] = details
+    response = jsonify({"error": body})
+    response.status_code = status
+    return response
+
+
+def _code_of(exc: HTTPException) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", (exc.name or "error").lower()).strip("_")
+
+
+def _validation_details(exc: RequestSchemaValidationError) -> list[dict[str, Any]]:
+    cause = exc.validation_error
+    if isinstance(cause, ValidationError):
+        return [
+            {"field": ".".join(str(part) for part in error["loc"]), "message": error["msg"]}
+            for error in cause.errors(include_url=False, include_input=False)
+        ]
+    return [{"field": "", "message": str(cause)}]
+
+
+def register(app: Quart) -> None:
+    """Install the error handlers on ``app``."""
+
+    @app.errorhandler(ApiError)
+    async def api_error(exc: ApiError) -> Response:
+        return error_response(exc.status, exc.code, exc.message, **exc.details)
+
+    @app.errorhandler(RequestSchemaValidationError)
+    async def invalid_request(exc: RequestSchemaValidationError) -> Response:
+        return error_response(
+            400, "invalid_request", "The request is not valid.", fields=_validation_details(exc)
+        )
+
+    @app.errorhandler(UnknownPlugin)
+    async def unknown_plugin(exc: UnknownPlugin) -> Response:
+        return error_response(404, "unknown_plugin", str(exc))
+
+    @app.errorhandler(PluginRequired)
+    async def plugin_required(exc: PluginRequired) -> Response:
+        return error_response(409, "plugin_required", str(exc), reason=exc.reason)
+
+    @app.errorhandler(HTTPException)
+    async def http_error(exc: HTTPException) -> Response:
+        response = error_response(exc.code or 500, _code_of(exc), exc.description or "")
+        if exc.code == 405 and exc.response is None:
+            allowed = getattr(exc, "valid_methods", None)
+            if allowed:
+                response.headers["Allow"] = ", ".join(allowed)
+        return response
+
+    @app.errorhandler(Exception)
+    async def internal_error(exc: Exception) -> Response:
+        logger.exception("unhandled error")
+        return error_response(500, "internal_error", "Something went wrong on the server.")

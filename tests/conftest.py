@@ -1,0 +1,39 @@
+"""Fixtures for the whole suite: a clean environment and a private data directory per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from kinbot_core.config import Settings, load_settings
+from kinbot_core.platform import Platform
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No KINBOT_* variable of the developer's shell leaks into a test."""
+    for name in list(os.environ):
+        if name.startswith("KINBOT_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def settings(data_dir: Path) -> Settings:
+    return load_settings(data_dir=data_dir, plugin_hook_timeout_seconds=2.0)
+
+
+@pytest.fixture
+async def platform(settings: Settings) -> AsyncIterator[Platform]:
+    """A started platform with the installed plugins, stopped after the test."""
+    platform = Platform(settings)
+    await platform.start()
+    yield platform
+    await platform.stop()

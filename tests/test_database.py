@@ -1,0 +1,161 @@
+"""The database: driver choice, sqlite-vec and FTS5 on every connection, WAL, migrations, loop."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import stat
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from kinbot_core.db import Database, DatabaseDriverError, driver
+from kinbot_core.db.database import MIGRATIONS_DIR
+from kinbot_core.db.models import PluginState, User
+
+
+def vector(*values: float) -> bytes:
+    return struct.pack(f"{len(values)}f", *values)
+
+
+@pytest.fixture
+async def db(data_dir: Path) -> AsyncIterator[Database]:
+    database = Database(data_dir / "kinbot.db", read_workers=2)
+    await database.open()
+    yield database
+    await database.close()
+
+
+async def test_sqlite_vec_knn_and_fts5_work_on_the_same_file(db: Database) -> None:
+    def setup() -> None:
+        db.sql("create virtual table memo_vec using vec0(embedding float[3])")
+        db.sql("create virtual table memo_fts using fts5(body)")
+        for rowid, (values, body) in enumerate(
+            [
+                ((1.0, 0.0, 0.0), "Nicolas is vegetarian"),
+                ((0.0, 1.0, 0.0), "the grocery budget is 600 euros"),
+                ((0.9, 0.1, 0.0), "Marie is allergic to peanuts"),
+            ],
+            start=1,
+        ):
+            db.sql("insert into memo_vec(rowid, embedding) values (?, ?)", (rowid, vector(*values)))
+            db.sql("insert into memo_fts(rowid, body) values (?, ?)", (rowid, body))
+
+    await db.write(setup)
+
+    def knn() -> list[int]:
+        rows = db.sql(
+            "select rowid from memo_vec where embedding match ? and k = 2 order by distance",
+            (vector(1.0, 0.05, 0.0),),
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def full_text() -> list[int]:
+        sql = "select rowid from memo_fts where memo_fts match ?"
+        return [row[0] for row in db.sql(sql, ("budget",))]
+
+    assert await db.read(knn) == [1, 3]
+    assert await db.read(full_text) == [2]
+
+
+async def test_the_data_directory_is_private(db: Database, data_dir: Path) -> None:
+    assert stat.S_IMODE(os.stat(data_dir).st_mode) == 0o700
+
+
+async def test_the_file_is_in_wal_mode_with_foreign_keys(db: Database) -> None:
+    info = await db.info()
+    assert info.journal_mode == "wal"
+    assert info.fts5
+    assert info.sqlite_vec_version.startswith("v")
+    foreign_keys = await db.read(lambda: db.sql("pragma foreign_keys").fetchone())
+    assert foreign_keys == (1,)
+
+
+async def test_migrations_are_applied_once_and_recorded(data_dir: Path) -> None:
+    first = Database(data_dir / "kinbot.db")
+    assert await first.open() == ["0001_base"]
+    await first.write(lambda: PluginState.create(name="metrics", enabled=False, updated_at=1.0))
+    await first.close()
+    again = Database(data_dir / "kinbot.db")
+    assert await again.open() == []
+    assert (await again.info()).migrations == ["0001_base"]
+    assert await again.read(lambda: PluginState.get_by_id("metrics").enabled) is False
+    await again.close()
+
+
+def test_each_migration_is_its_own_numbered_file() -> None:
+    names = sorted(path.name for path in MIGRATIONS_DIR.glob("[0-9]*.py"))
+    assert names[0] == "0001_base.py"
+    numbers = [int(name.split("_", 1)[0]) for name in names]
+    assert numbers == list(range(1, len(names) + 1))
+
+
+async def test_a_failed_write_rolls_back_entirely(db: Database) -> None:
+    def half_done() -> None:
+        PluginState.create(name="a", enabled=True, updated_at=1.0)
+        raise RuntimeError("crash in the middle")
+
+    with pytest.raises(RuntimeError):
+        await db.write(half_done)
+    assert await db.read(lambda: PluginState.select().count()) == 0
+
+
+async def test_constraints_hold(db: Database) -> None:
+    def user(email: str) -> None:
+        User.create(
+            id=email, email=email, first_name="N", last_name="D", pseudonym="nico",
+            password_hash="x", role="admin",
+        )  # fmt: skip
+
+    await db.write(user, "nico@example.org")
+    with pytest.raises(Exception, match="UNIQUE"):
+        await db.write(user, "NICO@example.org")
+
+
+async def test_a_long_query_does_not_stall_the_event_loop(db: Database) -> None:
+    ticks = 0
+    running = True
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while running:
+            ticks += 1
+            await asyncio.sleep(0.001)
+
+    slow_sql = (
+        "with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000000) "
+        "select sum(i) from n"
+    )
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    ticks_before = ticks
+    (total,) = await db.read(lambda: db.sql(slow_sql).fetchone())
+    ticks_during = ticks - ticks_before
+    running = False
+    await task
+    assert total == 3000000 * 3000001 // 2
+    # Had the query run on the loop, the ticker could not have run while it executed.
+    assert ticks_during > 5
+
+
+def test_without_an_extension_capable_driver_start_up_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class NoExtensions:
+        __name__ = "sqlite3"
+        Connection = type("Connection", (), {})
+
+    monkeypatch.setattr(driver, "_candidates", lambda: [NoExtensions])
+    with pytest.raises(DatabaseDriverError, match="pysqlite3-binary"):
+        driver.select_driver()
+
+
+def test_this_pythons_own_sqlite3_is_checked_for_real() -> None:
+    chosen = driver.select_driver()
+    assert hasattr(chosen.Connection, "enable_load_extension")
+    if not hasattr(sqlite3.Connection, "enable_load_extension"):
+        assert chosen.__name__ == "pysqlite3.dbapi2"
+    assert driver.check_driver(chosen).startswith("v")

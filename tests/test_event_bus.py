@@ -1,0 +1,132 @@
+"""The event bus: the catalogue, ordered delivery, wildcards, isolation of handlers."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import pytest
+
+from kinbot_core import Event
+from kinbot_core.events import CORE_EVENTS, EventBus, UnknownEventType
+from kinbot_core.events.catalogue import KinCreated, KinDeleted, UserLogin
+
+SPEC_SECTION_13 = {
+    "kin.created", "kin.deleted", "kin.message.received", "kin.message.sent",
+    "task.spawned", "task.status.changed", "task.completed", "task.failed",
+    "cron.created", "cron.triggered", "cron.execution.completed",
+    "contact.created", "contact.updated",
+    "user.login", "user.logout", "user.created",
+    "provider.added", "provider.removed", "provider.error",
+}  # fmt: skip
+
+
+def bus_with_catalogue(**kwargs: object) -> EventBus:
+    bus = EventBus(**kwargs)  # type: ignore[arg-type]
+    for event_class in CORE_EVENTS:
+        bus.register_type(event_class)
+    return bus
+
+
+def test_the_catalogue_holds_every_event_of_the_specification() -> None:
+    names = {event_class.type for event_class in CORE_EVENTS}
+    assert names >= SPEC_SECTION_13
+    assert "plugin.error" in names
+    assert all(event_class.description for event_class in CORE_EVENTS)
+
+
+async def test_subscribers_receive_events_in_order_by_type_prefix_or_all() -> None:
+    bus = bus_with_catalogue()
+    exact: list[str] = []
+    prefix: list[str] = []
+    everything: list[str] = []
+    bus.on(KinCreated, lambda e: exact.append(e.type))
+    bus.on("kin.*", lambda e: prefix.append(e.type))
+    bus.on("*", lambda e: everything.append(e.type))
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))
+    bus.emit(UserLogin(user_id="u1"))
+    bus.emit(KinDeleted(kin_id="k1"))
+    await bus.flush()
+    assert exact == ["kin.created"]
+    assert prefix == ["kin.created", "kin.deleted"]
+    assert everything == ["kin.created", "user.login", "kin.deleted"]
+
+
+async def test_emit_returns_before_async_handlers_run_and_unsubscribe_stops_delivery() -> None:
+    bus = bus_with_catalogue()
+    seen: list[str] = []
+
+    async def handler(event: Event) -> None:
+        await asyncio.sleep(0)
+        seen.append(event.id)
+
+    unsubscribe = bus.on("kin.created", handler)
+    first = KinCreated(kin_id="k1", name="Chef")
+    bus.emit(first)
+    assert seen == []
+    await bus.flush()
+    assert seen == [first.id]
+    unsubscribe()
+    bus.emit(KinCreated(kin_id="k2", name="Scribe"))
+    await bus.flush()
+    assert seen == [first.id]
+
+
+async def test_a_failing_or_slow_handler_delays_and_breaks_nobody_else() -> None:
+    failures: list[tuple[str, str]] = []
+    bus = bus_with_catalogue(
+        handler_timeout=0.05,
+        on_handler_error=lambda owner, event, exc: failures.append((owner, type(exc).__name__)),
+    )
+    delivered: list[str] = []
+
+    def broken(event: Event) -> None:
+        raise RuntimeError("nope")
+
+    async def stuck(event: Event) -> None:
+        await asyncio.sleep(30)
+
+    bus.on("*", broken, owner="broken_plugin")
+    bus.on("*", stuck, owner="stuck_plugin")
+    bus.on("*", lambda e: delivered.append(e.type), owner="healthy_plugin")
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))
+    bus.emit(KinDeleted(kin_id="k1"))
+    await bus.flush()
+    assert delivered == ["kin.created", "kin.deleted"]
+    assert sorted(set(failures)) == [
+        ("broken_plugin", "RuntimeError"),
+        ("stuck_plugin", "TimeoutError"),
+    ]
+
+
+async def test_unknown_event_types_are_refused() -> None:
+    @dataclass(frozen=True, kw_only=True)
+    class Undeclared(Event):
+        type = "garden.watered"
+
+    bus = bus_with_catalogue()
+    with pytest.raises(UnknownEventType):
+        bus.emit(Undeclared())
+    bus.register_type(Undeclared, owner="garden")
+    bus.emit(Undeclared())
+    bus.unregister_types("garden")
+    with pytest.raises(UnknownEventType):
+        bus.emit(Undeclared())
+
+
+def test_an_event_type_cannot_be_declared_twice_by_different_classes() -> None:
+    @dataclass(frozen=True, kw_only=True)
+    class Impostor(Event):
+        type = "kin.created"
+
+    bus = bus_with_catalogue()
+    with pytest.raises(UnknownEventType, match="already declared"):
+        bus.register_type(Impostor, owner="impostor")
+
+
+def test_events_serialise_with_their_payload() -> None:
+    event = KinCreated(kin_id="k1", name="Chef")
+    data = event.to_dict()
+    assert data["type"] == "kin.created"
+    assert data["payload"] == {"kin_id": "k1", "name": "Chef"}
+    assert data["id"] == event.id
