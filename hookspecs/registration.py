@@ -63,14 +63,15 @@ def register_search_providers(register: Callable[[Any], None]) -> None:
 
 @hookspec
 def register_routes(register: Callable[[Any], None]) -> None:
-    """Contribute HTTP routes, mounted under ``/api/plugins/<plugin name>/``.
+    """Contribute HTTP routes, mounted under ``/api/ext/<plugin name>/``.
 
     Called at start-up and whenever a plugin is enabled or disabled.
 
     ``register(route)`` takes a ``kinbot_core.PluginRoute``: a path (werkzeug syntax, e.g.
     ``/items/<int:item_id>``), its HTTP methods and an async handler that receives the URL
     variables as keyword arguments and returns what a Quart view may return (a dict becomes
-    JSON). The route answers 404 as soon as its plugin is disabled.
+    JSON), and who may call it (``access``: signed-in users by default, or administrators, or
+    anyone). The route answers 404 as soon as its plugin is disabled.
     """
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import platformdirs
 from pydantic import Field, SecretStr, field_validator
@@ -63,6 +63,49 @@ class Settings(BaseSettings):
     )
     database_busy_timeout_seconds: float = Field(
         5.0, gt=0, description="How long a query waits for a lock held by another writer."
+    )
+
+    # -- accounts and access ---------------------------------------------------------------
+    password_min_length: int = Field(
+        10, ge=8, le=128, description="Shortest password accepted for an account."
+    )
+    session_lifetime_days: float = Field(
+        30.0, gt=0, description="How long a browser stays signed in without signing in again."
+    )
+    invitation_lifetime_hours: float = Field(
+        72.0, gt=0, description="How long an invitation code can be used."
+    )
+    login_rate_limit_per_account: int = Field(
+        5, ge=1, description="Failed sign-ins allowed per account per login rate window."
+    )
+    login_rate_limit_per_ip: int = Field(
+        20, ge=1, description="Failed sign-ins allowed per client address per login rate window."
+    )
+    login_rate_window_seconds: float = Field(
+        900.0, gt=0, description="The window of the two login rate limits."
+    )
+    trusted_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description=(
+            "Extra origins allowed to send state-changing requests (e.g. the address of a "
+            "reverse proxy: `https://kinbot.example.org`), comma-separated. The origin of "
+            "the request's own host is always allowed."
+        ),
+    )
+    trusted_proxy_hops: int = Field(
+        0,
+        ge=0,
+        description=(
+            "Reverse proxies in front of KinBot whose X-Forwarded-For/-Proto/-Host headers "
+            "are believed (0: none, the headers are ignored)."
+        ),
+    )
+    cookie_secure: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description=(
+            "Mark the session cookie Secure: `auto` when the request came over HTTPS "
+            "(directly or through a trusted proxy), `always` or `never`."
+        ),
     )
 
     # -- plugins ---------------------------------------------------------------------------
@@ -127,7 +170,7 @@ class Settings(BaseSettings):
         2 * MIB, ge=1, description="Largest avatar image a user may upload."
     )
 
-    @field_validator("disabled_plugins", mode="before")
+    @field_validator("disabled_plugins", "trusted_origins", mode="before")
     @classmethod
     def _split_names(cls, value: Any) -> Any:
         if isinstance(value, str):

@@ -7,11 +7,13 @@ import logging
 import time
 from typing import Any
 
+from kinbot_core.accounts import AccountService
 from kinbot_core.config import Settings
 from kinbot_core.db import Database
 from kinbot_core.db.models import PluginState
 from kinbot_core.events import CORE_EVENTS, Event, EventBus
 from kinbot_core.events.catalogue import PluginDisabled, PluginEnabled, PluginError
+from kinbot_core.master_key import ensure_master_key
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
 
 logger = logging.getLogger(__name__)
@@ -25,10 +27,16 @@ class Platform:
     registries. ``stop`` lets the event bus deliver what it holds, then closes the database.
     """
 
-    def __init__(self, settings: Settings, *, plugins: PluginManager | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        plugins: PluginManager | None = None,
+        load_entry_points: bool = True,
+    ) -> None:
         self.settings = settings
         self.plugins = plugins or PluginManager()
-        self._load_entry_points = plugins is None
+        self._load_entry_points = load_entry_points
         self.bus = EventBus(
             handler_timeout=settings.plugin_hook_timeout_seconds,
             on_handler_error=self._event_handler_failed,
@@ -46,13 +54,30 @@ class Platform:
             read_workers=settings.database_read_workers,
             busy_timeout=settings.database_busy_timeout_seconds,
         )
+        self.accounts = AccountService(self.db, self.bus, settings)
         self._plugin_lock = asyncio.Lock()
         self.started = False
+        self._stopped = False
 
     async def start(self) -> None:
-        """Open the database, load plugins, build the registries. Idempotent."""
+        """Open the database, load plugins, build the registries.
+
+        Idempotent while running; a stopped platform does not start again (build a new one).
+        If start-up fails, what was opened is closed again.
+        """
         if self.started:
             return
+        if self._stopped:
+            raise RuntimeError("a stopped Platform cannot be started again")
+        try:
+            await self._start()
+        except BaseException:
+            await self._shutdown()
+            raise
+        self.started = True
+
+    async def _start(self) -> None:
+        self.master_key = await ensure_master_key(self.settings)
         applied = await self.db.open()
         if applied:
             logger.info("database migrations applied: %s", ", ".join(applied))
@@ -61,16 +86,21 @@ class Platform:
         disabled.update(name for name, enabled in states.items() if not enabled)
         if self._load_entry_points:
             self.plugins.load_entry_points(disabled=disabled)
+        for name in disabled & set(self.plugins.names()):
+            self.plugins.block(name)
         for name in self.plugins.names():
             await self._wire_events(name)
         await self.registries.rebuild(self.hooks)
-        self.started = True
 
     async def stop(self) -> None:
         """Deliver pending events (within the shutdown grace) and close the database."""
         if not self.started:
             return
         self.started = False
+        await self._shutdown()
+
+    async def _shutdown(self) -> None:
+        self._stopped = True
         await self.bus.close(grace=self.settings.shutdown_grace_seconds)
         await self.db.close()
 
@@ -91,15 +121,26 @@ class Platform:
                 await self.db.write(_persist_plugin_state, name, enabled)
                 return self._with_essential(self.plugins.info(name))
             if enabled:
+                # Importing may be slow (a model, a big SDK): not on the event loop.
+                await asyncio.to_thread(self.plugins.preload, name)
                 if not self.plugins.enable(name):
                     return self.plugins.info(name)
+            else:
+                self.plugins.check_can_disable(name, self.registries.essential_to(name))
+            # Stored first: if that fails, nothing has changed.
+            try:
+                await self.db.write(_persist_plugin_state, name, enabled)
+            except BaseException:
+                if enabled:
+                    self.plugins.block(name)
+                raise
+            if enabled:
                 await self._wire_events(name)
             else:
-                self.plugins.disable(name, reason_required=self.registries.essential_to(name))
+                self.plugins.block(name)
                 self.bus.unsubscribe_owner(name)
                 self.bus.unregister_types(name)
             await self.registries.rebuild(self.hooks)
-            await self.db.write(_persist_plugin_state, name, enabled)
         self.bus.emit(PluginEnabled(plugin=name) if enabled else PluginDisabled(plugin=name))
         logger.info("plugin %s %s", name, "enabled" if enabled else "disabled")
         return self._with_essential(self.plugins.info(name))
@@ -126,6 +167,11 @@ class Platform:
 
     # -- failures ------------------------------------------------------------------------------
 
+    def report_plugin_failure(self, plugin: str, where: str, exc: BaseException) -> None:
+        """Publish a ``plugin.error`` for a failure the core caught outside a hook call
+        (a plugin's route handler, say)."""
+        self._publish_plugin_error(plugin, where, exc)
+
     def _hook_failed(self, plugin: str, hook: str, exc: BaseException) -> None:
         self._publish_plugin_error(plugin, hook, exc)
 
@@ -137,8 +183,8 @@ class Platform:
         message = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
         try:
             self.bus.emit(PluginError(plugin=plugin, hook=hook, error=message[:500]))
-        except RuntimeError:
-            logger.debug("no event loop to publish the plugin error on")
+        except Exception:
+            logger.exception("could not publish the failure of plugin %s", plugin)
 
 
 def _persisted_plugin_states() -> dict[str, bool]:

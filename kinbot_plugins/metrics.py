@@ -1,7 +1,7 @@
 """Counts events and plugin errors, served in the Prometheus text format.
 
-``GET /api/plugins/metrics/prometheus`` answers ``kinbot_events_total`` by event type and
-``kinbot_plugin_errors_total`` by plugin and hook, since the process started.
+``GET /api/ext/metrics/prometheus`` (administrators) answers ``kinbot_events_total`` by
+event type and ``kinbot_plugin_errors_total`` by plugin and hook, since the process started.
 """
 
 from __future__ import annotations
@@ -58,4 +58,4 @@ def register_events(subscribe: Callable[..., Any]) -> None:
 
 @hookimpl
 def register_routes(register: Callable[[PluginRoute], None]) -> None:
-    register(PluginRoute("/prometheus", prometheus))
+    register(PluginRoute("/prometheus", prometheus, access="admin"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hypercorn.middleware import ProxyFixMiddleware
 from quart import Quart
 from quart_schema import Info, QuartSchema
 
@@ -9,7 +10,18 @@ from kinbot_core import __version__
 from kinbot_core.platform import Platform
 from kinbot_web import errors
 from kinbot_web.app_context import EXTENSION_KEY
-from kinbot_web.blueprints import health, plugin_routes
+from kinbot_web.auth import middleware
+from kinbot_web.blueprints import (
+    auth,
+    health,
+    me,
+    onboarding,
+    plugin_routes,
+    plugins,
+    users,
+)
+
+BLUEPRINTS = (health, onboarding, auth, me, users, plugins, plugin_routes)
 
 
 def create_app(platform: Platform) -> Quart:
@@ -18,8 +30,11 @@ def create_app(platform: Platform) -> Quart:
     The platform is started when the server starts serving (if it was not already) and
     stopped when the server shuts down.
     """
+    settings = platform.settings
     app = Quart("kinbot_web")
     app.extensions[EXTENSION_KEY] = platform
+    # The largest body any route accepts; bigger requests get 413 before being read.
+    app.config["MAX_CONTENT_LENGTH"] = settings.upload_max_bytes
     QuartSchema(
         app,
         info=Info(title="KinBot API", version=__version__),
@@ -29,8 +44,13 @@ def create_app(platform: Platform) -> Quart:
         scalar_ui_path=None,
     )
     errors.register(app)
-    app.register_blueprint(health.blueprint)
-    app.register_blueprint(plugin_routes.blueprint)
+    middleware.install(app)
+    for module in BLUEPRINTS:
+        app.register_blueprint(module.blueprint)
+    if settings.trusted_proxy_hops:
+        app.asgi_app = ProxyFixMiddleware(  # type: ignore[method-assign]
+            app.asgi_app, mode="legacy", trusted_hops=settings.trusted_proxy_hops
+        )
 
     @app.before_serving
     async def start_platform() -> None:

@@ -20,6 +20,7 @@ from kinbot_core.config import (
     settings_reference_markdown,
 )
 from kinbot_core.db import DatabaseDriverError
+from kinbot_core.master_key import MasterKeyError
 from kinbot_core.platform import Platform
 from kinbot_core.plugins import PluginInfo, PluginRequired, UnknownPlugin
 
@@ -61,6 +62,15 @@ def _settings(args: argparse.Namespace) -> Settings:
         host=getattr(args, "host", None),
         port=getattr(args, "port", None),
     )
+
+
+def _describe_errors(exc: ValidationError) -> str:
+    """Each wrong setting and why, never the value given (it may be a secret)."""
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False):
+        name = ".".join(str(part) for part in error["loc"]) or "configuration"
+        lines.append(f"  {name}: {error['msg']}")
+    return "\n".join(lines)
 
 
 def _print_plugins(plugins: list[PluginInfo], as_json: bool) -> None:
@@ -107,8 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = _settings(args)
-    except (ValidationError, FileNotFoundError) as exc:
-        print(f"kinbot: invalid configuration: {exc}", file=sys.stderr)
+    except ValidationError as exc:
+        print(f"kinbot: invalid configuration:\n{_describe_errors(exc)}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"kinbot: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -126,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print(json.dumps(public_settings(settings), indent=2))
         return 0
-    except DatabaseDriverError as exc:
+    except (DatabaseDriverError, MasterKeyError, OSError) as exc:
         print(f"kinbot: {exc}", file=sys.stderr)
         return 2
     except (UnknownPlugin, PluginRequired) as exc:

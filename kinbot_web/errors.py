@@ -11,6 +11,7 @@ from quart import Quart, Response, jsonify
 from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
+from kinbot_core.accounts import AccountError, RateLimited
 from kinbot_core.plugins import PluginRequired, UnknownPlugin
 
 logger = logging.getLogger(__name__)
@@ -25,6 +26,21 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.details = details
+
+
+#: HTTP status of each account error code.
+ACCOUNT_ERROR_STATUS = {
+    "already_set_up": 409,
+    "invalid_credentials": 401,
+    "rate_limited": 429,
+    "invitation_invalid": 410,
+    "email_taken": 409,
+    "password_rejected": 400,
+    "wrong_password": 403,
+    "not_found": 404,
+    "last_admin": 409,
+    "avatar_rejected": 400,
+}
 
 
 def error_response(status: int, code: str, message: str, **details: Any) -> Response:
@@ -63,6 +79,13 @@ def register(app: Quart) -> None:
         return error_response(
             400, "invalid_request", "The request is not valid.", fields=_validation_details(exc)
         )
+
+    @app.errorhandler(AccountError)
+    async def account_error(exc: AccountError) -> Response:
+        response = error_response(ACCOUNT_ERROR_STATUS.get(exc.code, 400), exc.code, exc.message)
+        if isinstance(exc, RateLimited):
+            response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
+        return response
 
     @app.errorhandler(UnknownPlugin)
     async def unknown_plugin(exc: UnknownPlugin) -> Response:

@@ -58,16 +58,16 @@ async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) ->
     database.
     """
     platform = Platform(settings)
-    await platform.start()
-    app = create_app(platform)
     stop = shutdown or asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    bound = bind_socket(settings.host, settings.port)
-    logger.info("KinBot listening on %s (data in %s)", bound.url, settings.data_dir)
-    print(f"KinBot is running on {bound.url}", flush=True)
     try:
+        await platform.start()
+        app = create_app(platform)
+        bound = bind_socket(settings.host, settings.port)
+        logger.info("KinBot listening on %s (data in %s)", bound.url, settings.data_dir)
+        print(f"KinBot is running on {bound.url}", flush=True)
         await hypercorn_serve(app, hypercorn_config(bound, settings), shutdown_trigger=stop.wait)
     finally:
         await platform.stop()

@@ -75,6 +75,16 @@ def test_an_invalid_configuration_is_reported_clearly(tmp_path: Path) -> None:
     assert "task_max_depth" in result.stderr
 
 
+def test_a_configuration_error_never_echoes_the_values(tmp_path: Path) -> None:
+    config = tmp_path / "kinbot.toml"
+    config.write_text('secret-key = "hunter2-family-vault"\nport = "eighty"\n')
+    result = run_kinbot("config", "--config", str(config), env=clean_env())
+    assert result.returncode == 2
+    assert "secret-key" in result.stderr and "port" in result.stderr
+    assert "hunter2" not in result.stderr + result.stdout
+    assert "eighty" not in result.stderr
+
+
 SLOW_PLUGIN = """
     import asyncio, os, pathlib
     from quart import request
@@ -87,7 +97,7 @@ SLOW_PLUGIN = """
 
     @hookimpl
     def register_routes(register):
-        register(PluginRoute("/slow", slow))
+        register(PluginRoute("/slow", slow, access="public"))
 """
 
 
@@ -97,21 +107,24 @@ class Server:
     url: str
     marker: Path
 
-    def slow_request_in_background(self, seconds: float) -> dict[str, httpx.Response]:
+    def slow_request_in_background(
+        self, seconds: float
+    ) -> tuple[threading.Thread, dict[str, httpx.Response]]:
         """Start a request that takes ``seconds``; return once the server is handling it."""
         result: dict[str, httpx.Response] = {}
 
         def request() -> None:
             try:
-                url = f"{self.url}/api/plugins/slow/slow?seconds={seconds}"
+                url = f"{self.url}/api/ext/slow/slow?seconds={seconds}"
                 result["response"] = httpx.get(url, timeout=60)
             except httpx.TransportError:
                 pass
 
-        threading.Thread(target=request, daemon=True).start()
-        for _ in range(500):
+        thread = threading.Thread(target=request, daemon=True)
+        thread.start()
+        for _ in range(1000):
             if self.marker.exists():
-                return result
+                return thread, result
             time.sleep(0.01)
         raise AssertionError("the slow request never reached the server")
 
@@ -130,18 +143,21 @@ def start_server(tmp_path: Path, **env_extra: str) -> Server:
         SLOW_PLUGIN_MARKER=str(marker),
         **env_extra,
     )
-    process = subprocess.Popen(
-        [*KINBOT, "serve", "--port", "0", "--data-dir", str(tmp_path / "data")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    log = tmp_path / "server.log"
+    with log.open("w") as log_file:
+        process = subprocess.Popen(
+            [*KINBOT, "serve", "--port", "0", "--data-dir", str(tmp_path / "data")],
+            stdout=subprocess.PIPE,
+            stderr=log_file,
+            text=True,
+            env=env,
+        )
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line.startswith("KinBot is running on http://127.0.0.1:"):
         process.kill()
-        raise AssertionError(process.communicate()[1])
+        process.wait()
+        raise AssertionError(log.read_text())
     return Server(process, line.rsplit(" ", 1)[1].strip(), marker)
 
 
@@ -164,9 +180,10 @@ def test_serve_answers_health_and_drains_in_flight_requests_on_sigterm(
     assert health.status_code == 200
     assert health.json()["database"]["sqlite_vec_version"].startswith("v")
 
-    result = server.slow_request_in_background(seconds=1.0)
+    thread, result = server.slow_request_in_background(seconds=1.0)
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=30) == 0
+    thread.join(timeout=30)
     assert result["response"].status_code == 200
     assert result["response"].json() == {"finished": True}
     with pytest.raises(httpx.TransportError):
@@ -178,9 +195,11 @@ def test_sigterm_does_not_wait_beyond_the_grace_period(
 ) -> None:
     server = start_server(tmp_path, KINBOT_SHUTDOWN_GRACE_SECONDS="0.5")
     servers.append(server)
-    result = server.slow_request_in_background(seconds=300)
+    thread, result = server.slow_request_in_background(seconds=300)
     server.process.send_signal(signal.SIGTERM)
-    # The request would take five minutes; the process ends long before that.
-    assert server.process.wait(timeout=60) == 0
+    # The request would take five minutes and the default grace is 10 s: exiting within 8 s
+    # shows the configured half second was applied.
+    assert server.process.wait(timeout=8) == 0
+    thread.join(timeout=30)
     # Cut off at the bound: the client gets an error or a closed connection, never a hang.
     assert "response" not in result or result["response"].status_code >= 500

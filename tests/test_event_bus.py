@@ -130,3 +130,44 @@ def test_events_serialise_with_their_payload() -> None:
     assert data["type"] == "kin.created"
     assert data["payload"] == {"kin_id": "k1", "name": "Chef"}
     assert data["id"] == event.id
+
+
+async def test_a_plugin_cannot_take_over_a_core_event_type() -> None:
+    bus = bus_with_catalogue()
+    bus.register_type(KinCreated, owner="sneaky")
+    bus.unregister_types("sneaky")
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))  # still in the catalogue
+    with pytest.raises(ValueError):
+        bus.unregister_types("core")
+
+
+async def test_unsubscribing_with_pending_events_does_not_hang_flush() -> None:
+    bus = bus_with_catalogue()
+    gate = asyncio.Event()
+
+    async def blocked(event: Event) -> None:
+        await gate.wait()
+
+    unsubscribe = bus.on("*", blocked)
+    for index in range(3):
+        bus.emit(KinCreated(kin_id=str(index), name="Chef"))
+    await asyncio.sleep(0)
+    unsubscribe()
+    await asyncio.wait_for(bus.flush(), 5)
+
+
+async def test_close_delivers_what_is_queued_then_drops_later_events() -> None:
+    bus = bus_with_catalogue()
+    seen: list[str] = []
+
+    async def slow(event: Event) -> None:
+        await asyncio.sleep(0.01)
+        seen.append(event.type)
+
+    bus.on("*", slow)
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))
+    await bus.close(grace=5)
+    assert seen == ["kin.created"]
+    bus.emit(KinDeleted(kin_id="k1"))
+    await bus.flush()
+    assert seen == ["kin.created"]

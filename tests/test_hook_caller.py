@@ -172,3 +172,19 @@ async def test_a_failing_observer_is_published_on_the_event_bus(platform: Platfo
     assert [(e.plugin, e.hook, e.error) for e in received] == [
         ("exploding", "before_chat", "ValueError: boom")
     ]
+
+
+async def test_a_policy_hook_that_hangs_fails_closed() -> None:
+    class SlowPolicy:
+        @hookimpl
+        async def on_task_spawn(self) -> None:
+            await asyncio.sleep(30)
+
+    hooks, _ = caller(("slow_policy", SlowPolicy()), timeout=0.05)
+    from kinbot_core import TaskSpawn
+
+    task = TaskSpawn("t1", "k1", "k1", "research", "await", 1, "gpt-4o")
+    with pytest.raises(HookVeto) as raised:
+        await hooks.call("on_task_spawn", kin=KIN, task=task)
+    assert raised.value.plugin == "slow_policy"
+    assert raised.value.reason == "timed out"

@@ -8,6 +8,7 @@ from kinbot_core import ChatContext, KinRef
 from kinbot_core.config import Settings
 from kinbot_core.events.catalogue import PluginDisabled, PluginEnabled
 from kinbot_core.platform import Platform
+from tests.support.accounts import set_up_admin
 from tests.support.server import running_server
 
 KIN = KinRef(id="kin-1", name="Chef", model="gpt-4o")
@@ -31,28 +32,29 @@ async def test_disable_and_enable_at_runtime_without_restarting(settings: Settin
     platform = Platform(settings)
     toggles: list[str] = []
     async with running_server(platform) as server:
+        await set_up_admin(server.client)
         platform.bus.on("plugin.*", lambda event: toggles.append(event.type))
-        listed = (await server.client.get("/api/health")).json()["plugins"]
-        assert {"name": "house_rules", "enabled": True} in [
-            {"name": p["name"], "enabled": p["enabled"]} for p in listed
-        ]
-        rules = await server.client.get("/api/plugins/house_rules/rules")
+        listed = (await server.client.get("/api/plugins")).json()["plugins"]
+        house_rules = next(p for p in listed if p["name"] == "house_rules")
+        assert house_rules["enabled"] and house_rules["version"] == "0.1.0"
+        assert house_rules["hooks"] == ["before_chat", "register_routes"]
+        rules = await server.client.get("/api/ext/house_rules/rules")
         assert rules.status_code == 200
         assert rules.json()["rules"][0].startswith("Call everyone")
         assert any(s.startswith("House rules:") for s in await prompt_sections(platform))
 
-        await platform.set_plugin_enabled("house_rules", False)
-        gone = await server.client.get("/api/plugins/house_rules/rules")
+        off = await server.client.patch("/api/plugins/house_rules", json={"enabled": False})
+        assert off.status_code == 200
+        gone = await server.client.get("/api/ext/house_rules/rules")
         assert gone.status_code == 404
         assert gone.json()["error"]["code"] == "not_found"
         assert await prompt_sections(platform) == ["You are Chef."]
         health = (await server.client.get("/api/health")).json()
-        assert {"name": "house_rules", "enabled": False} in [
-            {"name": p["name"], "enabled": p["enabled"]} for p in health["plugins"]
-        ]
+        assert {"name": "house_rules", "enabled": False} in health["plugins"]
 
-        await platform.set_plugin_enabled("house_rules", True)
-        back = await server.client.get("/api/plugins/house_rules/rules")
+        on = await server.client.patch("/api/plugins/house_rules", json={"enabled": True})
+        assert on.status_code == 200
+        back = await server.client.get("/api/ext/house_rules/rules")
         assert back.status_code == 200
         assert any(s.startswith("House rules:") for s in await prompt_sections(platform))
         await platform.bus.flush()

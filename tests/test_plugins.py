@@ -118,7 +118,7 @@ async def test_a_required_plugin_refuses_to_be_disabled_with_a_reason(settings: 
     manager = PluginManager()
     manager.register(OnlyMemoryBackend(), "memory")
     manager.register(DeclaredRequired(), "signer")
-    platform = Platform(settings, plugins=manager)
+    platform = Platform(settings, plugins=manager, load_entry_points=False)
     await platform.start()
     try:
         assert platform.registries.memory_backends.get("sqlite-memory") is not None
@@ -142,7 +142,7 @@ async def test_a_second_registration_of_a_taken_name_is_refused(
     manager = PluginManager()
     manager.register(OnlyMemoryBackend(), "first")
     manager.register(OnlyMemoryBackend(), "second")
-    platform = Platform(settings, plugins=manager)
+    platform = Platform(settings, plugins=manager, load_entry_points=False)
     await platform.start()
     try:
         [entry] = platform.registries.memory_backends.entries()
@@ -169,3 +169,85 @@ def test_hook_wrappers_are_refused_with_a_reason() -> None:
     assert not info.enabled
     assert "hook wrappers are not supported (before_chat)" in (info.error or "")
     assert manager.pluggy.get_plugin("wrapper") is None
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.seen = 0
+
+    @hookimpl
+    def register_events(self, subscribe: Callable[..., Any]) -> None:
+        subscribe("user.*", self.count)
+
+    def count(self, event: object) -> None:
+        self.seen += 1
+
+
+async def test_toggling_twice_keeps_exactly_one_subscription(settings: Settings) -> None:
+    from kinbot_core.events.catalogue import UserLogin
+
+    counter = Counter()
+    manager = PluginManager()
+    manager.register(counter, "counter")
+    platform = Platform(settings, plugins=manager, load_entry_points=False)
+    await platform.start()
+    try:
+        for enabled in (False, False, True, True):
+            await platform.set_plugin_enabled("counter", enabled)
+        platform.bus.emit(UserLogin(user_id="u1"))
+        await platform.bus.flush()
+        assert counter.seen == 1
+    finally:
+        await platform.stop()
+
+
+class HalfRegistered:
+    @hookimpl
+    def register_tools(self, register: Callable[[Any], None]) -> None:
+        register(type("Tool", (), {"name": "first_tool"})())
+        raise RuntimeError("crashed after the first tool")
+
+
+async def test_a_registration_hook_that_fails_half_way_contributes_nothing(
+    settings: Settings,
+) -> None:
+    manager = PluginManager()
+    manager.register(HalfRegistered(), "half")
+    platform = Platform(settings, plugins=manager, load_entry_points=False)
+    errors: list[str] = []
+    platform.bus.on("plugin.error", lambda event: errors.append(event.payload()["hook"]))
+    await platform.start()
+    try:
+        assert len(platform.registries.tools) == 0
+        await platform.bus.flush()
+        assert errors == ["register_tools"]
+    finally:
+        await platform.stop()
+
+
+async def test_an_embedders_manager_also_honours_disabled_plugins(data_dir: Path) -> None:
+    manager = PluginManager()
+    manager.register(OnlyMemoryBackend(), "memory")
+    manager.register(Counter(), "counter")
+    settings = load_settings(data_dir=data_dir, disabled_plugins=["counter"])
+    platform = Platform(settings, plugins=manager, load_entry_points=False)
+    await platform.start()
+    try:
+        assert not platform.plugins.is_enabled("counter")
+        assert platform.plugins.is_enabled("memory")
+    finally:
+        await platform.stop()
+
+
+def test_a_plugin_that_exits_while_importing_is_dropped(site: Path) -> None:
+    write_distribution(
+        site,
+        "kinbot-exit",
+        modules={"exiting_plugin": "raise SystemExit(3)\n"},
+        entry_points={"exiting": "exiting_plugin"},
+    )
+    manager = PluginManager()
+    manager.load_entry_points()
+    info = manager.info("exiting")
+    assert not info.enabled
+    assert "exited while importing" in (info.error or "")

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pydantic import BaseModel, Field
 from quart import Blueprint, Quart
 from quart_schema import validate_request
 
+from kinbot_core import PluginRoute, hookimpl
+from kinbot_core.config import Settings
 from kinbot_core.platform import Platform
+from kinbot_core.plugins import PluginManager
+from kinbot_web.auth import public
+from tests.support.accounts import set_up_admin
 from tests.support.server import running_server
 
 
@@ -19,11 +27,13 @@ def add_test_routes(app: Quart) -> None:
     routes = Blueprint("test_routes", __name__)
 
     @routes.post("/api/test/greet")
+    @public
     @validate_request(Greeting)
     async def greet(data: Greeting) -> dict[str, str]:
         return {"greeting": " ".join([f"hello {data.name}"] * data.times)}
 
     @routes.get("/api/test/crash")
+    @public
     async def crash() -> dict[str, str]:
         raise RuntimeError("secret-internal-detail")
 
@@ -85,11 +95,45 @@ async def test_the_openapi_document_describes_the_api(platform: Platform) -> Non
 
 async def test_plugin_routes_are_served_under_their_plugin(platform: Platform) -> None:
     async with running_server(platform) as server:
-        metrics = await server.client.get("/api/plugins/metrics/prometheus")
-        wrong = await server.client.post("/api/plugins/metrics/prometheus")
-        unknown = await server.client.get("/api/plugins/nobody/prometheus")
+        await set_up_admin(server.client)
+        metrics = await server.client.get("/api/ext/metrics/prometheus")
+        wrong = await server.client.post("/api/ext/metrics/prometheus")
+        unknown = await server.client.get("/api/ext/nobody/prometheus")
     assert metrics.status_code == 200
     assert metrics.headers["content-type"].startswith("text/plain")
     assert "kinbot_events_total" in metrics.text
     assert wrong.status_code == 405
     assert unknown.status_code == 404
+
+
+class Broken:
+    @staticmethod
+    async def explode() -> dict[str, str]:
+        raise RuntimeError("plugin-internal-detail")
+
+    @hookimpl
+    def register_routes(self, register: Callable[[PluginRoute], None]) -> None:
+        register(PluginRoute("/explode", self.explode, access="public"))
+        register(PluginRoute("/bad/<int:unclosed", self.explode, access="public"))
+        register(PluginRoute("/fine", self.fine, access="public"))
+
+    @staticmethod
+    async def fine() -> dict[str, bool]:
+        return {"fine": True}
+
+
+async def test_a_failing_plugin_route_is_a_500_and_a_plugin_error(settings: Settings) -> None:
+    manager = PluginManager()
+    manager.register(Broken(), "broken")
+    platform = Platform(settings, plugins=manager, load_entry_points=False)
+    errors: list[dict[str, Any]] = []
+    platform.bus.on("plugin.error", lambda event: errors.append(event.payload()))
+    async with running_server(platform) as server:
+        exploded = await server.client.get("/api/ext/broken/explode")
+        fine = await server.client.get("/api/ext/broken/fine")
+        await platform.bus.flush()
+    assert exploded.status_code == 500
+    assert exploded.json()["error"]["code"] == "plugin_error"
+    assert "plugin-internal-detail" not in exploded.text
+    assert fine.json() == {"fine": True}  # the malformed route did not break the others
+    assert [(e["plugin"], e["hook"]) for e in errors] == [("broken", "route:/explode")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,16 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+def _create_private_file(path: Path) -> None:
+    """The data directory and the database hold a family's secrets: owner-only access.
+
+    SQLite gives its -wal and -shm files the database file's permissions.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    os.chmod(path, 0o600)
 
 
 class _VecSqliteDatabase(peewee.SqliteDatabase):
@@ -99,8 +110,12 @@ class Database:
                 "busy_timeout": int(busy_timeout * 1000),
             },
         )
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="kinbot-db-write")
-        self._readers = ThreadPoolExecutor(read_workers, thread_name_prefix="kinbot-db-read")
+        self._writer = ThreadPoolExecutor(
+            1, "kinbot-db-write", database_proxy.initialize, (self.peewee,)
+        )
+        self._readers = ThreadPoolExecutor(
+            read_workers, "kinbot-db-read", database_proxy.initialize, (self.peewee,)
+        )
         self._closed = False
 
     async def open(self) -> list[str]:
@@ -108,9 +123,7 @@ class Database:
 
         Returns the names of the migrations applied now (none when already up to date).
         """
-        # The data directory holds a family's secrets: private to the account running KinBot.
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        database_proxy.initialize(self.peewee)
+        await asyncio.to_thread(_create_private_file, self.path)
         return await self._submit(self._writer, False, self._migrate)
 
     def _migrate(self) -> list[str]:

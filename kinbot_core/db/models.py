@@ -1,16 +1,42 @@
 """peewee models of the base tables. Later areas define theirs beside their own code.
 
-Every model is bound to ``database_proxy``, which ``Database.open`` points at the open
-database: one open database per process at a time.
+Every model is bound to ``database_proxy``, whose target is chosen per thread: each
+``Database`` points it at itself in its own worker threads. So several databases can be open
+in one process, and a query attempted on the event loop thread fails loudly instead of
+stalling it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from typing import Any
 
 import peewee
 
-database_proxy = peewee.DatabaseProxy()
+
+class ThreadBoundDatabaseProxy(peewee.DatabaseProxy):
+    """A peewee database proxy resolved per thread."""
+
+    __slots__ = ("_local",)
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_local", threading.local())
+        super().__init__()
+
+    @property
+    def obj(self) -> Any:
+        return getattr(self._local, "database", None)
+
+    @obj.setter
+    def obj(self, database: Any) -> None:
+        self._local.database = database
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        object.__setattr__(self, attr, value)
+
+
+database_proxy = ThreadBoundDatabaseProxy()
 
 
 class BaseModel(peewee.Model):
@@ -64,3 +90,18 @@ class PluginState(BaseModel):
     name = peewee.TextField(primary_key=True)
     enabled = peewee.BooleanField()
     updated_at = peewee.FloatField(default=time.time)
+
+
+class Invitation(BaseModel):
+    """A one-time code that lets someone create an account; only its hash is stored."""
+
+    id = peewee.TextField(primary_key=True)
+    code_hash = peewee.TextField(unique=True)
+    role = peewee.TextField(default="member")
+    note = peewee.TextField(null=True)
+    created_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
+    created_at = peewee.FloatField(default=time.time)
+    expires_at = peewee.FloatField()
+    used_at = peewee.FloatField(null=True)
+    used_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
+    revoked_at = peewee.FloatField(null=True)

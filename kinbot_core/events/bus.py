@@ -22,12 +22,16 @@ class UnknownEventType(ValueError):
     """Raised when emitting or declaring an event whose type the catalogue does not hold."""
 
 
+#: Events one subscriber may have waiting; beyond that its new events are dropped (logged).
+MAX_PENDING = 10_000
+
+
 @dataclass(eq=False)
 class _Subscription:
     pattern: str
     handler: EventHandler
     owner: str
-    queue: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[Event] = field(default_factory=lambda: asyncio.Queue(MAX_PENDING))
     worker: asyncio.Task[None] | None = None
 
     def matches(self, event_type: str) -> bool:
@@ -57,24 +61,33 @@ class EventBus:
         self._subscriptions: list[_Subscription] = []
         self._handler_timeout = handler_timeout
         self._on_handler_error = on_handler_error
+        self._closed = False
 
     # -- catalogue ---------------------------------------------------------------------------
 
     def register_type(self, event_class: type[Event], *, owner: str = "core") -> None:
-        """Add an event type to the catalogue. Declaring the same class twice is harmless."""
+        """Add an event type to the catalogue.
+
+        Declaring a known class again is harmless and leaves it with its first owner, so a
+        plugin cannot take over (and later remove) the core's types.
+        """
         if not (isinstance(event_class, type) and issubclass(event_class, Event)):
             raise UnknownEventType(f"{event_class!r} is not a subclass of Event")
         if not event_class.type or "." not in event_class.type:
             raise UnknownEventType(f"{event_class.__name__} needs a dotted 'type'")
         known = self._types.get(event_class.type)
-        if known is not None and known[0] is not event_class:
-            raise UnknownEventType(
-                f"event type {event_class.type!r} is already declared by {known[1]}"
-            )
+        if known is not None:
+            if known[0] is not event_class:
+                raise UnknownEventType(
+                    f"event type {event_class.type!r} is already declared by {known[1]}"
+                )
+            return
         self._types[event_class.type] = (event_class, owner)
 
     def unregister_types(self, owner: str) -> None:
-        """Forget the event types an owner declared (when its plugin is disabled)."""
+        """Forget the event types a plugin declared (when it is disabled)."""
+        if owner == "core":
+            raise ValueError("the core's event types cannot be removed")
         self._types = {name: v for name, v in self._types.items() if v[1] != owner}
 
     def catalogue(self) -> dict[str, type[Event]]:
@@ -109,6 +122,9 @@ class EventBus:
             self._subscriptions.remove(subscription)
         if subscription.worker is not None:
             subscription.worker.cancel()
+        while not subscription.queue.empty():  # nobody will handle these: let flush() end
+            subscription.queue.get_nowait()
+            subscription.queue.task_done()
 
     # -- publishing ----------------------------------------------------------------------------
 
@@ -121,13 +137,24 @@ class EventBus:
         known = self._types.get(event.type)
         if known is None or not isinstance(event, known[0]):
             raise UnknownEventType(f"event type {event.type!r} is not in the catalogue")
+        if self._closed:
+            logger.debug("event bus closed: %s not delivered", event.type)
+            return
+        loop = asyncio.get_running_loop()
         for subscription in self._subscriptions:
-            if subscription.matches(event.type):
+            if not subscription.matches(event.type):
+                continue
+            try:
                 subscription.queue.put_nowait(event)
-                if subscription.worker is None or subscription.worker.done():
-                    subscription.worker = asyncio.get_running_loop().create_task(
-                        self._deliver(subscription), name=f"event-bus:{subscription.owner}"
-                    )
+            except asyncio.QueueFull:
+                logger.warning(
+                    "subscriber %s is too slow: %s dropped", subscription.owner, event.type
+                )
+                continue
+            if subscription.worker is None or subscription.worker.done():
+                subscription.worker = loop.create_task(
+                    self._deliver(subscription), name=f"event-bus:{subscription.owner}"
+                )
 
     async def flush(self) -> None:
         """Wait until every event emitted so far has been handled."""
@@ -136,14 +163,19 @@ class EventBus:
                 await subscription.queue.join()
 
     async def close(self, grace: float) -> None:
-        """Deliver what is queued for at most ``grace`` seconds, then stop every worker."""
+        """Deliver what is queued for at most ``grace`` seconds, then stop every worker.
+
+        Events emitted afterwards are dropped.
+        """
         try:
             await asyncio.wait_for(self.flush(), grace)
         except TimeoutError:
             logger.warning("event bus: undelivered events dropped at shutdown")
+        self._closed = True
+        workers = [s.worker for s in self._subscriptions if s.worker is not None]
         for subscription in list(self._subscriptions):
-            if subscription.worker is not None:
-                subscription.worker.cancel()
+            self._remove(subscription)
+        await asyncio.gather(*workers, return_exceptions=True)
 
     async def _deliver(self, subscription: _Subscription) -> None:
         while True:
@@ -153,9 +185,7 @@ class EventBus:
                 if inspect.isawaitable(result):
                     async with asyncio.timeout(self._handler_timeout):
                         await result
-            except asyncio.CancelledError:
-                raise
-            except BaseException as exc:
+            except Exception as exc:
                 self._handler_failed(subscription, event, exc)
             finally:
                 subscription.queue.task_done()

@@ -138,6 +138,17 @@ class UserLogout(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class UserAccessChanged(Event):
+    type = "user.access.changed"
+    description = (
+        "A user's sessions were ended (disabled, role lowered, password changed, removed): "
+        "their open streams must close."
+    )
+    user_id: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProviderAdded(Event):
     type = "provider.added"
     description = "A provider was configured."
@@ -200,6 +211,7 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     UserCreated,
     UserLogin,
     UserLogout,
+    UserAccessChanged,
     ProviderAdded,
     ProviderRemoved,
     ProviderError,

@@ -40,12 +40,14 @@ class HookCaller:
         *,
         only: str | None = None,
         bind: Callable[[str], Mapping[str, Any]] | None = None,
+        failed: set[str] | None = None,
         **kwargs: Any,
     ) -> list[Any]:
         """Call ``hook_name`` with ``kwargs``; return the non-``None`` results in call order.
 
         ``only`` restricts the call to one plugin. ``bind(plugin_name)`` adds per-plugin
         arguments (registration hooks use it to tell ``register`` who is registering).
+        The names of the plugins whose implementation failed are added to ``failed``.
         Raises ``HookVeto`` when a ``fail_closed`` hook refuses.
         """
         caller = getattr(self._pm.hook, hook_name, None)
@@ -64,11 +66,15 @@ class HookCaller:
                 value = await self._invoke(impl, available)
             except HookVeto as veto:
                 veto.plugin = impl.plugin_name
+                if failed is not None:
+                    failed.add(impl.plugin_name)
                 if policy:
                     raise
                 self._failed(impl.plugin_name, hook_name, veto)
                 continue
             except Exception as exc:
+                if failed is not None:
+                    failed.add(impl.plugin_name)
                 self._failed(impl.plugin_name, hook_name, exc)
                 if policy:
                     raise HookVeto(_describe(exc), plugin=impl.plugin_name) from exc

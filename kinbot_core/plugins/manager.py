@@ -130,10 +130,27 @@ class PluginManager:
         else:
             self.pluggy.set_blocked(name)
 
+    def _load(self, entry: _Entry) -> None:
+        if entry.obj is None and entry.entry_point is not None:
+            try:
+                entry.obj = entry.entry_point.load()
+            except SystemExit as exc:  # a plugin must not be able to stop the platform
+                raise ImportError(f"the plugin exited while importing ({exc})") from exc
+
+    def preload(self, name: str) -> None:
+        """Import a plugin's entry point now (safe to call from a worker thread).
+
+        An import error is kept and reported by ``enable``.
+        """
+        entry = self._entry(name)
+        try:
+            self._load(entry)
+        except Exception as exc:
+            entry.error = f"{type(exc).__name__}: {exc}"
+
     def _activate(self, entry: _Entry) -> bool:
         try:
-            if entry.obj is None and entry.entry_point is not None:
-                entry.obj = entry.entry_point.load()
+            self._load(entry)
             self.pluggy.unblock(entry.name)
             self.pluggy.register(entry.obj, name=entry.name)
             self._refuse_wrappers(entry)
@@ -200,18 +217,22 @@ class PluginManager:
             self.check_pending()
         return entry.enabled
 
-    def disable(self, name: str, *, reason_required: str | None = None) -> None:
-        """Disable a plugin: its hooks stop running at once.
-
-        Raises ``PluginRequired`` when the plugin declares itself required or when
-        ``reason_required`` (the caller's own check) is given.
-        """
-        entry = self._entry(name)
+    def check_can_disable(self, name: str, reason_required: str | None = None) -> None:
+        """Raise ``PluginRequired`` if the plugin declares itself required, or with
+        ``reason_required`` (the caller's own finding) when given."""
         reason = reason_required or self.required_reason(name)
         if reason:
             raise PluginRequired(name, reason)
+
+    def block(self, name: str) -> None:
+        """Stop a plugin's hooks at once, without any check (see ``disable``)."""
         self.pluggy.set_blocked(name)
-        entry.enabled = False
+        self._entry(name).enabled = False
+
+    def disable(self, name: str, *, reason_required: str | None = None) -> None:
+        """Disable a plugin unless it is required (``PluginRequired``, with the reason)."""
+        self.check_can_disable(name, reason_required)
+        self.block(name)
 
     def is_enabled(self, name: str) -> bool:
         """Whether the plugin is registered and running."""

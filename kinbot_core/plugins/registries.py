@@ -122,12 +122,23 @@ class Registries:
         """Call every registration hook and swap the new registries in at once."""
         fresh: dict[str, Registry[Any]] = {}
         for kind, hook_name in REGISTRATION_HOOKS.items():
+            # Each plugin's offers are kept aside and committed only if its hook succeeds.
+            offers: dict[str, list[Any]] = {}
+            failed: set[str] = set()
+
+            def bind(plugin: str, offers: dict[str, list[Any]] = offers) -> dict[str, Any]:
+                return {"register": offers.setdefault(plugin, []).append}
+
+            await hooks.call(hook_name, bind=bind, failed=failed)
             registry: Registry[Any] = Registry(kind)
-
-            def bind(plugin: str, registry: Registry[Any] = registry) -> dict[str, Any]:
-                return {"register": lambda item: registry.add(plugin, item)}
-
-            await hooks.call(hook_name, bind=bind)
+            for plugin, items in offers.items():
+                if plugin in failed:
+                    continue
+                for item in items:
+                    try:
+                        registry.add(plugin, item)
+                    except TypeError as exc:
+                        logger.warning("plugin %s: %s", plugin, exc)
             fresh[kind] = registry
         self._by_kind = fresh
         self.version += 1

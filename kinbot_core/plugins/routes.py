@@ -4,21 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
 class PluginRoute:
-    """A route mounted under ``/api/plugins/<plugin name>``.
+    """A route mounted under ``/api/ext/<plugin name>``.
 
     ``path`` uses werkzeug's syntax (``/items/<int:item_id>``); ``handler`` is an async
     function that receives the URL variables as keyword arguments, reads the request through
-    ``quart.request`` if it needs to, and returns what a Quart view may return.
+    ``quart.request`` if it needs to, and returns what a Quart view may return. ``access``
+    says who may call it: ``"user"`` (signed-in users, the default), ``"admin"`` or
+    ``"public"``.
     """
 
     path: str
     handler: Callable[..., Awaitable[Any]]
     methods: tuple[str, ...] = ("GET",)
+    access: Literal["public", "user", "admin"] = "user"
 
     @property
     def name(self) -> str:

@@ -10,6 +10,7 @@ from quart_schema import validate_response
 
 from kinbot_core import __version__
 from kinbot_web.app_context import current_platform
+from kinbot_web.auth import public
 
 logger = logging.getLogger(__name__)
 blueprint = Blueprint("health", __name__)
@@ -27,10 +28,10 @@ class DatabaseHealth(BaseModel):
 
 
 class PluginHealth(BaseModel):
+    """Public, so names and states only: versions and load errors are for administrators."""
+
     name: str
-    version: str | None
     enabled: bool
-    error: str | None
 
 
 class Health(BaseModel):
@@ -41,6 +42,7 @@ class Health(BaseModel):
 
 
 @blueprint.get("/api/health")
+@public
 @validate_response(Health, 200)
 @validate_response(Health, 503)
 async def health() -> tuple[Health, int]:
@@ -49,13 +51,10 @@ async def health() -> tuple[Health, int]:
     try:
         info = await platform.db.info()
         database = DatabaseHealth(ok=True, **info.__dict__)
-    except Exception as exc:
+    except Exception:
         logger.exception("health check: database unavailable")
-        database = DatabaseHealth(ok=False, error=type(exc).__name__)
-    plugins = [
-        PluginHealth(name=p.name, version=p.version, enabled=p.enabled, error=p.error)
-        for p in platform.list_plugins()
-    ]
+        database = DatabaseHealth(ok=False, error="the database cannot be queried")
+    plugins = [PluginHealth(name=p.name, enabled=p.enabled) for p in platform.list_plugins()]
     status = "ok" if database.ok else "error"
     return Health(status=status, version=__version__, database=database, plugins=plugins), (
         200 if database.ok else 503

@@ -1,4 +1,4 @@
-"""Serving the routes plugins contribute, under ``/api/plugins/<plugin>/...``.
+"""Serving the routes plugins contribute, under ``/api/ext/<plugin>/...``.
 
 Quart cannot add or remove routes once it serves, so one catch-all view matches requests
 against a werkzeug map rebuilt whenever the registries change: a disabled plugin's routes
@@ -7,16 +7,22 @@ disappear at once, an enabled one's appear.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from quart import Blueprint, current_app, request
-from werkzeug.exceptions import NotFound
+from quart_schema import hide
+from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 
 from kinbot_core.platform import Platform
 from kinbot_core.plugins import PluginRoute
 from kinbot_web.app_context import current_platform
+from kinbot_web.auth import public
+from kinbot_web.auth.access import require
+from kinbot_web.errors import ApiError
 
+logger = logging.getLogger(__name__)
 blueprint = Blueprint("plugin_routes", __name__)
 
 _METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -27,24 +33,36 @@ def _route_map(platform: Platform) -> Map:
     cached: tuple[int, Map] | None = current_app.extensions.get(_CACHE_KEY)
     if cached is not None and cached[0] == platform.registries.version:
         return cached[1]
-    rules = []
+    route_map = Map(strict_slashes=False)
     for entry in platform.registries.routes.entries():
         route: PluginRoute = entry.item
         path = "/" + entry.plugin + "/" + route.path.lstrip("/")
-        rules.append(Rule(path, methods=list(route.methods), endpoint=route))
-    route_map = Map(rules, strict_slashes=False)
+        try:
+            route_map.add(Rule(path, methods=list(route.methods), endpoint=(entry.plugin, route)))
+        except (ValueError, TypeError) as exc:
+            logger.warning("plugin %s: route %r ignored: %s", entry.plugin, route.path, exc)
     current_app.extensions[_CACHE_KEY] = (platform.registries.version, route_map)
     return route_map
 
 
-@blueprint.route("/api/plugins/<plugin>/", methods=_METHODS)
-@blueprint.route("/api/plugins/<plugin>/<path:rest>", methods=_METHODS)
+@blueprint.route("/api/ext/<plugin>/", methods=_METHODS)
+@blueprint.route("/api/ext/<plugin>/<path:rest>", methods=_METHODS)
+@public  # each plugin route declares its own access, checked below
+@hide  # not an API of KinBot's own: each plugin documents its routes
 async def dispatch(plugin: str, rest: str = "") -> Any:
     """Hand the request to the enabled plugin route it matches; 404 or 405 otherwise."""
     adapter = _route_map(current_platform()).bind("")
     try:
-        route, arguments = adapter.match(f"/{plugin}/{rest}", method=request.method)
+        (owner, route), arguments = adapter.match(f"/{plugin}/{rest}", method=request.method)
     except NotFound:
-        message = f"No route of an enabled plugin matches /api/plugins/{plugin}/{rest}."
+        message = f"No route of an enabled plugin matches /api/ext/{plugin}/{rest}."
         raise NotFound(message) from None
-    return await route.handler(**arguments)
+    require(route.access)
+    try:
+        return await route.handler(**arguments)
+    except HTTPException:
+        raise
+    except Exception as exc:
+        logger.exception("plugin %s failed in its route %s", owner, route.path)
+        current_platform().report_plugin_failure(owner, f"route:{route.path}", exc)
+        raise ApiError(500, "plugin_error", f"The plugin {owner!r} failed.") from None

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from hypercorn.asyncio import serve as hypercorn_serve
@@ -24,6 +25,10 @@ class RunningServer:
     platform: Platform
     app: Quart
     client: httpx.AsyncClient
+
+    def new_client(self, **kwargs: Any) -> httpx.AsyncClient:
+        """Another browser: a client with its own cookie jar (close it, or use ``async with``)."""
+        return httpx.AsyncClient(base_url=self.url, timeout=10, **kwargs)
 
 
 @asynccontextmanager

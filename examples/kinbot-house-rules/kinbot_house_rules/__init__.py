@@ -1,7 +1,7 @@
 """House rules for every Kin: an example KinBot plugin.
 
 Each rule is added to the system prompt before every LLM call, and the rules are served at
-``GET /api/plugins/house_rules/rules``.
+``GET /api/ext/house_rules/rules``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,563 @@
+"""Accounts: the first administrator, sign-in, sessions, profiles, invitations, user admin."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import peewee
+
+from kinbot_core.accounts.avatars import AvatarStore
+from kinbot_core.accounts.errors import (
+    AlreadySetUp,
+    EmailTaken,
+    InvalidCredentials,
+    InvitationInvalid,
+    LastAdmin,
+    NotFound,
+    PasswordRejected,
+    RateLimited,
+    WrongPassword,
+)
+from kinbot_core.accounts.passwords import hash_password, verify_password
+from kinbot_core.accounts.rate_limit import SlidingWindowLimiter
+from kinbot_core.config import Settings
+from kinbot_core.db import Database
+from kinbot_core.db.models import BrowserSession, Invitation, Setting, User
+from kinbot_core.events import EventBus
+from kinbot_core.events.catalogue import UserAccessChanged, UserCreated, UserLogin, UserLogout
+
+ROLES = ("admin", "member")
+LANGUAGES = ("en", "fr")
+#: Settings row whose insertion makes the first administrator unique, even across processes.
+FIRST_ADMIN_KEY = "setup.first_admin"
+#: Sessions record their last use at most this often (seconds), to keep reads read-only.
+_TOUCH_EVERY = 300.0
+#: Profile fields a user may change on their own account.
+PROFILE_FIELDS = ("first_name", "last_name", "pseudonym", "language")
+
+
+def hash_token(token: str) -> str:
+    """What is stored of a session token or invitation code: its SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a person gives to create an account (onboarding screen 1, or an invitation)."""
+
+    first_name: str
+    last_name: str
+    email: str
+    pseudonym: str
+    language: str
+    password: str
+
+
+@dataclass(frozen=True)
+class AccountView:
+    """A user as the API shows them: never the password hash."""
+
+    id: str
+    email: str
+    first_name: str
+    last_name: str
+    pseudonym: str
+    language: str
+    role: str
+    is_active: bool
+    avatar: str | None
+    created_at: float
+
+    @classmethod
+    def of(cls, user: User) -> AccountView:
+        return cls(
+            id=user.id,
+            email=user.email,
+            first_name=user.first_name,
+            last_name=user.last_name,
+            pseudonym=user.pseudonym,
+            language=user.language,
+            role=user.role,
+            is_active=bool(user.is_active),
+            avatar=user.avatar_path,
+            created_at=user.created_at,
+        )
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "email": self.email,
+            "first_name": self.first_name,
+            "last_name": self.last_name,
+            "pseudonym": self.pseudonym,
+            "language": self.language,
+            "role": self.role,
+            "is_active": self.is_active,
+            "avatar_url": f"/api/users/{self.id}/avatar" if self.avatar else None,
+            "created_at": self.created_at,
+        }
+
+
+@dataclass(frozen=True)
+class SessionGrant:
+    """A new browser session: the raw token goes in the cookie and nowhere else."""
+
+    token: str
+    session_id: str
+    expires_at: float
+    user: AccountView
+
+
+@dataclass(frozen=True)
+class InvitationView:
+    """An invitation as administrators see it (the code itself is shown once, at creation)."""
+
+    id: str
+    role: str
+    note: str | None
+    created_by: str | None
+    created_at: float
+    expires_at: float
+    used_at: float | None
+    used_by: str | None
+    revoked_at: float | None
+
+    @classmethod
+    def of(cls, invitation: Invitation) -> InvitationView:
+        return cls(
+            id=invitation.id,
+            role=invitation.role,
+            note=invitation.note,
+            created_by=_foreign_key(invitation, "created_by"),
+            created_at=invitation.created_at,
+            expires_at=invitation.expires_at,
+            used_at=invitation.used_at,
+            used_by=_foreign_key(invitation, "used_by"),
+            revoked_at=invitation.revoked_at,
+        )
+
+    @property
+    def status(self) -> str:
+        if self.used_at is not None:
+            return "used"
+        if self.revoked_at is not None:
+            return "revoked"
+        return "expired" if self.expires_at <= time.time() else "pending"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "status": self.status}
+
+
+class AccountService:
+    """Every account operation. Slow hashing runs off the loop; writes are transactions."""
+
+    def __init__(self, db: Database, bus: EventBus, settings: Settings) -> None:
+        self._db = db
+        self._bus = bus
+        self._settings = settings
+        window = settings.login_rate_window_seconds
+        self._failures_by_account = SlidingWindowLimiter(
+            settings.login_rate_limit_per_account, window
+        )
+        self._failures_by_ip = SlidingWindowLimiter(settings.login_rate_limit_per_ip, window)
+        self.avatars = AvatarStore(settings.data_dir / "avatars", settings.avatar_max_bytes)
+
+    # -- onboarding --------------------------------------------------------------------------
+
+    async def has_users(self) -> bool:
+        """Whether anyone has an account yet (onboarding screen 1 is done)."""
+        return await self._db.read(lambda: User.select().exists())
+
+    async def create_first_admin(
+        self, identity: Identity, *, ip: str | None = None, user_agent: str | None = None
+    ) -> SessionGrant:
+        """Create the first user, as administrator, and sign them in.
+
+        Raises ``AlreadySetUp`` once any user exists; of two racing calls exactly one wins.
+        """
+        self._check_password(identity.password)
+        password_hash = await hash_password(identity.password)
+        token = secrets.token_urlsafe(32)
+
+        def create() -> tuple[User, BrowserSession]:
+            if User.select().exists():
+                raise AlreadySetUp("KinBot is already set up: sign in instead.")
+            user = self._insert_user(identity, password_hash, role="admin")
+            try:
+                Setting.insert(
+                    key=FIRST_ADMIN_KEY, value=json.dumps(user.id), updated_at=time.time()
+                ).execute()
+            except peewee.IntegrityError:
+                raise AlreadySetUp("KinBot is already set up: sign in instead.") from None
+            return user, self._insert_session(user, token, ip, user_agent)
+
+        user, session = await self._db.write(create)
+        self._bus.emit(UserCreated(user_id=user.id, role=user.role))
+        self._bus.emit(UserLogin(user_id=user.id))
+        return SessionGrant(token, session.id, session.expires_at, AccountView.of(user))
+
+    # -- signing in and out ------------------------------------------------------------------
+
+    async def login(
+        self, email: str, password: str, *, ip: str | None = None, user_agent: str | None = None
+    ) -> SessionGrant:
+        """Check the credentials and open a new session.
+
+        The answer never tells whether the account exists. Raises ``RateLimited`` after too
+        many failures for this account or this address, ``InvalidCredentials`` otherwise.
+        """
+        account_key = _normalise_email(email)
+        ip_key = ip or "unknown"
+        waits = [
+            limiter.retry_after(key)
+            for limiter, key in (
+                (self._failures_by_account, account_key),
+                (self._failures_by_ip, ip_key),
+            )
+        ]
+        wait = max((w for w in waits if w is not None), default=None)
+        if wait is not None:
+            raise RateLimited("Too many failed sign-ins. Try again later.", retry_after=wait)
+
+        # Counted before checking, so parallel attempts cannot slip past the limit.
+        self._failures_by_account.hit(account_key)
+        self._failures_by_ip.hit(ip_key)
+        user = await self._db.read(lambda: User.get_or_none(User.email == account_key))
+        matched = await verify_password(password, user.password_hash if user else None)
+        if user is None or not matched or not user.is_active:
+            raise InvalidCredentials("The email or the password is not right.")
+        self._failures_by_account.reset(account_key)
+        self._failures_by_ip.undo(ip_key)
+
+        token = secrets.token_urlsafe(32)
+        session = await self._db.write(self._insert_session, user, token, ip, user_agent)
+        self._bus.emit(UserLogin(user_id=user.id))
+        return SessionGrant(token, session.id, session.expires_at, AccountView.of(user))
+
+    async def logout(self, session_id: str, user_id: str) -> None:
+        """End one browser session."""
+        await self._db.write(
+            lambda: BrowserSession.delete().where(BrowserSession.id == session_id).execute()
+        )
+        self._bus.emit(UserLogout(user_id=user_id))
+
+    async def authenticate(self, token: str) -> tuple[AccountView, str] | None:
+        """The user and session id behind a cookie token, if the session is alive."""
+        session_id = hash_token(token)
+
+        def find() -> Any:
+            return (
+                BrowserSession.select(BrowserSession, User)
+                .join(User)
+                .where(BrowserSession.id == session_id)
+                .first()
+            )
+
+        session = await self._db.read(find)
+        now = time.time()
+        if session is None or session.expires_at <= now or not session.user.is_active:
+            return None
+        if now - session.last_seen_at > _TOUCH_EVERY:
+            await self._db.write(
+                lambda: (
+                    BrowserSession.update(last_seen_at=now)
+                    .where(BrowserSession.id == session_id)
+                    .execute()
+                )
+            )
+        return AccountView.of(session.user), session_id
+
+    # -- own account -------------------------------------------------------------------------
+
+    async def get(self, user_id: str) -> AccountView:
+        """One user, or ``NotFound``."""
+        user = await self._db.read(lambda: User.get_or_none(User.id == user_id))
+        if user is None:
+            raise NotFound("No such user.")
+        return AccountView.of(user)
+
+    async def update_profile(self, user_id: str, changes: dict[str, Any]) -> AccountView:
+        """Change one's names, pseudonym or language."""
+        unknown = set(changes) - set(PROFILE_FIELDS)
+        if unknown:
+            raise ValueError(f"not profile fields: {sorted(unknown)}")
+
+        def update() -> User:
+            if changes:
+                User.update(**changes, updated_at=time.time()).where(User.id == user_id).execute()
+            return User.get_by_id(user_id)
+
+        return AccountView.of(await self._db.write(update))
+
+    async def change_password(
+        self,
+        user_id: str,
+        current: str,
+        new: str,
+        *,
+        ip: str | None = None,
+        user_agent: str | None = None,
+    ) -> SessionGrant:
+        """Change the password; every session of the user ends and a fresh one is returned."""
+        user = await self._db.read(lambda: User.get_or_none(User.id == user_id))
+        if user is None:
+            raise NotFound("No such user.")
+        if not await verify_password(current, user.password_hash):
+            raise WrongPassword("The current password is not right.")
+        self._check_password(new)
+        password_hash = await hash_password(new)
+        token = secrets.token_urlsafe(32)
+
+        def update() -> BrowserSession:
+            User.update(password_hash=password_hash, updated_at=time.time()).where(
+                User.id == user_id
+            ).execute()
+            BrowserSession.delete().where(BrowserSession.user == user_id).execute()
+            return self._insert_session(user, token, ip, user_agent)
+
+        session = await self._db.write(update)
+        self._bus.emit(UserAccessChanged(user_id=user_id, reason="password_changed"))
+        return SessionGrant(token, session.id, session.expires_at, AccountView.of(user))
+
+    async def set_avatar(self, user_id: str, data: bytes) -> AccountView:
+        """Store a new avatar image for the user (see ``avatars.normalise_avatar``)."""
+        name = await self.avatars.save(user_id, data)
+
+        def update() -> tuple[str | None, User]:
+            user = User.get_by_id(user_id)
+            previous = user.avatar_path
+            user.avatar_path = name
+            user.updated_at = time.time()
+            user.save()
+            return previous, user
+
+        previous, user = await self._db.write(update)
+        await self.avatars.delete(previous)
+        return AccountView.of(user)
+
+    async def remove_avatar(self, user_id: str) -> AccountView:
+        """Remove the user's avatar."""
+
+        def update() -> tuple[str | None, User]:
+            user = User.get_by_id(user_id)
+            previous = user.avatar_path
+            user.avatar_path = None
+            user.save()
+            return previous, user
+
+        previous, user = await self._db.write(update)
+        await self.avatars.delete(previous)
+        return AccountView.of(user)
+
+    # -- invitations -------------------------------------------------------------------------
+
+    async def create_invitation(
+        self, created_by: str, *, role: str = "member", note: str | None = None
+    ) -> tuple[InvitationView, str]:
+        """A new one-time invitation; returns it and its code (shown this once only)."""
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}")
+        code = secrets.token_urlsafe(18)
+        now = time.time()
+
+        def create() -> Invitation:
+            return Invitation.create(
+                id=uuid.uuid4().hex,
+                code_hash=hash_token(code),
+                role=role,
+                note=note,
+                created_by=created_by,
+                created_at=now,
+                expires_at=now + self._settings.invitation_lifetime_hours * 3600,
+            )
+
+        return InvitationView.of(await self._db.write(create)), code
+
+    async def list_invitations(self) -> list[InvitationView]:
+        """Every invitation, newest first."""
+        rows = await self._db.read(
+            lambda: list(Invitation.select().order_by(Invitation.created_at.desc()))
+        )
+        return [InvitationView.of(row) for row in rows]
+
+    async def revoke_invitation(self, invitation_id: str) -> InvitationView:
+        """Make an unused invitation unusable."""
+
+        def revoke() -> Invitation:
+            invitation = Invitation.get_or_none(Invitation.id == invitation_id)
+            if invitation is None:
+                raise NotFound("No such invitation.")
+            if invitation.used_at is None and invitation.revoked_at is None:
+                invitation.revoked_at = time.time()
+                invitation.save()
+            return invitation
+
+        return InvitationView.of(await self._db.write(revoke))
+
+    async def check_invitation(self, code: str) -> InvitationView:
+        """The invitation behind ``code`` if it can still be used, else ``InvitationInvalid``."""
+        invitation = await self._db.read(
+            lambda: Invitation.get_or_none(Invitation.code_hash == hash_token(code))
+        )
+        view = InvitationView.of(invitation) if invitation else None
+        if view is None or view.status != "pending":
+            raise InvitationInvalid("This invitation is unknown, used, revoked or expired.")
+        return view
+
+    async def register(
+        self,
+        code: str,
+        identity: Identity,
+        *,
+        ip: str | None = None,
+        user_agent: str | None = None,
+    ) -> SessionGrant:
+        """Create an account with an invitation code, consuming it, and sign in."""
+        self._check_password(identity.password)
+        password_hash = await hash_password(identity.password)
+        token = secrets.token_urlsafe(32)
+
+        def create() -> tuple[User, BrowserSession]:
+            invitation = Invitation.get_or_none(Invitation.code_hash == hash_token(code))
+            if invitation is None or InvitationView.of(invitation).status != "pending":
+                raise InvitationInvalid("This invitation is unknown, used, revoked or expired.")
+            user = self._insert_user(identity, password_hash, role=invitation.role)
+            claimed = (
+                Invitation.update(used_at=time.time(), used_by=user.id)
+                .where((Invitation.id == invitation.id) & Invitation.used_at.is_null())
+                .execute()
+            )
+            if claimed != 1:
+                raise InvitationInvalid("This invitation was used a moment ago.")
+            return user, self._insert_session(user, token, ip, user_agent)
+
+        user, session = await self._db.write(create)
+        self._bus.emit(UserCreated(user_id=user.id, role=user.role))
+        self._bus.emit(UserLogin(user_id=user.id))
+        return SessionGrant(token, session.id, session.expires_at, AccountView.of(user))
+
+    # -- user administration -----------------------------------------------------------------
+
+    async def list_users(self) -> list[AccountView]:
+        """Every user, oldest first."""
+        rows = await self._db.read(lambda: list(User.select().order_by(User.created_at)))
+        return [AccountView.of(row) for row in rows]
+
+    async def update_user(
+        self, user_id: str, *, role: str | None = None, is_active: bool | None = None
+    ) -> AccountView:
+        """Change a user's role or disable/enable them.
+
+        Lowering the role or disabling ends the user's sessions (and streams) at once.
+        Raises ``LastAdmin`` rather than leave the platform without an active administrator.
+        """
+        if role is not None and role not in ROLES:
+            raise ValueError(f"unknown role {role!r}")
+
+        def update() -> tuple[User, bool]:
+            user = User.get_or_none(User.id == user_id)
+            if user is None:
+                raise NotFound("No such user.")
+            demoted = role is not None and user.role == "admin" and role != "admin"
+            disabled = is_active is False and user.is_active
+            if (demoted or disabled) and user.role == "admin" and _active_admins() <= 1:
+                raise LastAdmin("KinBot needs at least one active administrator.")
+            if role is not None:
+                user.role = role
+            if is_active is not None:
+                user.is_active = is_active
+            user.updated_at = time.time()
+            user.save()
+            if demoted or disabled:
+                BrowserSession.delete().where(BrowserSession.user == user_id).execute()
+            return user, demoted or disabled
+
+        user, cut = await self._db.write(update)
+        if cut:
+            reason = "disabled" if not user.is_active else "role_changed"
+            self._bus.emit(UserAccessChanged(user_id=user_id, reason=reason))
+        return AccountView.of(user)
+
+    async def delete_user(self, user_id: str) -> None:
+        """Remove a user and their sessions (their messages stay, attributed by id)."""
+
+        def delete() -> str | None:
+            user = User.get_or_none(User.id == user_id)
+            if user is None:
+                raise NotFound("No such user.")
+            if user.role == "admin" and user.is_active and _active_admins() <= 1:
+                raise LastAdmin("KinBot needs at least one active administrator.")
+            avatar: str | None = user.avatar_path
+            user.delete_instance()
+            return avatar
+
+        avatar = await self._db.write(delete)
+        await self.avatars.delete(avatar)
+        self._bus.emit(UserAccessChanged(user_id=user_id, reason="removed"))
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _check_password(self, password: str) -> None:
+        minimum = self._settings.password_min_length
+        if len(password) < minimum:
+            raise PasswordRejected(f"The password needs at least {minimum} characters.")
+
+    def _insert_user(self, identity: Identity, password_hash: str, *, role: str) -> User:
+        email = _normalise_email(identity.email)
+        if User.select().where(User.email == email).exists():
+            raise EmailTaken("An account already uses this email address.")
+        now = time.time()
+        return User.create(
+            id=uuid.uuid4().hex,
+            email=email,
+            first_name=identity.first_name,
+            last_name=identity.last_name,
+            pseudonym=identity.pseudonym,
+            language=identity.language,
+            password_hash=password_hash,
+            role=role,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def _insert_session(
+        self, user: User, token: str, ip: str | None, user_agent: str | None
+    ) -> BrowserSession:
+        now = time.time()
+        BrowserSession.delete().where(
+            (BrowserSession.user == user.id) & (BrowserSession.expires_at <= now)
+        ).execute()
+        return BrowserSession.create(
+            id=hash_token(token),
+            user=user.id,
+            created_at=now,
+            last_seen_at=now,
+            expires_at=now + self._settings.session_lifetime_days * 86400,
+            ip=ip,
+            user_agent=(user_agent or "")[:300] or None,
+        )
+
+
+def _foreign_key(row: Any, field: str) -> str | None:
+    """The raw id a foreign-key field holds, without loading the related row."""
+    value: str | None = row.__data__.get(field)
+    return value
+
+
+def _normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def _active_admins() -> int:
+    count: int = User.select().where((User.role == "admin") & User.is_active).count()
+    return count
