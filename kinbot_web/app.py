@@ -18,10 +18,22 @@ from kinbot_web.blueprints import (
     onboarding,
     plugin_routes,
     plugins,
+    providers,
     users,
 )
 
-BLUEPRINTS = (health, onboarding, auth, me, users, plugins, plugin_routes)
+BLUEPRINTS = (
+    health.blueprint,
+    onboarding.blueprint,
+    auth.blueprint,
+    me.blueprint,
+    users.blueprint,
+    plugins.blueprint,
+    providers.coverage_blueprint,
+    providers.ai_blueprint,
+    providers.search_blueprint,
+    plugin_routes.blueprint,
+)
 
 
 def create_app(platform: Platform) -> Quart:
@@ -45,8 +57,8 @@ def create_app(platform: Platform) -> Quart:
     )
     errors.register(app)
     middleware.install(app)
-    for module in BLUEPRINTS:
-        app.register_blueprint(module.blueprint)
+    for blueprint in BLUEPRINTS:
+        app.register_blueprint(blueprint)
     if settings.trusted_proxy_hops:
         app.asgi_app = ProxyFixMiddleware(  # type: ignore[method-assign]
             app.asgi_app, mode="legacy", trusted_hops=settings.trusted_proxy_hops

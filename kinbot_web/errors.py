@@ -13,6 +13,12 @@ from werkzeug.exceptions import HTTPException
 
 from kinbot_core.accounts import AccountError, RateLimited
 from kinbot_core.plugins import PluginRequired, UnknownPlugin
+from kinbot_core.providers import (
+    ModelResolutionError,
+    ProviderConfigError,
+    ProviderError,
+)
+from kinbot_core.providers import RateLimited as ProviderRateLimited
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +90,21 @@ def register(app: Quart) -> None:
     async def account_error(exc: AccountError) -> Response:
         response = error_response(ACCOUNT_ERROR_STATUS.get(exc.code, 400), exc.code, exc.message)
         if isinstance(exc, RateLimited):
+            response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
+        return response
+
+    @app.errorhandler(ProviderError)
+    async def provider_error(exc: ProviderError) -> Response:
+        if isinstance(exc, ProviderConfigError):
+            status = 404 if exc.code == "not_found" else 400
+        elif isinstance(exc, ModelResolutionError):
+            status = 400
+        elif isinstance(exc, ProviderRateLimited):
+            status = 429
+        else:
+            status = 502  # the provider failed, not this server
+        response = error_response(status, exc.code, exc.message)
+        if isinstance(exc, ProviderRateLimited) and exc.retry_after:
             response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
         return response
 

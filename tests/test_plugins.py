@@ -16,7 +16,11 @@ from kinbot_core.platform import Platform
 from kinbot_core.plugins import PluginManager, PluginRequired, UnknownPlugin
 from tests.support.distributions import write_distribution
 
-BUILTIN_PLUGINS = {"event_log", "metrics"}
+BUILTIN_PLUGINS = {
+    "event_log", "metrics",
+    "anthropic", "openai", "openai_compatible", "gemini", "voyage", "local_embeddings",
+    "brave_search", "searxng",
+}  # fmt: skip
 
 
 def test_every_builtin_plugin_comes_from_its_own_entry_point() -> None:

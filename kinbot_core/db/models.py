@@ -105,3 +105,31 @@ class Invitation(BaseModel):
     used_at = peewee.FloatField(null=True)
     used_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
     revoked_at = peewee.FloatField(null=True)
+
+
+class ProviderRecord(BaseModel):
+    """A configured provider. ``config_sealed`` is its configuration, encrypted whole."""
+
+    id = peewee.TextField(primary_key=True)
+    kind = peewee.TextField()
+    type = peewee.TextField()
+    name = peewee.TextField(unique=True)
+    config_sealed = peewee.BlobField()
+    #: The last characters of each secret field, to show them masked ("…abcd").
+    secret_hints = peewee.TextField(default="{}")
+    capabilities = peewee.TextField(default="[]")
+    models = peewee.TextField(null=True)
+    models_fetched_at = peewee.FloatField(null=True)
+    created_at = peewee.FloatField(default=time.time)
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "provider"
+
+
+class OnboardingStep(BaseModel):
+    """An onboarding step recorded as done or skipped (the optional ones)."""
+
+    step = peewee.TextField(primary_key=True)
+    state = peewee.TextField()
+    updated_at = peewee.FloatField(default=time.time)

@@ -7,7 +7,7 @@ from quart import Blueprint, Response, jsonify
 from quart_schema import validate_request, validate_response
 
 from kinbot_web.app_context import current_platform
-from kinbot_web.auth import public
+from kinbot_web.auth import admin_only, public
 from kinbot_web.auth.session import client_ip, set_session_cookie, user_agent
 from kinbot_web.blueprints.schemas import IdentityIn
 
@@ -27,11 +27,24 @@ class OnboardingStatus(BaseModel):
 @validate_response(OnboardingStatus)
 async def status() -> OnboardingStatus:
     """The next onboarding step (``done`` when finished) and the steps completed so far."""
-    completed = []
-    if await current_platform().accounts.has_users():
-        completed.append("identity")
-    pending = [step for step in STEPS if step not in completed]
+    platform = current_platform()
+    done = {
+        "identity": await platform.accounts.has_users(),
+        "providers": (await platform.providers.coverage()).ready,
+        "search_providers": await platform.providers.search_step_done(),
+        "first_kin": False,  # Kins come with the Kin runtime
+    }
+    completed = [step for step in STEPS if done[step]]
+    pending = [step for step in STEPS if not done[step]]
     return OnboardingStatus(step=pending[0] if pending else "done", completed=completed)
+
+
+@blueprint.post("/api/onboarding/search-providers/skip")
+@admin_only
+async def skip_search_providers() -> Response:
+    """Screen 3's "Skip": continue without a search provider (web search stays off)."""
+    await current_platform().providers.skip_search_providers()
+    return Response(status=204)
 
 
 @blueprint.post("/api/onboarding/identity")

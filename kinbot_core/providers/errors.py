@@ -1,0 +1,61 @@
+"""Typed provider errors with messages a user can read. SDK exceptions are translated here."""
+
+from __future__ import annotations
+
+
+class ProviderError(Exception):
+    """Base of every provider failure. ``message`` is fit to show a user."""
+
+    code = "provider_error"
+    #: Whether trying again later may work.
+    transient = False
+
+    def __init__(self, message: str, *, provider: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+
+
+class RateLimited(ProviderError):
+    code = "provider_rate_limited"
+    transient = True
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, provider: str | None = None
+    ) -> None:
+        super().__init__(message, provider=provider)
+        self.retry_after = retry_after
+
+
+class ProviderTimeout(ProviderError):
+    code = "provider_timeout"
+    transient = True
+
+
+class ProviderUnavailable(ProviderError):
+    code = "provider_unavailable"
+    transient = True
+
+
+class AuthenticationFailed(ProviderError):
+    code = "provider_authentication_failed"
+
+
+class MalformedResponse(ProviderError):
+    code = "provider_malformed_response"
+
+
+class BadRequest(ProviderError):
+    code = "provider_bad_request"
+
+
+class ProviderConfigError(ProviderError):
+    """The configuration given for a provider is incomplete or invalid."""
+
+    code = "provider_config_invalid"
+
+
+class ModelResolutionError(ProviderError):
+    """A model string names no configured provider's model, or more than one."""
+
+    code = "model_unresolved"

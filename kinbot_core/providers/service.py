@@ -1,0 +1,635 @@
+"""Configured providers: stored encrypted, tested, instantiated once, resolved by model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from kinbot_core.config import Settings
+from kinbot_core.crypto import SecretBox
+from kinbot_core.db import Database
+from kinbot_core.db.models import OnboardingStep, ProviderRecord
+from kinbot_core.events import EventBus
+from kinbot_core.events.catalogue import ProviderAdded, ProviderRemoved
+from kinbot_core.events.catalogue import ProviderError as ProviderErrorEvent
+from kinbot_core.plugins import Registries
+from kinbot_core.providers.errors import (
+    ModelResolutionError,
+    ProviderConfigError,
+    ProviderError,
+)
+from kinbot_core.providers.interfaces import (
+    EmbeddingCapability,
+    ImageCapability,
+    LLMCapability,
+    Provider,
+    ProviderType,
+    SearchCapability,
+)
+from kinbot_core.providers.retry import RetryPolicy, call_with_retries, stream_with_retries
+from kinbot_core.providers.types import (
+    Capability,
+    ChatEvent,
+    ChatRequest,
+    ConnectionReport,
+    GeneratedImage,
+    ModelInfo,
+    SearchResult,
+)
+
+logger = logging.getLogger(__name__)
+
+Kind = Literal["ai", "search"]
+T = TypeVar("T")
+#: Which registry holds the types of each kind of provider.
+_REGISTRY_OF_KIND = {"ai": "providers", "search": "search_providers"}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")
+#: Features that are off without a capability, for onboarding and Settings.
+OPTIONAL_FEATURES = {
+    "image": "image generation (automatic Kin avatars, the image tool)",
+    "search": "web search tools",
+}
+REQUIRED_CAPABILITIES: tuple[Capability, ...] = ("llm", "embedding")
+
+
+@dataclass(frozen=True)
+class ProviderView:
+    """A configured provider as the API shows it: secrets only as masked hints."""
+
+    id: str
+    kind: str
+    type: str
+    name: str
+    capabilities: tuple[str, ...]
+    config: dict[str, Any]
+    secrets: dict[str, str]
+    models_fetched_at: float | None
+    created_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "capabilities": list(self.capabilities)}
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which configured providers give each capability (onboarding screen 2's rule)."""
+
+    providers: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def ready(self) -> bool:
+        """llm and embedding are both covered: the platform can run."""
+        return all(self.providers.get(c) for c in REQUIRED_CAPABILITIES)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "capabilities": {
+                c: self.providers.get(c, []) for c in ("llm", "embedding", "image", "search")
+            },
+            "ready": self.ready,
+            "missing_required": [c for c in REQUIRED_CAPABILITIES if not self.providers.get(c)],
+            "disabled_features": {
+                c: feature for c, feature in OPTIONAL_FEATURES.items() if not self.providers.get(c)
+            },
+        }
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Which configured provider serves a Kin's model string, and the provider's model id."""
+
+    provider_id: str
+    provider_name: str
+    model: str
+    llm: LLMCapability
+
+
+class ProviderService:
+    """Every configured provider, for the API and for the rest of the core.
+
+    Configurations are encrypted whole under the master key; the API only ever sees the
+    non-secret fields and a masked hint of each secret. One ``Provider`` instance (with its
+    HTTP clients) is kept per configured provider.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        bus: EventBus,
+        registries: Registries,
+        settings: Settings,
+        master_key: Callable[[], bytes],
+    ) -> None:
+        self._db = db
+        self._bus = bus
+        self._registries = registries
+        self._settings = settings
+        self._master_key = master_key
+        self._instances: dict[str, Provider] = {}
+        self._lock = asyncio.Lock()
+        self.retry_policy = RetryPolicy(max_retries=settings.llm_max_retries)
+
+    # -- types ---------------------------------------------------------------------------
+
+    def types(self, kind: Kind) -> list[ProviderType]:
+        """The provider types the enabled plugins offer."""
+        return list(self._registries[_REGISTRY_OF_KIND[kind]])
+
+    def _type(self, kind: Kind, name: str) -> ProviderType:
+        provider_type: ProviderType | None = self._registries[_REGISTRY_OF_KIND[kind]].get(name)
+        if provider_type is None:
+            raise ProviderConfigError(
+                f"Unknown {'search ' if kind == 'search' else ''}provider type {name!r} "
+                "(is its plugin enabled?)."
+            )
+        return provider_type
+
+    # -- configurations ------------------------------------------------------------------
+
+    async def configured(self, kind: Kind) -> list[ProviderView]:
+        """Configured providers of one kind, oldest first."""
+        rows = await self._db.read(
+            lambda: list(
+                ProviderRecord.select()
+                .where(ProviderRecord.kind == kind)
+                .order_by(ProviderRecord.created_at)
+            )
+        )
+        return [self._view(row) for row in rows]
+
+    async def get(self, provider_id: str, kind: Kind | None = None) -> ProviderView:
+        """One configured provider, or ``ProviderConfigError`` (404 in the API)."""
+        return self._view(await self._record(provider_id, kind))
+
+    async def _record(self, provider_id: str, kind: Kind | None = None) -> ProviderRecord:
+        row: ProviderRecord | None = await self._db.read(
+            lambda: ProviderRecord.get_or_none(ProviderRecord.id == provider_id)
+        )
+        if row is None or (kind is not None and row.kind != kind):
+            raise UnknownProvider("No such provider.")
+        return row
+
+    async def test_unsaved(
+        self, kind: Kind, type_name: str, config: Mapping[str, Any]
+    ) -> ConnectionReport:
+        """Test a configuration before saving it (the onboarding screens)."""
+        provider_type = self._type(kind, type_name)
+        normalised = provider_type.validate_config(config)
+        provider = provider_type.create(normalised, timeout=self._settings.llm_timeout_seconds)
+        try:
+            return await self._test(provider, normalised)
+        finally:
+            await provider.aclose()
+
+    async def add(
+        self, kind: Kind, type_name: str, name: str, config: Mapping[str, Any]
+    ) -> ProviderView:
+        """Validate, test and store a provider; its capabilities are those detected.
+
+        Raises ``ProviderConfigError`` for an invalid configuration or a failed test.
+        """
+        provider_type = self._type(kind, type_name)
+        normalised = provider_type.validate_config(config)
+        name = _valid_name(name)
+        provider = provider_type.create(normalised, timeout=self._settings.llm_timeout_seconds)
+        report = await self._test(provider, normalised)
+        if not report.ok:
+            await provider.aclose()
+            raise ProviderConfigError(report.message or "The connection test failed.")
+        provider_id = uuid.uuid4().hex
+        now = time.time()
+
+        def insert() -> ProviderRecord:
+            if ProviderRecord.select().where(ProviderRecord.name == name).exists():
+                raise ProviderConfigError(f"A provider is already named {name!r}.")
+            return ProviderRecord.create(
+                id=provider_id,
+                kind=kind,
+                type=type_name,
+                name=name,
+                config_sealed=self._seal(provider_id, normalised),
+                secret_hints=json.dumps(_hints(provider_type, normalised)),
+                capabilities=json.dumps(list(report.capabilities)),
+                models=_dump_models(report.models) if report.models else None,
+                models_fetched_at=now if report.models else None,
+                created_at=now,
+                updated_at=now,
+            )
+
+        try:
+            row = await self._db.write(insert)
+        except BaseException:
+            await provider.aclose()
+            raise
+        self._instances[provider_id] = provider
+        self._bus.emit(ProviderAdded(provider_id=provider_id, provider_type=type_name))
+        return self._view(row)
+
+    async def update(
+        self,
+        provider_id: str,
+        *,
+        kind: Kind,
+        name: str | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> ProviderView:
+        """Rename a provider and/or change its configuration (secrets left out are kept).
+
+        A new configuration is tested, and the capabilities detected again.
+        """
+        row = await self._record(provider_id, kind)
+        provider_type = self._type(kind, row.type)
+        current = self._open(row)
+        merged = {**current, **{k: v for k, v in (config or {}).items() if v is not None}}
+        normalised = provider_type.validate_config(merged)
+        new_name = _valid_name(name) if name is not None else row.name
+        changes: dict[str, Any] = {"name": new_name, "updated_at": time.time()}
+        replacement: Provider | None = None
+        if normalised != current:
+            replacement = provider_type.create(
+                normalised, timeout=self._settings.llm_timeout_seconds
+            )
+            report = await self._test(replacement, normalised)
+            if not report.ok:
+                await replacement.aclose()
+                raise ProviderConfigError(report.message or "The connection test failed.")
+            changes.update(
+                config_sealed=self._seal(provider_id, normalised),
+                secret_hints=json.dumps(_hints(provider_type, normalised)),
+                capabilities=json.dumps(list(report.capabilities)),
+                models=_dump_models(report.models) if report.models else None,
+                models_fetched_at=time.time() if report.models else None,
+            )
+
+        def save() -> ProviderRecord:
+            taken = ProviderRecord.select().where(
+                (ProviderRecord.name == new_name) & (ProviderRecord.id != provider_id)
+            )
+            if taken.exists():
+                raise ProviderConfigError(f"A provider is already named {new_name!r}.")
+            ProviderRecord.update(**changes).where(ProviderRecord.id == provider_id).execute()
+            return ProviderRecord.get_by_id(provider_id)
+
+        updated = await self._db.write(save)
+        if replacement is not None:
+            previous = self._instances.pop(provider_id, None)
+            self._instances[provider_id] = replacement
+            if previous is not None:
+                await previous.aclose()
+        return self._view(updated)
+
+    async def remove(self, provider_id: str, *, kind: Kind) -> None:
+        """Delete a provider and close its clients."""
+        await self._record(provider_id, kind)
+        await self._db.write(
+            lambda: ProviderRecord.delete().where(ProviderRecord.id == provider_id).execute()
+        )
+        instance = self._instances.pop(provider_id, None)
+        if instance is not None:
+            await instance.aclose()
+        self._bus.emit(ProviderRemoved(provider_id=provider_id))
+
+    async def test(self, provider_id: str, *, kind: Kind | None = None) -> ConnectionReport:
+        """Test a stored provider now."""
+        row = await self._record(provider_id, kind)
+        provider = await self.instance(provider_id)
+        return await self._test(provider, self._open(row))
+
+    async def models(
+        self, provider_id: str, *, kind: Kind | None = None, refresh: bool = False
+    ) -> list[ModelInfo]:
+        """The provider's models, from the cache unless ``refresh`` or never fetched."""
+        row = await self._record(provider_id, kind)
+        if row.models is not None and not refresh:
+            return _load_models(row.models)
+        provider = await self.instance(provider_id)
+        listed: list[ModelInfo] = []
+        try:
+            if provider.llm is not None:
+                listed += await provider.llm.list_models()
+            if provider.embedding is not None:
+                listed += await provider.embedding.list_models()
+        except ProviderError as error:
+            self._report(provider_id, error, self._open(row))
+            raise self._sanitised(error, self._open(row)) from None
+        await self._db.write(
+            lambda: (
+                ProviderRecord.update(models=_dump_models(listed), models_fetched_at=time.time())
+                .where(ProviderRecord.id == provider_id)
+                .execute()
+            )
+        )
+        return listed
+
+    async def coverage(self) -> Coverage:
+        """Which providers (by name) give each capability."""
+        rows = await self._db.read(
+            lambda: list(ProviderRecord.select().order_by(ProviderRecord.created_at))
+        )
+        covered: dict[str, list[str]] = {}
+        for row in rows:
+            for capability in json.loads(row.capabilities):
+                covered.setdefault(capability, []).append(row.name)
+        return Coverage(covered)
+
+    # -- onboarding ------------------------------------------------------------------------
+
+    async def skip_search_providers(self) -> None:
+        """Record that onboarding screen 3 was skipped."""
+        await self._db.write(
+            lambda: (
+                OnboardingStep.insert(
+                    step="search_providers", state="skipped", updated_at=time.time()
+                )
+                .on_conflict_replace()
+                .execute()
+            )
+        )
+
+    async def search_step_done(self) -> bool:
+        """Onboarding screen 3 is done: a search provider exists, or the step was skipped."""
+
+        def done() -> bool:
+            skipped = OnboardingStep.select().where(OnboardingStep.step == "search_providers")
+            searchers = ProviderRecord.select().where(ProviderRecord.kind == "search")
+            return bool(skipped.exists() or searchers.exists())
+
+        return await self._db.read(done)
+
+    # -- using providers -------------------------------------------------------------------
+
+    async def instance(self, provider_id: str) -> Provider:
+        """The live provider object of a stored provider (built once)."""
+        provider = self._instances.get(provider_id)
+        if provider is not None:
+            return provider
+        async with self._lock:
+            provider = self._instances.get(provider_id)
+            if provider is None:
+                row = await self._record(provider_id)
+                kind: Kind = "search" if row.kind == "search" else "ai"
+                provider = self._type(kind, row.type).create(
+                    self._open(row), timeout=self._settings.llm_timeout_seconds
+                )
+                self._instances[provider_id] = provider
+        return provider
+
+    async def resolve_model(self, model: str) -> ResolvedModel:
+        """The provider serving ``model``: ``<provider name>/<model id>`` or a bare model id
+        that exactly one provider with the llm capability lists. Unknown or ambiguous
+        models raise ``ModelResolutionError``; there is no silent fallback."""
+        rows = [
+            row
+            for row in await self._db.read(
+                lambda: list(ProviderRecord.select().where(ProviderRecord.kind == "ai"))
+            )
+            if "llm" in json.loads(row.capabilities)
+        ]
+        if not rows:
+            raise ModelResolutionError("No provider with the llm capability is configured.")
+        prefix, _, rest = model.partition("/")
+        if rest:
+            for row in rows:
+                if row.name.lower() == prefix.lower():
+                    return await self._resolved(row, rest)
+        matches = []
+        for row in rows:
+            ids = {m.id for m in await self._cached_models(row) if m.capability == "llm"}
+            if model in ids:
+                matches.append(row)
+        if len(matches) == 1:
+            return await self._resolved(matches[0], model)
+        names = ", ".join(sorted(row.name for row in (matches or rows)))
+        if matches:
+            raise ModelResolutionError(
+                f"Several providers offer {model!r} ({names}): write it as "
+                f"'<provider name>/{model}', e.g. '{matches[0].name}/{model}'."
+            )
+        raise ModelResolutionError(
+            f"No configured provider lists the model {model!r} (providers: {names}). "
+            "Pick one of their models, or write '<provider name>/<model>'."
+        )
+
+    async def _resolved(self, row: ProviderRecord, model: str) -> ResolvedModel:
+        provider = await self.instance(row.id)
+        if provider.llm is None:
+            raise ModelResolutionError(f"The provider {row.name!r} has no llm capability.")
+        return ResolvedModel(row.id, row.name, model, provider.llm)
+
+    async def _cached_models(self, row: ProviderRecord) -> list[ModelInfo]:
+        if row.models is not None:
+            return _load_models(row.models)
+        try:
+            return await self.models(row.id)
+        except ProviderError:
+            return []
+
+    async def chat(self, model: str, request: ChatRequest) -> AsyncIterator[ChatEvent]:
+        """Stream a chat with the provider serving ``model`` (``request.model`` is replaced
+        by the provider's model id), retrying transient failures before the first event.
+        Failures are published as ``provider.error`` and raised as ``ProviderError``."""
+        resolved = await self.resolve_model(model)
+        call = _replace_model(request, resolved.model)
+        secrets = await self._secrets_of(resolved.provider_id)
+
+        def failed(error: ProviderError, retrying: bool) -> None:
+            self._report(resolved.provider_id, error, secrets, retrying)
+
+        try:
+            async for event in stream_with_retries(
+                lambda: resolved.llm.chat(call), self.retry_policy, failed
+            ):
+                yield event
+        except ProviderError as error:
+            raise self._sanitised(error, secrets) from None
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """Embed with the first configured provider that has the embedding capability."""
+        provider_id, capability = await self._first("embedding")
+        embedding: EmbeddingCapability = capability
+        vectors: list[list[float]] = await self._call(provider_id, lambda: embedding.embed(texts))
+        return vectors
+
+    async def generate_image(self, prompt: str, *, size: str = "1024x1024") -> GeneratedImage:
+        """Generate an image with the first provider that has the image capability."""
+        provider_id, capability = await self._first("image")
+        image: ImageCapability = capability
+        generated: GeneratedImage = await self._call(
+            provider_id, lambda: image.generate(prompt, size=size)
+        )
+        return generated
+
+    async def web_search(
+        self, query: str, *, count: int = 5, freshness: str | None = None
+    ) -> list[SearchResult]:
+        """Search the web with the first configured search provider."""
+        provider_id, capability = await self._first("search")
+        search: SearchCapability = capability
+        results: list[SearchResult] = await self._call(
+            provider_id, lambda: search.search(query, count=count, freshness=freshness)
+        )
+        return results
+
+    async def _first(self, capability: Capability) -> tuple[str, Any]:
+        rows = await self._db.read(
+            lambda: list(ProviderRecord.select().order_by(ProviderRecord.created_at))
+        )
+        for row in rows:
+            if capability in json.loads(row.capabilities):
+                provider = await self.instance(row.id)
+                found = getattr(provider, capability)
+                if found is not None:
+                    return row.id, found
+        raise ProviderConfigError(f"No configured provider has the {capability} capability.")
+
+    async def _call(self, provider_id: str, call: Callable[[], Any]) -> Any:
+        secrets = await self._secrets_of(provider_id)
+
+        def failed(error: ProviderError, retrying: bool) -> None:
+            self._report(provider_id, error, secrets, retrying)
+
+        try:
+            return await call_with_retries(call, self.retry_policy, failed)
+        except ProviderError as error:
+            raise self._sanitised(error, secrets) from None
+
+    async def forget_unavailable(self) -> None:
+        """Close the live providers whose type's plugin is no longer enabled."""
+        rows = await self._db.read(
+            lambda: {r.id: (r.kind, r.type) for r in ProviderRecord.select()}
+        )
+        for provider_id in list(self._instances):
+            kind, type_name = rows.get(provider_id, ("ai", ""))
+            if self._registries[_REGISTRY_OF_KIND[kind]].get(type_name) is None:
+                await self._instances.pop(provider_id).aclose()
+
+    async def aclose(self) -> None:
+        """Close every provider's clients."""
+        instances, self._instances = list(self._instances.values()), {}
+        for instance in instances:
+            try:
+                await instance.aclose()
+            except Exception:
+                logger.exception("closing a provider failed")
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    async def _test(self, provider: Provider, config: Mapping[str, Any]) -> ConnectionReport:
+        try:
+            report = await provider.test_connection()
+        except ProviderError as error:
+            return ConnectionReport(ok=False, message=self._sanitised(error, config).message)
+        return ConnectionReport(
+            ok=report.ok,
+            capabilities=report.capabilities,
+            message=_redact(report.message, config),
+            models=report.models,
+        )
+
+    async def _secrets_of(self, provider_id: str) -> dict[str, Any]:
+        return self._open(await self._record(provider_id))
+
+    def _report(
+        self,
+        provider_id: str,
+        error: ProviderError,
+        config: Mapping[str, Any],
+        retrying: bool = False,
+    ) -> None:
+        message = _redact(error.message, config)
+        logger.warning("provider %s: %s%s", provider_id, message, " (retrying)" if retrying else "")
+        self._bus.emit(ProviderErrorEvent(provider_id=provider_id, error=message))
+
+    def _sanitised(self, error: ProviderError, config: Mapping[str, Any]) -> ProviderError:
+        error.message = _redact(error.message, config)
+        error.args = (error.message,)
+        return error
+
+    def _box(self) -> SecretBox:
+        return SecretBox(self._master_key())
+
+    def _seal(self, provider_id: str, config: Mapping[str, Any]) -> bytes:
+        return self._box().seal(json.dumps(dict(config)).encode(), f"provider:{provider_id}")
+
+    def _open(self, row: ProviderRecord) -> dict[str, Any]:
+        opened: dict[str, Any] = json.loads(
+            self._box().open(row.config_sealed, f"provider:{row.id}")
+        )
+        return opened
+
+    def _view(self, row: ProviderRecord) -> ProviderView:
+        provider_type = self._registries[_REGISTRY_OF_KIND[row.kind]].get(row.type)
+        secret_names = (
+            {f.name for f in provider_type.config_fields if f.secret} if provider_type else set()
+        )
+        config = self._open(row)
+        return ProviderView(
+            id=row.id,
+            kind=row.kind,
+            type=row.type,
+            name=row.name,
+            capabilities=tuple(json.loads(row.capabilities)),
+            config={
+                k: v for k, v in config.items() if k not in secret_names and not _looks_secret(k)
+            },
+            secrets=json.loads(row.secret_hints),
+            models_fetched_at=row.models_fetched_at,
+            created_at=row.created_at,
+        )
+
+
+class UnknownProvider(ProviderConfigError):
+    """No provider with that id (of that kind)."""
+
+    code = "not_found"
+
+
+def _valid_name(name: str) -> str:
+    name = name.strip()
+    if not _NAME.match(name):
+        raise ProviderConfigError(
+            "A provider name is 1 to 64 letters, digits, spaces, dots, dashes or underscores "
+            "(no '/': it separates the provider from the model)."
+        )
+    return name
+
+
+def _looks_secret(key: str) -> bool:
+    return any(word in key.lower() for word in ("key", "token", "secret", "password"))
+
+
+def _hints(provider_type: ProviderType, config: Mapping[str, Any]) -> dict[str, str]:
+    hints = {}
+    for config_field in provider_type.config_fields:
+        value = config.get(config_field.name)
+        if config_field.secret and isinstance(value, str) and value:
+            hints[config_field.name] = "…" + value[-4:] if len(value) > 8 else "…"
+    return hints
+
+
+def _redact(message: str, config: Mapping[str, Any]) -> str:
+    for key, value in config.items():
+        if isinstance(value, str) and len(value) >= 6 and _looks_secret(key):
+            message = message.replace(value, "[redacted]")
+    return message
+
+
+def _dump_models(models: tuple[ModelInfo, ...] | list[ModelInfo]) -> str:
+    return json.dumps([m.__dict__ for m in models])
+
+
+def _load_models(text: str) -> list[ModelInfo]:
+    return [ModelInfo(**item) for item in json.loads(text)]
+
+
+def _replace_model(request: ChatRequest, model: str) -> ChatRequest:
+    from dataclasses import replace
+
+    return replace(request, model=model)

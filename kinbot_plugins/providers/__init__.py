@@ -1,0 +1,1 @@
+"""Built-in AI provider plugins, one module each."""

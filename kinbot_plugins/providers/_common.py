@@ -1,0 +1,144 @@
+"""Pieces shared by the built-in provider plugins (not an interface of the core)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+import httpx
+
+from kinbot_core.providers import (
+    AuthenticationFailed,
+    BadRequest,
+    ConfigField,
+    MalformedResponse,
+    ProviderConfigError,
+    ProviderError,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+)
+
+API_KEY = ConfigField("api_key", "API key", secret=True)
+OPTIONAL_API_KEY = ConfigField("api_key", "API key", required=False, secret=True)
+
+
+def base_url_field(default: str | None, *, required: bool = False) -> ConfigField:
+    """The base URL field (optional, to reach a proxy or a compatible server)."""
+    return ConfigField(
+        "base_url",
+        "Base URL",
+        required=required,
+        default=default,
+        help="Leave empty for the default.",
+    )
+
+
+def validate_fields(
+    fields: tuple[ConfigField, ...], config: Mapping[str, Any], label: str
+) -> dict[str, Any]:
+    """Check ``config`` against ``fields``: required ones present, no unknown ones, strings
+    stripped, a base URL that is http(s). Returns the normalised configuration."""
+    known = {f.name for f in fields}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ProviderConfigError(f"{label}: unknown settings {', '.join(unknown)}.")
+    normalised: dict[str, Any] = {}
+    for config_field in fields:
+        value = config.get(config_field.name)
+        if isinstance(value, str):
+            value = value.strip() or None
+        if value is None:
+            if config_field.required:
+                raise ProviderConfigError(f"{label}: {config_field.label} is required.")
+            continue
+        if not isinstance(value, str):
+            raise ProviderConfigError(f"{label}: {config_field.label} must be text.")
+        if config_field.name == "base_url":
+            parsed = httpx.URL(value)
+            if parsed.scheme not in ("http", "https") or not parsed.host:
+                raise ProviderConfigError(f"{label}: the base URL must start with http(s)://.")
+            value = value.rstrip("/")
+        normalised[config_field.name] = value
+    return normalised
+
+
+def retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from a Retry-After (or retry-after-ms) header, when present and numeric."""
+    if not headers:
+        return None
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return float(milliseconds) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
+def from_status(
+    status: int, detail: str, label: str, headers: Mapping[str, str] | None = None
+) -> ProviderError:
+    """A typed error for an HTTP error status."""
+    if status == 429:
+        return RateLimited(
+            f"{label} is rate limiting requests. {detail}".strip(), retry_after=retry_after(headers)
+        )
+    if status in (401, 403):
+        return AuthenticationFailed(f"{label} refused the credentials. {detail}".strip())
+    if status == 408 or status == 504:
+        return ProviderTimeout(f"{label} timed out. {detail}".strip())
+    if status >= 500:
+        return ProviderUnavailable(f"{label} is unavailable ({status}). {detail}".strip())
+    return BadRequest(f"{label} rejected the request ({status}). {detail}".strip())
+
+
+def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> ProviderError:
+    """Translate an exception of an anthropic or openai SDK (same generated structure)."""
+    if isinstance(exc, ProviderError):
+        return exc
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderTimeout(f"{label} did not answer in time.")
+    if isinstance(exc, sdk.APIConnectionError):
+        return ProviderUnavailable(f"{label} cannot be reached.")
+    if isinstance(exc, sdk.APIStatusError):
+        detail = _detail(exc)
+        return from_status(exc.status_code, detail, label, exc.response.headers)
+    if isinstance(
+        exc, sdk.APIResponseValidationError | json.JSONDecodeError | ValueError | KeyError
+    ):
+        return MalformedResponse(f"{label} sent an answer KinBot could not read.")
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError | httpx.TimeoutException):
+        return ProviderTimeout(f"{label} did not answer in time.")
+    if isinstance(exc, httpx.TransportError):
+        return ProviderUnavailable(f"{label} cannot be reached.")
+    return MalformedResponse(f"{label} failed unexpectedly ({type(exc).__name__}).")
+
+
+def _detail(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])[:300]
+    return ""
+
+
+def parse_arguments(raw: str, label: str) -> dict[str, Any]:
+    """A tool call's JSON arguments, or ``MalformedResponse``."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        raise MalformedResponse(f"{label} sent tool arguments that are not valid JSON.") from None
+    if not isinstance(value, dict):
+        raise MalformedResponse(f"{label} sent tool arguments that are not an object.")
+    return value

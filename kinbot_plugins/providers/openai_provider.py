@@ -1,0 +1,424 @@
+"""OpenAI: llm (Chat Completions), embedding and image, through the official ``openai`` SDK.
+
+Also the base of the OpenAI-compatible provider (``openai_compatible``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+import httpx
+import openai
+
+from kinbot_core import hookimpl
+from kinbot_core.providers import (
+    Capability,
+    ChatEvent,
+    ChatMessage,
+    ChatRequest,
+    ConfigField,
+    ConnectionReport,
+    Finish,
+    GeneratedImage,
+    MalformedResponse,
+    ModelInfo,
+    ProviderError,
+    TextDelta,
+    ToolCallEvent,
+    Usage,
+)
+from kinbot_core.providers.types import FinishReason
+from kinbot_plugins.providers._common import (
+    API_KEY,
+    base_url_field,
+    parse_arguments,
+    translate_stainless,
+    validate_fields,
+)
+
+DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
+DEFAULT_IMAGE_MODEL = "gpt-image-1"
+_EMBEDDING_DIMENSIONS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "content_filter": "content_filter",
+}
+_NOT_CHAT = ("embedding", "embed", "whisper", "tts", "dall-e", "gpt-image", "moderation", "audio")
+
+
+def openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
+    """The request's messages in the Chat Completions format."""
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        messages.append(_openai_message(message))
+    return messages
+
+
+def _openai_message(message: ChatMessage) -> dict[str, Any]:
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    if message.role == "assistant":
+        entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+        if message.tool_calls:
+            entry["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+                for call in message.tool_calls
+            ]
+        return entry
+    if not message.images:
+        return {"role": "user", "content": message.content}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
+    for image in message.images:
+        data = base64.b64encode(image.data).decode()
+        parts.append(
+            {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{data}"}}
+        )
+    return {"role": "user", "content": parts}
+
+
+def classify_model(model_id: str) -> Capability | None:
+    """What an OpenAI(-compatible) model id is for, judging by its name."""
+    lowered = model_id.lower()
+    if "embed" in lowered:
+        return "embedding"
+    if lowered.startswith(("dall-e", "gpt-image")):
+        return "image"
+    if any(word in lowered for word in _NOT_CHAT):
+        return None
+    return "llm"
+
+
+class OpenAIChat:
+    """Streamed Chat Completions."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        label: str,
+        *,
+        max_tokens_parameter: str = "max_completion_tokens",
+        list_models: Callable[[], Any],
+    ) -> None:
+        self._client = client
+        self._label = label
+        self._max_tokens_parameter = max_tokens_parameter
+        self._list_models = list_models
+
+    def supports_tools(self, model: str) -> bool:
+        return True
+
+    def supports_vision(self, model: str) -> bool:
+        return model.startswith(("gpt-4o", "gpt-4.1", "gpt-5", "o")) or "vision" in model
+
+    async def list_models(self) -> list[ModelInfo]:
+        models: list[ModelInfo] = await self._list_models()
+        return [model for model in models if model.capability == "llm"]
+
+    async def chat(self, request: ChatRequest) -> AsyncIterator[ChatEvent]:
+        arguments: dict[str, Any] = {
+            "model": request.model,
+            "messages": openai_messages(request),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            self._max_tokens_parameter: request.max_tokens,
+        }
+        if request.tools:
+            arguments["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    },
+                }
+                for tool in request.tools
+            ]
+        if request.temperature is not None:
+            arguments["temperature"] = request.temperature
+        try:
+            stream = await self._client.chat.completions.create(**arguments)
+        except Exception as exc:
+            raise translate_stainless(exc, openai, self._label) from exc
+        calls: dict[int, list[str]] = {}
+        finish: str | None = None
+        try:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    yield Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+                for choice in chunk.choices:
+                    delta = choice.delta
+                    if delta.content:
+                        yield TextDelta(delta.content)
+                    for call in delta.tool_calls or ():
+                        slot = calls.setdefault(call.index, ["", "", ""])
+                        if call.id:
+                            slot[0] = call.id
+                        if call.function is not None:
+                            slot[1] += call.function.name or ""
+                            slot[2] += call.function.arguments or ""
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise translate_stainless(exc, openai, self._label) from exc
+        finally:
+            await stream.close()
+        for index in sorted(calls):
+            call_id, name, raw = calls[index]
+            if not name:
+                raise MalformedResponse(f"{self._label} sent a tool call without a name.")
+            yield ToolCallEvent(call_id or f"call_{index}", name, parse_arguments(raw, self._label))
+        if finish is None:
+            raise MalformedResponse(f"{self._label} ended the answer without finishing it.")
+        yield Finish(_FINISH.get(finish, "stop"))
+
+
+class OpenAIEmbeddings:
+    """Embeddings through ``/embeddings``."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        label: str,
+        *,
+        model: str | None,
+        list_models: Callable[[], Any],
+    ) -> None:
+        self._client = client
+        self._label = label
+        self._model = model
+        self._list_models = list_models
+
+    def default_model(self) -> str:
+        return self._model or ""
+
+    def dimension(self, model: str | None = None) -> int | None:
+        return _EMBEDDING_DIMENSIONS.get(model or self._model or "")
+
+    async def _chosen_model(self) -> str:
+        if self._model is None:
+            # An OpenAI-compatible server: its first embedding model, found once.
+            found = await self.list_models()
+            if not found:
+                raise MalformedResponse(f"{self._label} lists no embedding model.")
+            self._model = found[0].id
+        return self._model
+
+    async def list_models(self) -> list[ModelInfo]:
+        models: list[ModelInfo] = await self._list_models()
+        return [model for model in models if model.capability == "embedding"]
+
+    async def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+        if not texts:
+            return []
+        chosen = model or await self._chosen_model()
+        try:
+            response = await self._client.embeddings.create(model=chosen, input=texts)
+        except Exception as exc:
+            raise translate_stainless(exc, openai, self._label) from exc
+        vectors = [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
+        if len(vectors) != len(texts):
+            raise MalformedResponse(
+                f"{self._label} returned {len(vectors)} vectors for {len(texts)} texts."
+            )
+        return [list(vector) for vector in vectors]
+
+
+class OpenAIImages:
+    """Image generation through ``/images/generations``."""
+
+    def __init__(self, client: openai.AsyncOpenAI, label: str, *, model: str) -> None:
+        self._client = client
+        self._label = label
+        self._model = model
+
+    async def generate(
+        self, prompt: str, *, size: str = "1024x1024", model: str | None = None
+    ) -> GeneratedImage:
+        chosen = model or self._model
+        extra: dict[str, Any] = (
+            {"response_format": "b64_json"} if chosen.startswith("dall-e") else {}
+        )
+        try:
+            response = await self._client.images.generate(
+                model=chosen,
+                prompt=prompt,
+                size=size,
+                n=1,
+                **extra,
+            )
+            image = (response.data or [None])[0]
+            if image is None:
+                raise MalformedResponse(f"{self._label} returned no image.")
+            if image.b64_json:
+                data = base64.b64decode(image.b64_json)
+            elif image.url:
+                async with httpx.AsyncClient(timeout=60) as http:
+                    fetched = await http.get(image.url)
+                    fetched.raise_for_status()
+                    data = fetched.content
+            else:
+                raise MalformedResponse(f"{self._label} returned an image without data.")
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise translate_stainless(exc, openai, self._label) from exc
+        return GeneratedImage(
+            data=data, mime_type=_sniff_image(data), revised_prompt=image.revised_prompt
+        )
+
+
+def _sniff_image(data: bytes) -> str:
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "application/octet-stream"
+
+
+class OpenAIProvider:
+    """A configured OpenAI (or OpenAI-compatible) endpoint."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        label: str,
+        *,
+        capabilities: tuple[Capability, ...],
+        embedding_model: str | None,
+        image_model: str | None,
+        max_tokens_parameter: str,
+    ) -> None:
+        self._client = client
+        self._label = label
+        self._models: list[ModelInfo] | None = None
+        self.llm: OpenAIChat | None = None
+        self.embedding: OpenAIEmbeddings | None = None
+        self.image: OpenAIImages | None = None
+        self.search = None
+        if "llm" in capabilities:
+            self.llm = OpenAIChat(
+                client,
+                label,
+                max_tokens_parameter=max_tokens_parameter,
+                list_models=self.all_models,
+            )
+        if "embedding" in capabilities:
+            self.embedding = OpenAIEmbeddings(
+                client, label, model=embedding_model, list_models=self.all_models
+            )
+        if "image" in capabilities and image_model:
+            self.image = OpenAIImages(client, label, model=image_model)
+
+    async def all_models(self) -> list[ModelInfo]:
+        """Every model the endpoint lists, classified by name."""
+        try:
+            page = await self._client.models.list()
+            ids = sorted([model.id async for model in page])
+        except Exception as exc:
+            raise translate_stainless(exc, openai, self._label) from exc
+        models = []
+        for model_id in ids:
+            capability = classify_model(model_id)
+            if capability is not None:
+                models.append(
+                    ModelInfo(
+                        id=model_id,
+                        capability=capability,
+                        dimension=_EMBEDDING_DIMENSIONS.get(model_id),
+                    )
+                )
+        return models
+
+    async def test_connection(self) -> ConnectionReport:
+        models = await self.all_models()
+        capabilities = self.detected_capabilities(models)
+        return ConnectionReport(
+            ok=True,
+            capabilities=capabilities,
+            message=f"Connected to {self._label}: {len(models)} models.",
+            models=tuple(models),
+        )
+
+    def detected_capabilities(self, models: list[ModelInfo]) -> tuple[Capability, ...]:
+        """The capabilities this configuration offers (OpenAI itself: all it was built with)."""
+        offered: list[Capability] = []
+        if self.llm is not None:
+            offered.append("llm")
+        if self.embedding is not None:
+            offered.append("embedding")
+        if self.image is not None:
+            offered.append("image")
+        return tuple(offered)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def make_client(
+    config: Mapping[str, Any], timeout: float, default_base_url: str | None
+) -> openai.AsyncOpenAI:
+    """An ``AsyncOpenAI`` client whose own retries are off (the platform retries)."""
+    return openai.AsyncOpenAI(
+        api_key=config.get("api_key") or "not-needed",
+        base_url=config.get("base_url") or default_base_url,
+        timeout=timeout,
+        max_retries=0,
+    )
+
+
+class OpenAIProviderType:
+    """OpenAI itself: one API key gives llm, embedding and image."""
+
+    name = "openai"
+    label = "OpenAI"
+    capabilities: tuple[Capability, ...] = ("llm", "embedding", "image")
+    config_fields: tuple[ConfigField, ...] = (
+        API_KEY,
+        base_url_field(None),
+        ConfigField(
+            "embedding_model", "Embedding model", required=False, default=DEFAULT_EMBEDDING_MODEL
+        ),
+        ConfigField("image_model", "Image model", required=False, default=DEFAULT_IMAGE_MODEL),
+    )
+
+    def validate_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return validate_fields(self.config_fields, config, self.label)
+
+    def create(self, config: Mapping[str, Any], *, timeout: float) -> OpenAIProvider:
+        return OpenAIProvider(
+            make_client(config, timeout, None),
+            self.label,
+            capabilities=self.capabilities,
+            embedding_model=config.get("embedding_model") or DEFAULT_EMBEDDING_MODEL,
+            image_model=config.get("image_model") or DEFAULT_IMAGE_MODEL,
+            max_tokens_parameter="max_completion_tokens",
+        )
+
+
+openai_type = OpenAIProviderType()
+
+
+@hookimpl
+def register_providers(register: Callable[[Any], None]) -> None:
+    register(openai_type)

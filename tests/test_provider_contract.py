@@ -1,0 +1,297 @@
+"""One contract every provider plugin passes, run through the official SDKs against fake
+servers on loopback that speak each provider's wire protocol."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from kinbot_core.plugins import PluginManager
+from kinbot_core.providers import (
+    AuthenticationFailed,
+    ChatMessage,
+    ChatRequest,
+    Finish,
+    MalformedResponse,
+    Provider,
+    ProviderTimeout,
+    ProviderType,
+    ProviderUnavailable,
+    RateLimited,
+    TextDelta,
+    ToolCallEvent,
+    ToolCallRequest,
+    ToolSpec,
+    Usage,
+)
+from kinbot_core.providers.types import ChatEvent
+from tests.support.fakes import FakeServer, Reply
+from tests.support.provider_setups import (
+    EMBEDDING_SETUPS,
+    IMAGE_SETUPS,
+    LLM_SETUPS,
+    SEARCH_SETUPS,
+    Setup,
+)
+
+WEATHER = ToolSpec(
+    "get_weather",
+    "The weather in a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+
+
+@pytest.fixture(scope="module")
+def provider_types() -> dict[str, ProviderType]:
+    """Every provider type, registered by the installed plugins' entry points (the built-in
+    plugins' registration hooks are synchronous, so pluggy can call them directly here)."""
+    manager = PluginManager()
+    manager.load_entry_points()
+    registered: list[ProviderType] = []
+    manager.pluggy.hook.register_providers(register=registered.append)
+    manager.pluggy.hook.register_search_providers(register=registered.append)
+    return {provider_type.name: provider_type for provider_type in registered}
+
+
+@pytest.fixture
+def fake(request: pytest.FixtureRequest) -> Iterator[FakeServer]:
+    setup: Setup = request.param
+    with setup.fake_class() as server:
+        yield server
+
+
+@pytest.fixture
+async def provider(
+    request: pytest.FixtureRequest, fake: FakeServer, provider_types: dict[str, ProviderType]
+) -> AsyncIterator[Provider]:
+    setup: Setup = request.param
+    provider_type = provider_types[setup.type_name]
+    config = provider_type.validate_config(setup.make_config(fake))
+    built = provider_type.create(config, timeout=getattr(request, "timeout", 0.5) or 0.5)
+    yield built
+    await built.aclose()
+
+
+def both(setups: list[Setup]) -> pytest.MarkDecorator:
+    return pytest.mark.parametrize(
+        ("fake", "provider"), [(s, s) for s in setups], indirect=True, ids=str
+    )
+
+
+async def collect(provider: Provider, request: ChatRequest) -> list[ChatEvent]:
+    assert provider.llm is not None
+    return [event async for event in provider.llm.chat(request)]
+
+
+def ask(model: str, text: str = "What is the weather in Rome?", **kwargs: Any) -> ChatRequest:
+    return ChatRequest(
+        model=model,
+        system="You are a helpful Kin.",
+        messages=(ChatMessage("user", text),),
+        **kwargs,
+    )
+
+
+@both(LLM_SETUPS)
+async def test_streams_text_in_pieces_then_usage_and_finish(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    setup = request.node.callspec.params["provider"]
+    fake.enqueue(Reply(text="Rome is sunny and warm today, 24 degrees.", usage=(21, 9)))
+    events = await collect(provider, ask(setup.model))
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert len(deltas) > 1
+    assert "".join(deltas) == "Rome is sunny and warm today, 24 degrees."
+    assert Usage(21, 9) in events
+    assert events[-1] == Finish("stop")
+    sent = fake.requests[-1].text
+    assert "You are a helpful Kin." in sent and "weather in Rome" in sent
+
+
+@both(LLM_SETUPS)
+async def test_streams_a_tool_call_with_json_arguments(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    setup = request.node.callspec.params["provider"]
+    arguments = {"city": "Rome", "units": "metric", "days": [1, 2, 3]}
+    fake.enqueue(Reply(text="Let me check.", tool_calls=[("get_weather", arguments)]))
+    events = await collect(provider, ask(setup.model, tools=(WEATHER,)))
+    [call] = [e for e in events if isinstance(e, ToolCallEvent)]
+    assert call.name == "get_weather"
+    assert call.arguments == arguments
+    assert call.id
+    assert events[-1] == Finish("tool_calls")
+    assert "get_weather" in fake.requests[-1].text
+
+
+@both(LLM_SETUPS)
+async def test_a_tool_result_round_trip_is_accepted(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    setup = request.node.callspec.params["provider"]
+    history = (
+        ChatMessage("user", "Weather in Rome?"),
+        ChatMessage(
+            "assistant",
+            "",
+            tool_calls=(ToolCallRequest("call_1", "get_weather", {"city": "Rome"}),),
+        ),
+        ChatMessage("tool", "24 degrees, sunny", tool_call_id="call_1"),
+    )
+    fake.enqueue(Reply(text="It is 24 degrees and sunny."))
+    events = await collect(provider, ChatRequest(setup.model, history, tools=(WEATHER,)))
+    assert (
+        "".join(e.text for e in events if isinstance(e, TextDelta)) == "It is 24 degrees and sunny."
+    )
+    assert "24 degrees, sunny" in fake.requests[-1].text
+
+
+@both(LLM_SETUPS)
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (Reply(status=429, headers={"retry-after": "7"}), RateLimited),
+        (Reply(status=500), ProviderUnavailable),
+        (Reply(status=401), AuthenticationFailed),
+        (Reply(malformed=True), MalformedResponse),
+        (Reply(delay=3.0, text="too late"), ProviderTimeout),
+    ],
+    ids=["429", "500", "401", "malformed", "timeout"],
+)
+async def test_chat_failures_become_typed_errors(
+    request: pytest.FixtureRequest,
+    fake: FakeServer,
+    provider: Provider,
+    reply: Reply,
+    error: type[Exception],
+) -> None:
+    setup = request.node.callspec.params["provider"]
+    fake.enqueue(reply)
+    with pytest.raises(error) as raised:
+        await collect(provider, ask(setup.model))
+    assert raised.value.args[0]  # a message a user can read
+    if isinstance(raised.value, RateLimited) and setup.type_name != "gemini":
+        assert raised.value.retry_after == 7
+
+
+@both(LLM_SETUPS)
+async def test_lists_models_and_tests_the_connection(fake: FakeServer, provider: Provider) -> None:
+    assert provider.llm is not None
+    models = await provider.llm.list_models()
+    assert models and all(m.capability == "llm" for m in models)
+    report = await provider.test_connection()
+    assert report.ok and "llm" in report.capabilities
+
+
+@both(LLM_SETUPS)
+async def test_a_wrong_key_fails_the_connection_test(fake: FakeServer, provider: Provider) -> None:
+    fake.valid_keys = {"another-key"}
+    with pytest.raises(AuthenticationFailed):
+        await provider.test_connection()
+
+
+@both(EMBEDDING_SETUPS)
+async def test_embeds_texts_in_order(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    assert provider.embedding is not None
+    texts = ["Nicolas is vegetarian", "the grocery budget is 600 euros", "Nicolas is vegetarian"]
+    vectors = await provider.embedding.embed(texts)
+    assert len(vectors) == 3
+    assert len({len(v) for v in vectors}) == 1 and len(vectors[0]) > 0
+    assert vectors[0] == vectors[2] and vectors[0] != vectors[1]
+    assert await provider.embedding.embed([]) == []
+    assert provider.embedding.default_model()
+    assert await provider.embedding.list_models()
+
+
+@both(EMBEDDING_SETUPS)
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (Reply(status=429, headers={"retry-after": "2"}), RateLimited),
+        (Reply(status=503), ProviderUnavailable),
+        (Reply(status=401), AuthenticationFailed),
+        (Reply(malformed=True), MalformedResponse),
+        (Reply(delay=3.0), ProviderTimeout),
+    ],
+    ids=["429", "503", "401", "malformed", "timeout"],
+)
+async def test_embedding_failures_become_typed_errors(
+    request: pytest.FixtureRequest,
+    fake: FakeServer,
+    provider: Provider,
+    reply: Reply,
+    error: type[Exception],
+) -> None:
+    setup = request.node.callspec.params["provider"]
+    assert provider.embedding is not None
+    if setup.type_name == "openai-compatible":
+        await provider.embedding.embed(["warm the model choice up"])
+    fake.enqueue(reply, endpoint=setup.endpoint)
+    with pytest.raises(error):
+        await provider.embedding.embed(["hello"])
+
+
+@both(IMAGE_SETUPS)
+async def test_generates_an_image(fake: FakeServer, provider: Provider) -> None:
+    assert provider.image is not None
+    image = await provider.image.generate("a friendly robot chef, flat illustration")
+    assert image.data.startswith(b"\x89PNG")
+    assert image.mime_type == "image/png"
+
+
+@both(IMAGE_SETUPS)
+async def test_image_failures_become_typed_errors(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    setup = request.node.callspec.params["provider"]
+    assert provider.image is not None
+    fake.enqueue(Reply(status=429, headers={"retry-after": "1"}), endpoint=setup.endpoint)
+    with pytest.raises(RateLimited):
+        await provider.image.generate("a cat")
+
+
+@both(SEARCH_SETUPS)
+async def test_searches_the_web(fake: FakeServer, provider: Provider) -> None:
+    assert provider.search is not None
+    results = await provider.search.search("vegetarian lasagna", count=2, freshness="week")
+    assert len(results) == 2
+    assert all(r.title and r.url.startswith("http") for r in results)
+    query = fake.requests[-1].query
+    assert query["q"] == "vegetarian lasagna"
+    report = await provider.test_connection()
+    assert report.ok and report.capabilities == ("search",)
+
+
+@both(SEARCH_SETUPS)
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (Reply(status=429, headers={"retry-after": "3"}), RateLimited),
+        (Reply(status=500), ProviderUnavailable),
+        (Reply(malformed=True), MalformedResponse),
+        (Reply(delay=3.0), ProviderTimeout),
+    ],
+    ids=["429", "500", "malformed", "timeout"],
+)
+async def test_search_failures_become_typed_errors(
+    fake: FakeServer, provider: Provider, reply: Reply, error: type[Exception]
+) -> None:
+    assert provider.search is not None
+    fake.enqueue(reply)
+    with pytest.raises(error):
+        await provider.search.search("anything")
+
+
+async def test_every_provider_type_is_covered_by_this_suite(
+    provider_types: dict[str, ProviderType],
+) -> None:
+    covered = {s.type_name for s in LLM_SETUPS + EMBEDDING_SETUPS + IMAGE_SETUPS + SEARCH_SETUPS}
+    # local-embeddings has its own suite (tests/test_local_embeddings.py): no fake needed.
+    assert set(provider_types) - covered == {"local-embeddings"}
+    for name, provider_type in provider_types.items():
+        assert provider_type.name == name and provider_type.label
+        assert provider_type.capabilities
