@@ -14,14 +14,13 @@ from collections.abc import Awaitable, Callable
 import anthropic
 import openai
 
+from benchmarks.fake_process import fake_in_subprocess
 from kinbot_core.providers import ChatMessage, ChatRequest, TextDelta
 from kinbot_plugins.providers.anthropic_provider import anthropic_type
 from kinbot_plugins.providers.openai_provider import openai_type
-from tests.support.fakes import FakeAnthropic, FakeOpenAI, FakeServer, Reply
 
 TOKENS = 2000  # streamed deltas per reply
-ROUNDS = 7
-TEXT = "word " * TOKENS
+ROUNDS = 15
 KEY = "sk-benchmark"
 
 
@@ -35,11 +34,9 @@ async def timed(read: Callable[[], Awaitable[int]]) -> float:
 
 async def compare(
     name: str,
-    fake: FakeServer,
     platform_read: Callable[[], Awaitable[int]],
     sdk_read: Callable[[], Awaitable[int]],
 ) -> None:
-    fake.responder = lambda request: Reply(text=TEXT, chunk_size=5)
     await platform_read()  # warm both paths up
     await sdk_read()
     ours, theirs = [], []
@@ -53,12 +50,12 @@ async def compare(
     )
 
 
-async def openai_case(fake: FakeOpenAI) -> None:
-    provider = openai_type.create({"api_key": KEY, "base_url": f"{fake.base_url}/v1"}, timeout=60)
+async def openai_case(base_url: str) -> None:
+    provider = openai_type.create({"api_key": KEY, "base_url": f"{base_url}/v1"}, timeout=60)
     assert provider.llm is not None
     llm = provider.llm
     request = ChatRequest("gpt-4o", (ChatMessage("user", "Tell me a long story."),))
-    client = openai.AsyncOpenAI(api_key=KEY, base_url=f"{fake.base_url}/v1", max_retries=0)
+    client = openai.AsyncOpenAI(api_key=KEY, base_url=f"{base_url}/v1", max_retries=0)
 
     async def platform_read() -> int:
         return sum([1 async for e in llm.chat(request) if isinstance(e, TextDelta)])
@@ -78,16 +75,16 @@ async def openai_case(fake: FakeOpenAI) -> None:
                     count += 1
         return count
 
-    await compare("openai", fake, platform_read, sdk_read)
+    await compare("openai", platform_read, sdk_read)
     await provider.aclose()
     await client.close()
 
 
-async def anthropic_case(fake: FakeAnthropic) -> None:
-    provider = anthropic_type.create({"api_key": KEY, "base_url": fake.base_url}, timeout=60)
+async def anthropic_case(base_url: str) -> None:
+    provider = anthropic_type.create({"api_key": KEY, "base_url": base_url}, timeout=60)
     llm = provider.llm
     request = ChatRequest("claude-haiku-4-5", (ChatMessage("user", "Tell me a long story."),))
-    client = anthropic.AsyncAnthropic(api_key=KEY, base_url=fake.base_url, max_retries=0)
+    client = anthropic.AsyncAnthropic(api_key=KEY, base_url=base_url, max_retries=0)
 
     async def platform_read() -> int:
         return sum([1 async for e in llm.chat(request) if isinstance(e, TextDelta)])
@@ -105,17 +102,20 @@ async def anthropic_case(fake: FakeAnthropic) -> None:
                 count += 1
         return count
 
-    await compare("anthropic", fake, platform_read, sdk_read)
+    await compare("anthropic", platform_read, sdk_read)
     await provider.aclose()
     await client.close()
 
 
 async def main() -> None:
-    print(f"{TOKENS} streamed deltas per reply, median of {ROUNDS} interleaved rounds")
-    with FakeOpenAI() as fake_openai:
-        await openai_case(fake_openai)
-    with FakeAnthropic() as fake_anthropic:
-        await anthropic_case(fake_anthropic)
+    print(
+        f"{TOKENS} streamed deltas per reply, fake server in its own process, "
+        f"median of {ROUNDS} interleaved rounds"
+    )
+    with fake_in_subprocess("openai", TOKENS) as base_url:
+        await openai_case(base_url)
+    with fake_in_subprocess("anthropic", TOKENS) as base_url:
+        await anthropic_case(base_url)
 
 
 if __name__ == "__main__":
