@@ -9,10 +9,19 @@ from typing import Any
 
 from kinbot_core.accounts import AccountService
 from kinbot_core.config import Settings
+from kinbot_core.contacts import ContactService
 from kinbot_core.db import Database
 from kinbot_core.db.models import PluginState
 from kinbot_core.events import CORE_EVENTS, Event, EventBus
-from kinbot_core.events.catalogue import PluginDisabled, PluginEnabled, PluginError
+from kinbot_core.events.catalogue import (
+    PluginDisabled,
+    PluginEnabled,
+    PluginError,
+    UserAccessChanged,
+)
+from kinbot_core.kins.service import KinService
+from kinbot_core.kins.workers import KinWorkers
+from kinbot_core.live import LiveFeed
 from kinbot_core.master_key import ensure_master_key
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
 from kinbot_core.providers.service import ProviderService
@@ -60,6 +69,18 @@ class Platform:
         self.providers = ProviderService(
             self.db, self.bus, self.registries, settings, lambda: self.master_key
         )
+        self.live = LiveFeed()
+        self.kins = KinService(
+            self.db,
+            self.bus,
+            self.live,
+            settings.data_dir,
+            check_model=self.providers.resolve_model,
+        )
+        self.contacts = ContactService(self.db, self.bus)
+        self.workers = KinWorkers(self)
+        self.kins.on_enqueued = self.workers.wake
+        self.bus.on(UserAccessChanged, self._access_changed)
         self._plugin_lock = asyncio.Lock()
         self.started = False
         self._stopped = False
@@ -96,6 +117,7 @@ class Platform:
         for name in self.plugins.names():
             await self._wire_events(name)
         await self.registries.rebuild(self.hooks)
+        await self.workers.start()
 
     async def stop(self) -> None:
         """Deliver pending events (within the shutdown grace) and close the database."""
@@ -106,6 +128,8 @@ class Platform:
 
     async def _shutdown(self) -> None:
         self._stopped = True
+        await self.workers.stop(grace=self.settings.shutdown_grace_seconds)
+        self.live.close_all()
         await self.providers.aclose()
         await self.bus.close(grace=self.settings.shutdown_grace_seconds)
         await self.db.close()
@@ -178,6 +202,10 @@ class Platform:
         """Publish a ``plugin.error`` for a failure the core caught outside a hook call
         (a plugin's route handler, say)."""
         self._publish_plugin_error(plugin, where, exc)
+
+    def _access_changed(self, event: Event) -> None:
+        if isinstance(event, UserAccessChanged):
+            self.live.close_user(event.user_id)
 
     def _hook_failed(self, plugin: str, hook: str, exc: BaseException) -> None:
         self._publish_plugin_error(plugin, hook, exc)

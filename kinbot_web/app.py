@@ -13,7 +13,9 @@ from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
     auth,
+    events,
     health,
+    kins,
     me,
     onboarding,
     plugin_routes,
@@ -32,6 +34,8 @@ BLUEPRINTS = (
     providers.coverage_blueprint,
     providers.ai_blueprint,
     providers.search_blueprint,
+    kins.blueprint,
+    events.blueprint,
     plugin_routes.blueprint,
 )
 

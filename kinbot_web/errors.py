@@ -12,6 +12,8 @@ from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
 from kinbot_core.accounts import AccountError, RateLimited
+from kinbot_core.contacts import ContactError, ContactNotFound
+from kinbot_core.kins import KinError, KinNotFound
 from kinbot_core.plugins import PluginRequired, UnknownPlugin
 from kinbot_core.providers import (
     ModelResolutionError,
@@ -107,6 +109,16 @@ def register(app: Quart) -> None:
         if isinstance(exc, ProviderRateLimited) and exc.retry_after:
             response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
         return response
+
+    @app.errorhandler(KinError)
+    async def kin_error(exc: KinError) -> Response:
+        status = 404 if isinstance(exc, KinNotFound) else 400
+        return error_response(status, exc.code, exc.message)
+
+    @app.errorhandler(ContactError)
+    async def contact_error(exc: ContactError) -> Response:
+        status = 404 if isinstance(exc, ContactNotFound) else 400
+        return error_response(status, "not_found" if status == 404 else "contact_invalid", str(exc))
 
     @app.errorhandler(UnknownPlugin)
     async def unknown_plugin(exc: UnknownPlugin) -> Response:

@@ -19,7 +19,7 @@ from tests.support.distributions import write_distribution
 BUILTIN_PLUGINS = {
     "event_log", "metrics",
     "anthropic", "openai", "openai_compatible", "gemini", "voyage", "local_embeddings",
-    "brave_search", "searxng",
+    "brave_search", "searxng", "contacts", "kin_directory",
 }  # fmt: skip
 
 
@@ -32,6 +32,7 @@ def test_every_builtin_plugin_comes_from_its_own_entry_point() -> None:
     assert {ep.name for ep in entry_points} == BUILTIN_PLUGINS
     assert len({ep.value for ep in entry_points}) == len(entry_points)
     assert all(ep.value.startswith("kinbot_plugins.") for ep in entry_points)
+    assert {ep.name for ep in importlib.metadata.entry_points(group="kinbot")} >= BUILTIN_PLUGINS
 
 
 async def test_a_fresh_platform_loads_the_builtin_plugins(platform: Platform) -> None:

@@ -133,3 +133,72 @@ class OnboardingStep(BaseModel):
     step = peewee.TextField(primary_key=True)
     state = peewee.TextField()
     updated_at = peewee.FloatField(default=time.time)
+
+
+class KinRecord(BaseModel):
+    """A Kin: identity, expertise, model, tools, and its runtime state."""
+
+    id = peewee.TextField(primary_key=True)
+    name = peewee.TextField()
+    role = peewee.TextField(default="")
+    avatar_path = peewee.TextField(null=True)
+    character = peewee.TextField(default="")
+    expertise = peewee.TextField(default="")
+    model = peewee.TextField()
+    tools = peewee.TextField(default="[]")
+    workspace = peewee.TextField()
+    state = peewee.TextField(default="idle")
+    last_error = peewee.TextField(null=True)
+    created_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
+    created_at = peewee.FloatField(default=time.time)
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "kin"
+
+
+class MessageRecord(BaseModel):
+    """A message of a Kin's session. Incoming ones wait in the queue while ``queued``."""
+
+    id = peewee.AutoField()
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    role = peewee.TextField()
+    source = peewee.TextField()
+    sender_id = peewee.TextField(null=True)
+    sender_name = peewee.TextField(null=True)
+    content = peewee.TextField(default="")
+    tool_calls = peewee.TextField(null=True)
+    tool_call_id = peewee.TextField(null=True)
+    is_error = peewee.BooleanField(default=False)
+    status = peewee.TextField(default="done")
+    priority = peewee.IntegerField(default=1)
+    #: For messages a turn produced: the queued message that started the turn.
+    turn_of = peewee.IntegerField(null=True)
+    #: Place in the conversation the Kin had: set when a queued message is taken for a turn,
+    #: or when a message is produced. A message still waiting in the queue has none.
+    position = peewee.IntegerField(null=True)
+    created_at = peewee.FloatField(default=time.time)
+    processed_at = peewee.FloatField(null=True)
+
+    class Meta:
+        table_name = "message"
+
+
+class ContactRecord(BaseModel):
+    """Someone a Kin knows: a person or another Kin, with facts and preferences."""
+
+    id = peewee.TextField(primary_key=True)
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    name = peewee.TextField()
+    type = peewee.TextField()
+    #: The user or Kin this contact is, when known.
+    linked_id = peewee.TextField(null=True)
+    relation = peewee.TextField(default="")
+    notes = peewee.TextField(default="")
+    facts = peewee.TextField(default="[]")
+    preferences = peewee.TextField(default="[]")
+    created_at = peewee.FloatField(default=time.time)
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "contact"

@@ -40,6 +40,21 @@ class KinMessageSent(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class KinUpdated(Event):
+    type = "kin.updated"
+    description = "A Kin's settings were changed."
+    kin_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class KinStateChanged(Event):
+    type = "kin.state.changed"
+    description = "A Kin started thinking, went idle, or entered the error state."
+    kin_id: str
+    state: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class TaskSpawned(Event):
     type = "task.spawned"
     description = "A sub-Kin task was spawned."
@@ -199,6 +214,8 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     KinDeleted,
     KinMessageReceived,
     KinMessageSent,
+    KinUpdated,
+    KinStateChanged,
     TaskSpawned,
     TaskStatusChanged,
     TaskCompleted,

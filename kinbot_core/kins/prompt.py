@@ -1,0 +1,106 @@
+"""The system prompt of a Kin's turn, as ordered sections (see docs/prompt-system.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from kinbot_core.kins.service import KinView
+from kinbot_core.memory import MemoryContext
+from kinbot_core.tools import Speaker, Tool
+
+LANGUAGE_NAMES = {"en": "English", "fr": "French"}
+
+
+@dataclass(frozen=True)
+class ContactLine:
+    """A contact as the prompt lists it: name, kind and id, no details."""
+
+    id: str
+    name: str
+    type: str
+
+
+def identity_section(kin: KinView) -> str:
+    role = f", {kin.role}" if kin.role else ""
+    return (
+        f"You are {kin.name}{role}, a Kin of KinBot: an assistant that lives with a family or a "
+        "small group. You have one continuous session: everyone talks to you in the same "
+        "thread, other Kins, tasks and scheduled jobs write to it too, and each incoming "
+        "message starts with who wrote it."
+    )
+
+
+def speaker_section(speaker: Speaker, language: str) -> str:
+    described = {
+        "user": f"{speaker.name} (a person using KinBot, user id {speaker.id})",
+        "kin": f"the Kin {speaker.name} (Kin id {speaker.id})",
+        "task": f"the task {speaker.name}",
+        "cron": f"the scheduled job {speaker.name}",
+    }.get(speaker.kind, speaker.name)
+    language_name = LANGUAGE_NAMES.get(language, language)
+    return (
+        f"## Who is speaking\nYou are answering {described}. Address them by name when it "
+        f"helps. Answer in {language_name} unless they write in another language."
+    )
+
+
+def contacts_section(contacts: Sequence[ContactLine]) -> str:
+    if not contacts:
+        return "## Contacts\nYour contact registry is empty."
+    lines = [f"- {c.name} ({c.type}, id {c.id})" for c in contacts]
+    return "## Contacts\nPeople and Kins you know (details: get_contact):\n" + "\n".join(lines)
+
+
+def memory_sections(memory: MemoryContext | None) -> list[str]:
+    if memory is None:
+        return []
+    sections = []
+    if memory.summary:
+        sections.append("## Summary of earlier exchanges\n" + memory.summary)
+    if memory.memories:
+        sections.append(
+            "## Relevant memories\n" + "\n".join(f"- {item}" for item in memory.memories)
+        )
+    return sections
+
+
+def tools_section(tools: Sequence[Tool]) -> str:
+    if not tools:
+        return "## Tools\nYou have no tools in this session."
+    lines = [f"- {tool.name}: {tool.description}" for tool in tools]
+    hints = [tool.prompt_hint for tool in tools if tool.prompt_hint]
+    text = "## Tools\n" + "\n".join(lines)
+    if hints:
+        text += "\n\n" + "\n\n".join(hints)
+    return text
+
+
+def now_section(now: datetime) -> str:
+    return f"## Now\nIt is {now.strftime('%A %d %B %Y, %H:%M')} ({now.tzname() or 'local time'})."
+
+
+def build_sections(
+    kin: KinView,
+    *,
+    speaker: Speaker,
+    language: str,
+    contacts: Sequence[ContactLine],
+    tools: Sequence[Tool],
+    memory: MemoryContext | None,
+    now: datetime,
+) -> list[str]:
+    """The system prompt's sections, in their fixed order. Never includes a secret: vault
+    values are only reachable through the ``get_secret`` tool."""
+    sections = [identity_section(kin)]
+    if kin.character:
+        sections.append("## Character\n" + kin.character.strip())
+    if kin.expertise:
+        sections.append("## Expertise\n" + kin.expertise.strip())
+    sections.append(speaker_section(speaker, language))
+    sections.append(contacts_section(contacts))
+    sections.extend(memory_sections(memory))
+    sections.append(tools_section(tools))
+    sections.append(now_section(now))
+    return sections

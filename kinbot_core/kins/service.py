@@ -1,0 +1,443 @@
+"""Kins and their sessions: create and edit Kins, store messages, enqueue incoming ones."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import peewee
+
+from kinbot_core.db import Database
+from kinbot_core.db.models import KinRecord, MessageRecord
+from kinbot_core.events import EventBus
+from kinbot_core.events.catalogue import KinCreated, KinDeleted, KinMessageReceived, KinUpdated
+from kinbot_core.live import LiveFeed
+
+#: Fields of a Kin its users may set.
+EDITABLE = ("name", "role", "character", "expertise", "model", "tools")
+#: Queue priorities: users' messages are taken before automatic ones.
+USER_PRIORITY = 0
+AUTOMATIC_PRIORITY = 1
+
+
+class KinError(Exception):
+    """A request about a Kin that cannot be done; the message says why."""
+
+    code = "kin_invalid"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class KinNotFound(KinError):
+    code = "not_found"
+
+
+@dataclass(frozen=True)
+class KinView:
+    """A Kin as the API and the runtime see it."""
+
+    id: str
+    name: str
+    role: str
+    avatar: str | None
+    character: str
+    expertise: str
+    model: str
+    tools: tuple[str, ...]
+    workspace: str
+    state: str
+    last_error: str | None
+    created_at: float
+    updated_at: float
+
+    @classmethod
+    def of(cls, row: KinRecord) -> KinView:
+        return cls(
+            id=row.id,
+            name=row.name,
+            role=row.role,
+            avatar=row.avatar_path,
+            character=row.character,
+            expertise=row.expertise,
+            model=row.model,
+            tools=tuple(json.loads(row.tools)),
+            workspace=row.workspace,
+            state=row.state,
+            last_error=row.last_error,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+    def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "role": self.role,
+            "avatar_url": f"/api/kins/{self.id}/avatar" if self.avatar else None,
+            "character": self.character,
+            "expertise": self.expertise,
+            "model": self.model,
+            "tools": list(self.tools),
+            "workspace": self.workspace,
+            "state": self.state,
+            "last_error": self.last_error,
+            "queue_length": queue_length,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """A message of a Kin's session."""
+
+    id: int
+    kin_id: str
+    role: str
+    source: str
+    sender_id: str | None
+    sender_name: str | None
+    content: str
+    tool_calls: list[dict[str, Any]] | None
+    tool_call_id: str | None
+    is_error: bool
+    status: str
+    turn_of: int | None
+    created_at: float
+
+    @classmethod
+    def of(cls, row: MessageRecord) -> MessageView:
+        return cls(
+            id=row.id,
+            kin_id=_kin_of(row),
+            role=row.role,
+            source=row.source,
+            sender_id=row.sender_id,
+            sender_name=row.sender_name,
+            content=row.content,
+            tool_calls=json.loads(row.tool_calls) if row.tool_calls else None,
+            tool_call_id=row.tool_call_id,
+            is_error=bool(row.is_error),
+            status=row.status,
+            turn_of=row.turn_of,
+            created_at=row.created_at,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class KinService:
+    """Kins (shared by every user of the platform) and the messages of their sessions."""
+
+    def __init__(
+        self,
+        db: Database,
+        bus: EventBus,
+        live: LiveFeed,
+        data_dir: Path,
+        *,
+        check_model: Callable[[str], Any] | None = None,
+    ) -> None:
+        self._db = db
+        self._bus = bus
+        self._live = live
+        self._workspaces = data_dir / "workspaces"
+        self._check_model = check_model
+        #: Told of every newly queued message's Kin (the queue workers set this).
+        self.on_enqueued: Callable[[str], None] = lambda kin_id: None
+
+    # -- Kins --------------------------------------------------------------------------------
+
+    async def list_all(self) -> list[KinView]:
+        """Every Kin, oldest first."""
+        rows = await self._db.read(lambda: list(KinRecord.select().order_by(KinRecord.created_at)))
+        return [KinView.of(row) for row in rows]
+
+    async def get(self, kin_id: str) -> KinView:
+        """One Kin, or ``KinNotFound``."""
+        row = await self._db.read(lambda: KinRecord.get_or_none(KinRecord.id == kin_id))
+        if row is None:
+            raise KinNotFound("No such Kin.")
+        return KinView.of(row)
+
+    async def create(self, fields: dict[str, Any], *, created_by: str | None = None) -> KinView:
+        """Create a Kin and its workspace directory. The model must resolve to a provider."""
+        name = str(fields.get("name", "")).strip()
+        if not name:
+            raise KinError("A Kin needs a name.")
+        model = str(fields.get("model", "")).strip()
+        if not model:
+            raise KinError("A Kin needs a model.")
+        if self._check_model is not None:
+            await self._check_model(model)
+        kin_id = uuid.uuid4().hex
+        workspace = self._workspaces / kin_id
+        workspace.mkdir(mode=0o700, parents=True, exist_ok=True)
+        now = time.time()
+
+        def insert() -> KinRecord:
+            return KinRecord.create(
+                id=kin_id,
+                name=name,
+                role=str(fields.get("role", "")).strip(),
+                character=str(fields.get("character", "")),
+                expertise=str(fields.get("expertise", "")),
+                model=model,
+                tools=json.dumps(list(fields.get("tools") or [])),
+                workspace=str(workspace),
+                created_by=created_by,
+                created_at=now,
+                updated_at=now,
+            )
+
+        view = KinView.of(await self._db.write(insert))
+        self._bus.emit(KinCreated(kin_id=kin_id, name=name))
+        self._live.publish("kin.created", {"kin": view.to_dict()})
+        return view
+
+    async def update(self, kin_id: str, changes: dict[str, Any]) -> KinView:
+        """Change a Kin's editable fields."""
+        unknown = set(changes) - set(EDITABLE)
+        if unknown:
+            raise KinError(f"Not editable: {', '.join(sorted(unknown))}.")
+        if "name" in changes and not str(changes["name"]).strip():
+            raise KinError("A Kin needs a name.")
+        if "model" in changes and self._check_model is not None:
+            await self._check_model(str(changes["model"]))
+        values = {k: (json.dumps(list(v)) if k == "tools" else v) for k, v in changes.items()}
+
+        def update() -> KinRecord | None:
+            if values:
+                KinRecord.update(**values, updated_at=time.time()).where(
+                    KinRecord.id == kin_id
+                ).execute()
+            return KinRecord.get_or_none(KinRecord.id == kin_id)
+
+        row = await self._db.write(update)
+        if row is None:
+            raise KinNotFound("No such Kin.")
+        view = KinView.of(row)
+        self._bus.emit(KinUpdated(kin_id=kin_id))
+        self._live.publish("kin.updated", {"kin": view.to_dict()})
+        return view
+
+    async def delete(self, kin_id: str) -> None:
+        """Delete a Kin and its session (its workspace directory is left on disk)."""
+        deleted = await self._db.write(
+            lambda: KinRecord.delete().where(KinRecord.id == kin_id).execute()
+        )
+        if not deleted:
+            raise KinNotFound("No such Kin.")
+        self._bus.emit(KinDeleted(kin_id=kin_id))
+        self._live.publish("kin.deleted", {"kin_id": kin_id})
+
+    async def set_state(self, kin_id: str, state: str, error: str | None = None) -> None:
+        """Record the Kin's state (idle, thinking, error) and tell the browsers."""
+        await self._db.write(
+            lambda: (
+                KinRecord.update(state=state, last_error=error)
+                .where(KinRecord.id == kin_id)
+                .execute()
+            )
+        )
+        self._live.publish("kin.state", {"kin_id": kin_id, "state": state, "error": error})
+
+    # -- messages ----------------------------------------------------------------------------
+
+    async def enqueue(
+        self,
+        kin_id: str,
+        content: str,
+        *,
+        source: str,
+        sender_id: str | None,
+        sender_name: str,
+    ) -> MessageView:
+        """Store an incoming message as queued for the Kin's next turn (users' messages go
+        ahead of automatic ones) and return it at once."""
+        if not content.strip():
+            raise KinError("The message is empty.")
+        priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
+
+        def insert() -> tuple[MessageRecord, int]:
+            if not KinRecord.select().where(KinRecord.id == kin_id).exists():
+                raise KinNotFound("No such Kin.")
+            row = MessageRecord.create(
+                kin=kin_id,
+                role="user",
+                source=source,
+                sender_id=sender_id,
+                sender_name=sender_name,
+                content=content,
+                status="queued",
+                priority=priority,
+                created_at=time.time(),
+            )
+            return row, _queued(kin_id)
+
+        row, queue_length = await self._db.write(insert)
+        view = MessageView.of(row)
+        self._bus.emit(KinMessageReceived(kin_id=kin_id, message_id=str(view.id), source=source))
+        self._live.publish("message", {"message": view.to_dict()})
+        self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": queue_length})
+        self.on_enqueued(kin_id)
+        return view
+
+    async def add_message(self, kin_id: str, **fields: Any) -> MessageView:
+        """Store a message produced by a turn or the system (not queued)."""
+        fields.setdefault("created_at", time.time())
+        if isinstance(fields.get("tool_calls"), list):
+            fields["tool_calls"] = json.dumps(fields["tool_calls"])
+        row = await self._db.write(
+            lambda: MessageRecord.create(kin=kin_id, position=_next_position(kin_id), **fields)
+        )
+        view = MessageView.of(row)
+        self._live.publish("message", {"message": view.to_dict()})
+        return view
+
+    async def messages(
+        self, kin_id: str, *, before: int | None = None, limit: int = 50
+    ) -> list[MessageView]:
+        """A page of the session, oldest first: the ``limit`` messages before ``before``."""
+        await self.get(kin_id)
+
+        def page() -> list[MessageRecord]:
+            query = MessageRecord.select().where(MessageRecord.kin == kin_id)
+            if before is not None:
+                query = query.where(MessageRecord.id < before)
+            return list(query.order_by(MessageRecord.id.desc()).limit(limit))
+
+        rows = await self._db.read(page)
+        return [MessageView.of(row) for row in reversed(rows)]
+
+    async def history(self, kin_id: str, limit: int) -> list[MessageView]:
+        """The last ``limit`` messages the Kin has seen, in the order it saw them (queued ones
+        wait their turn)."""
+
+        def window() -> list[MessageRecord]:
+            return list(
+                MessageRecord.select()
+                .where((MessageRecord.kin == kin_id) & MessageRecord.position.is_null(False))
+                .order_by(MessageRecord.position.desc())
+                .limit(limit)
+            )
+
+        rows = await self._db.read(window)
+        return [MessageView.of(row) for row in reversed(rows)]
+
+    async def claim_next(self, kin_id: str) -> MessageView | None:
+        """Take the Kin's next queued message (users' first, then oldest) for a turn."""
+
+        def claim() -> tuple[MessageRecord | None, int]:
+            row = (
+                MessageRecord.select()
+                .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
+                .order_by(MessageRecord.priority, MessageRecord.id)
+                .first()
+            )
+            if row is not None:
+                row.status = "processing"
+                row.position = _next_position(kin_id)
+                row.save()
+            return row, _queued(kin_id)
+
+        row, remaining = await self._db.write(claim)
+        if row is None:
+            return None
+        view = MessageView.of(row)
+        self._live.publish(
+            "message.status", {"kin_id": kin_id, "id": view.id, "status": "processing"}
+        )
+        self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": remaining})
+        return view
+
+    async def finish(self, message_id: int, status: str) -> None:
+        """Mark the message that started a turn as handled (done, failed or cancelled)."""
+
+        def update() -> str:
+            MessageRecord.update(status=status, processed_at=time.time()).where(
+                MessageRecord.id == message_id
+            ).execute()
+            kin_id = _kin_of(MessageRecord.get_by_id(message_id))
+            return kin_id
+
+        kin_id = await self._db.write(update)
+        self._live.publish("message.status", {"kin_id": kin_id, "id": message_id, "status": status})
+
+    async def recover(self) -> list[int]:
+        """After a restart: turns cut short are resumed if they had produced nothing yet, or
+        marked failed (with a note) if they had, so that nothing is lost or done twice.
+        Returns the ids of the messages queued again."""
+
+        def fix() -> list[int]:
+            requeued = []
+            for row in MessageRecord.select().where(MessageRecord.status == "processing"):
+                produced = MessageRecord.select().where(MessageRecord.turn_of == row.id).exists()
+                if produced:
+                    row.status = "failed"
+                    MessageRecord.create(
+                        kin=_kin_of(row),
+                        position=_next_position(_kin_of(row)),
+                        role="system",
+                        source="system",
+                        sender_name="KinBot",
+                        content="This turn was interrupted by a restart.",
+                        is_error=True,
+                        turn_of=row.id,
+                        created_at=time.time(),
+                    )
+                else:
+                    row.status = "queued"
+                    row.position = None
+                    requeued.append(row.id)
+                row.save()
+            return requeued
+
+        return await self._db.write(fix)
+
+    async def queue_lengths(self) -> dict[str, int]:
+        """Queued messages per Kin."""
+
+        def count() -> dict[str, int]:
+            rows: Any = (
+                MessageRecord.select(MessageRecord.kin, peewee.fn.COUNT(MessageRecord.id))
+                .where(MessageRecord.status == "queued")
+                .group_by(MessageRecord.kin)
+                .tuples()
+            )
+            return {str(kin_id): int(total) for kin_id, total in rows}
+
+        return await self._db.read(count)
+
+
+def _kin_of(row: MessageRecord) -> str:
+    """The Kin id a message row holds, without loading the Kin."""
+    kin_id: str = row.__data__["kin"]
+    return kin_id
+
+
+def _next_position(kin_id: str) -> int:
+    """The next place in the Kin's conversation (called on the single writer thread)."""
+    last = (
+        MessageRecord.select(peewee.fn.MAX(MessageRecord.position))
+        .where(MessageRecord.kin == kin_id)
+        .scalar()
+    )
+    return int(last or 0) + 1
+
+
+def _queued(kin_id: str) -> int:
+    total: int = (
+        MessageRecord.select()
+        .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
+        .count()
+    )
+    return total

@@ -1,0 +1,314 @@
+"""One turn of a Kin: build the context, call the model, run the tools it asks for, repeat
+until it answers (or the step cap), persisting everything on the way."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from hookspecs import HookVeto
+from hookspecs.types import ChatContext, KinRef, Outcome, ToolCall
+from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
+from kinbot_core.kins.prompt import ContactLine, build_sections
+from kinbot_core.kins.service import KinView, MessageView
+from kinbot_core.memory import MemoryContext
+from kinbot_core.providers import (
+    ChatMessage,
+    ChatRequest,
+    ProviderError,
+    TextDelta,
+    ToolCallEvent,
+    ToolCallRequest,
+    ToolSpec,
+)
+from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError
+
+if TYPE_CHECKING:
+    from kinbot_core.platform import Platform
+
+logger = logging.getLogger(__name__)
+
+#: Messages of the session given to the model (compacting, later, summarises older ones).
+HISTORY_WINDOW = 100
+TOOL_TIMEOUT = 120.0
+SOURCE_LABELS = {"kin": "Kin ", "task": "Task ", "cron": "Cron ", "system": "System "}
+
+
+def speaker_of(message: MessageView) -> Speaker:
+    """Who wrote an incoming message."""
+    return Speaker(message.source, message.sender_id, message.sender_name or message.source)
+
+
+def labelled(message: MessageView) -> str:
+    """An incoming message as the model sees it: who wrote it, then what they wrote."""
+    label = SOURCE_LABELS.get(message.source, "")
+    return f"[{label}{message.sender_name or message.source}] {message.content}"
+
+
+def llm_messages(history: list[MessageView]) -> list[dict[str, Any]]:
+    """The session as provider-neutral message dicts, starting at a user message."""
+    messages: list[dict[str, Any]] = []
+    for message in history:
+        if message.role == "user":
+            messages.append({"role": "user", "content": labelled(message)})
+        elif message.role == "assistant":
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": message.content,
+                    "tool_calls": message.tool_calls or [],
+                }
+            )
+        elif message.role == "tool":
+            messages.append(
+                {
+                    "role": "tool",
+                    "content": message.content,
+                    "tool_call_id": message.tool_call_id,
+                    "is_error": message.is_error,
+                }
+            )
+    while messages and messages[0]["role"] != "user":
+        messages.pop(0)  # the window cut a tool exchange in two
+    return messages
+
+
+def chat_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
+    """The dicts (possibly changed by ``before_chat``) as ``ChatMessage``s."""
+    converted = []
+    for message in messages:
+        calls = tuple(
+            ToolCallRequest(call["id"], call["name"], call.get("arguments") or {})
+            for call in message.get("tool_calls") or ()
+        )
+        converted.append(
+            ChatMessage(
+                role=message["role"],
+                content=message.get("content") or "",
+                tool_calls=calls,
+                tool_call_id=message.get("tool_call_id"),
+                is_error=bool(message.get("is_error")),
+            )
+        )
+    return tuple(converted)
+
+
+class Turn:
+    """Runs the turn started by one queued message."""
+
+    def __init__(self, platform: Platform, kin: KinView, trigger: MessageView) -> None:
+        self.platform = platform
+        self.kin = kin
+        self.trigger = trigger
+        self.speaker = speaker_of(trigger)
+        self.ref = KinRef(id=kin.id, name=kin.name, model=kin.model)
+
+    async def run(self) -> None:
+        """Run to the end; provider errors become an error message and the warning state."""
+        kins = self.platform.kins
+        await kins.set_state(self.kin.id, "thinking")
+        self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="thinking"))
+        try:
+            await self._steps()
+        except ProviderError as error:
+            await kins.add_message(
+                self.kin.id,
+                role="system",
+                source="system",
+                sender_name="KinBot",
+                content=f"{self.kin.name} could not answer: {error.message}",
+                is_error=True,
+                turn_of=self.trigger.id,
+            )
+            await self._finish("failed")
+            await kins.set_state(self.kin.id, "error", error.message)
+            self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
+            return
+        await self._finish("done")
+        await kins.set_state(self.kin.id, "idle")
+        self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
+
+    async def _finish(self, status: str) -> None:
+        await self.platform.kins.finish(self.trigger.id, status)
+
+    async def _steps(self) -> None:
+        tools = self._tools()
+        by_name = {tool.name: tool for tool in tools}
+        for _step in range(self.platform.settings.turn_max_steps):
+            context = await self._context(tools)
+            await self.platform.hooks.call("before_chat", kin=self.ref, context=context)
+            text, calls = await self._call_model(context)
+            message = await self.platform.kins.add_message(
+                self.kin.id,
+                role="assistant",
+                source="kin",
+                sender_id=self.kin.id,
+                sender_name=self.kin.name,
+                content=text,
+                tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+                or None,
+                turn_of=self.trigger.id,
+            )
+            if not calls:
+                self.platform.bus.emit(
+                    KinMessageSent(kin_id=self.kin.id, message_id=str(message.id))
+                )
+                return
+            for call in calls:
+                await self._run_tool(call, by_name)
+        await self.platform.kins.add_message(
+            self.kin.id,
+            role="system",
+            source="system",
+            sender_name="KinBot",
+            content=f"{self.kin.name} stopped after {self.platform.settings.turn_max_steps} steps.",
+            is_error=True,
+            turn_of=self.trigger.id,
+        )
+
+    def _tools(self) -> list[Tool]:
+        return list(self.platform.registries.tools)
+
+    async def _context(self, tools: list[Tool]) -> ChatContext:
+        platform = self.platform
+        history = await platform.kins.history(self.kin.id, HISTORY_WINDOW)
+        contacts = [
+            ContactLine(c.id, c.name, c.type) for c in await platform.contacts.summary(self.kin.id)
+        ]
+        language = "en"
+        if self.speaker.kind == "user" and self.speaker.id:
+            try:
+                language = (await platform.accounts.get(self.speaker.id)).language
+            except Exception:
+                language = "en"
+        memory = await self._memory()
+        sections = build_sections(
+            self.kin,
+            speaker=self.speaker,
+            language=language,
+            contacts=contacts,
+            tools=tools,
+            memory=memory,
+            now=datetime.now().astimezone(),
+        )
+        return ChatContext(
+            model=self.kin.model,
+            system_prompt=sections,
+            messages=llm_messages(history),
+            tools=[
+                {"name": t.name, "description": t.description, "parameters": t.parameters}
+                for t in tools
+            ],
+            speaker=self.speaker.name,
+        )
+
+    async def _memory(self) -> MemoryContext | None:
+        for backend in self.platform.registries.memory_backends:
+            try:
+                context: MemoryContext = await backend.prompt_context(
+                    self.kin.id, self.trigger.content
+                )
+                return context
+            except Exception:
+                logger.exception("memory backend %s failed", backend.name)
+        return None
+
+    async def _call_model(self, context: ChatContext) -> tuple[str, list[ToolCallEvent]]:
+        request = ChatRequest(
+            model=context.model,
+            system="\n\n".join(context.system_prompt),
+            messages=chat_messages(context.messages),
+            tools=tuple(
+                ToolSpec(t["name"], t["description"], t["parameters"]) for t in context.tools
+            ),
+        )
+        parts: list[str] = []
+        calls: list[ToolCallEvent] = []
+        started = time.perf_counter()
+        live = self.platform.live
+        try:
+            async for event in self.platform.providers.chat(context.model, request):
+                if isinstance(event, TextDelta):
+                    parts.append(event.text)
+                    live.publish(
+                        "kin.delta",
+                        {"kin_id": self.kin.id, "turn": self.trigger.id, "text": event.text},
+                    )
+                elif isinstance(event, ToolCallEvent):
+                    calls.append(event)
+        except ProviderError as error:
+            outcome = Outcome(duration=time.perf_counter() - started, error=error)
+            await self.platform.hooks.call(
+                "after_chat", kin=self.ref, context=context, outcome=outcome
+            )
+            raise
+        text = "".join(parts)
+        outcome = Outcome(duration=time.perf_counter() - started, result=text)
+        await self.platform.hooks.call("after_chat", kin=self.ref, context=context, outcome=outcome)
+        return text, calls
+
+    async def _run_tool(self, event: ToolCallEvent, tools: dict[str, Tool]) -> None:
+        call = ToolCall(id=event.id, name=event.name, arguments=dict(event.arguments))
+        live = self.platform.live
+        live.publish(
+            "kin.tool",
+            {
+                "kin_id": self.kin.id,
+                "turn": self.trigger.id,
+                "id": call.id,
+                "name": call.name,
+                "status": "running",
+            },
+        )
+        started = time.perf_counter()
+        error: BaseException | None = None
+        try:
+            await self.platform.hooks.call("before_tool_call", kin=self.ref, call=call)
+        except HookVeto as veto:
+            error = veto
+            content = f"The call was refused ({veto.plugin}): {veto.reason}"
+        else:
+            content, error = await self._execute(call, tools.get(call.name))
+        outcome = Outcome(duration=time.perf_counter() - started, result=content, error=error)
+        await self.platform.hooks.call("after_tool_call", kin=self.ref, call=call, outcome=outcome)
+        await self.platform.kins.add_message(
+            self.kin.id,
+            role="tool",
+            source="kin",
+            sender_id=self.kin.id,
+            sender_name=call.name,
+            content=content,
+            tool_call_id=call.id,
+            is_error=error is not None,
+            turn_of=self.trigger.id,
+        )
+        live.publish(
+            "kin.tool",
+            {
+                "kin_id": self.kin.id,
+                "turn": self.trigger.id,
+                "id": call.id,
+                "name": call.name,
+                "status": "error" if error else "done",
+            },
+        )
+
+    async def _execute(self, call: ToolCall, tool: Tool | None) -> tuple[str, BaseException | None]:
+        if tool is None:
+            return f"There is no tool named {call.name!r}.", LookupError(call.name)
+        context = ToolContext(self.platform, self.kin.id, self.kin.name, self.speaker)
+        try:
+            async with asyncio.timeout(TOOL_TIMEOUT):
+                value = await tool.run(context, call.arguments)
+        except ToolError as exc:
+            return str(exc), exc
+        except TimeoutError as exc:
+            return f"The tool {call.name} took too long.", exc
+        except Exception as exc:
+            logger.exception("tool %s failed", call.name)
+            return f"The tool {call.name} failed unexpectedly.", exc
+        return (value if isinstance(value, str) else json.dumps(value, default=str)), None

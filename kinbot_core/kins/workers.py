@@ -1,0 +1,107 @@
+"""One queue worker per Kin: one turn at a time per Kin, every Kin in parallel."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from kinbot_core.kins.service import KinNotFound
+from kinbot_core.kins.turn import Turn
+
+if TYPE_CHECKING:
+    from kinbot_core.platform import Platform
+
+logger = logging.getLogger(__name__)
+
+
+class KinWorkers:
+    """Drains each Kin's queue. A worker sleeps until a message is enqueued for its Kin."""
+
+    def __init__(self, platform: Platform) -> None:
+        self._platform = platform
+        self._workers: dict[str, asyncio.Task[None]] = {}
+        self._wake: dict[str, asyncio.Event] = {}
+        self._turns: dict[str, asyncio.Task[None]] = {}
+        self._stopped_by_user: set[str] = set()
+        self._stopping = False
+
+    async def start(self) -> None:
+        """Recover turns cut short by the last stop, then start every Kin's worker."""
+        requeued = await self._platform.kins.recover()
+        if requeued:
+            logger.info("resuming %d queued message(s) after a restart", len(requeued))
+        for kin in await self._platform.kins.list_all():
+            self.wake(kin.id)
+
+    def wake(self, kin_id: str) -> None:
+        """Tell the Kin's worker there is work (starting it if needed)."""
+        if self._stopping:
+            return
+        self._wake.setdefault(kin_id, asyncio.Event()).set()
+        worker = self._workers.get(kin_id)
+        if worker is None or worker.done():
+            self._workers[kin_id] = asyncio.get_running_loop().create_task(
+                self._run(kin_id), name=f"kin-worker:{kin_id}"
+            )
+
+    def is_busy(self, kin_id: str) -> bool:
+        """Whether a turn is running for the Kin."""
+        turn = self._turns.get(kin_id)
+        return turn is not None and not turn.done()
+
+    def stop_turn(self, kin_id: str) -> bool:
+        """Stop the Kin's running turn (its message is marked cancelled). Returns whether one
+        was running."""
+        turn = self._turns.get(kin_id)
+        if turn is None or turn.done():
+            return False
+        self._stopped_by_user.add(kin_id)
+        turn.cancel()
+        return True
+
+    async def _run(self, kin_id: str) -> None:
+        wake = self._wake[kin_id]
+        kins = self._platform.kins
+        while not self._stopping:
+            wake.clear()
+            try:
+                message = await kins.claim_next(kin_id)
+            except KinNotFound:
+                return
+            if message is None:
+                await wake.wait()
+                continue
+            try:
+                kin = await kins.get(kin_id)
+            except KinNotFound:
+                return
+            turn = asyncio.get_running_loop().create_task(
+                Turn(self._platform, kin, message).run(), name=f"kin-turn:{kin_id}:{message.id}"
+            )
+            self._turns[kin_id] = turn
+            try:
+                await asyncio.shield(turn)
+            except asyncio.CancelledError:
+                if kin_id not in self._stopped_by_user:
+                    raise  # the platform is stopping: recovery handles the message at next start
+                await kins.finish(message.id, "cancelled")
+                await kins.set_state(kin_id, "idle")
+            except Exception:
+                logger.exception("turn of Kin %s failed", kin_id)
+                await kins.finish(message.id, "failed")
+                await kins.set_state(kin_id, "error", "An internal error stopped the turn.")
+            finally:
+                self._stopped_by_user.discard(kin_id)
+                self._turns.pop(kin_id, None)
+
+    async def stop(self, grace: float) -> None:
+        """Let running turns finish for up to ``grace`` seconds, then cancel what is left
+        (those messages are resumed or marked failed at the next start)."""
+        self._stopping = True
+        running = [t for t in self._turns.values() if not t.done()]
+        if running:
+            await asyncio.wait(running, timeout=grace)
+        for task in [*self._turns.values(), *self._workers.values()]:
+            task.cancel()
+        await asyncio.gather(*self._turns.values(), *self._workers.values(), return_exceptions=True)

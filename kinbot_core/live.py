@@ -1,0 +1,122 @@
+"""The live feed: what browsers receive over SSE, with ids for resuming after a reconnection.
+
+Separate from the event bus on purpose: the bus is the plugins' channel and carries
+identifiers only; the feed carries what the web UI shows (token deltas, message contents,
+queue counts) and knows who may see each item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: How many recent items are kept for clients resuming with Last-Event-ID.
+BUFFER_SIZE = 2000
+#: Items one slow client may have waiting before it is disconnected (it will resume).
+MAX_PENDING = 5000
+
+
+@dataclass(frozen=True)
+class LiveItem:
+    """One item of the feed. ``audience`` is the user ids allowed to see it (``None``: every
+    signed-in user, e.g. anything about the shared Kins)."""
+
+    id: int
+    type: str
+    data: dict[str, Any]
+    audience: frozenset[str] | None = None
+    at: float = field(default_factory=time.time)
+
+    def visible_to(self, user_id: str) -> bool:
+        return self.audience is None or user_id in self.audience
+
+    def to_sse(self) -> str:
+        return f"id: {self.id}\nevent: {self.type}\ndata: {json.dumps(self.data, default=str)}\n\n"
+
+
+class LiveSubscription:
+    """One browser's stream."""
+
+    def __init__(self, feed: LiveFeed, user_id: str) -> None:
+        self._feed = feed
+        self.user_id = user_id
+        self.queue: asyncio.Queue[LiveItem | None] = asyncio.Queue(MAX_PENDING)
+        self.closed = False
+
+    def offer(self, item: LiveItem) -> None:
+        if self.closed or not item.visible_to(self.user_id):
+            return
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.close()
+
+    def close(self) -> None:
+        """End the stream (the client reconnects and resumes from its last id)."""
+        if not self.closed:
+            self.closed = True
+            self._feed.discard(self)
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.put_nowait(None)
+
+    async def next(self) -> LiveItem | None:
+        """The next item, or ``None`` once the stream is closed."""
+        if self.closed and self.queue.empty():
+            return None
+        return await self.queue.get()
+
+
+class LiveFeed:
+    """Publishes items to every open stream allowed to see them, and keeps recent ones."""
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._recent: deque[LiveItem] = deque(maxlen=BUFFER_SIZE)
+        self._subscriptions: set[LiveSubscription] = set()
+
+    def publish(
+        self, type: str, data: dict[str, Any], audience: Iterable[str] | None = None
+    ) -> LiveItem:
+        """Send an item to the streams that may see it."""
+        item = LiveItem(next(self._ids), type, data, frozenset(audience) if audience else None)
+        self._recent.append(item)
+        for subscription in list(self._subscriptions):
+            subscription.offer(item)
+        return item
+
+    def subscribe(self, user_id: str, after: int | None = None) -> tuple[LiveSubscription, bool]:
+        """Open a stream for ``user_id``; with ``after`` (Last-Event-ID), replay what came
+        since. The flag says whether the replay is complete (False: older items were
+        dropped, the client should reload its state)."""
+        subscription = LiveSubscription(self, user_id)
+        complete = True
+        if after is not None:
+            oldest = self._recent[0].id if self._recent else None
+            complete = oldest is None or oldest <= after + 1
+            for item in self._recent:
+                if item.id > after:
+                    subscription.offer(item)
+        self._subscriptions.add(subscription)
+        return subscription, complete
+
+    def discard(self, subscription: LiveSubscription) -> None:
+        self._subscriptions.discard(subscription)
+
+    def close_user(self, user_id: str) -> None:
+        """End every open stream of a user (signed out, disabled, role lowered…)."""
+        for subscription in [s for s in self._subscriptions if s.user_id == user_id]:
+            subscription.close()
+
+    def close_all(self) -> None:
+        for subscription in list(self._subscriptions):
+            subscription.close()
+
+    def open_streams(self, user_id: str | None = None) -> int:
+        return sum(1 for s in self._subscriptions if user_id is None or s.user_id == user_id)

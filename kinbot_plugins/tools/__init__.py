@@ -1,0 +1,1 @@
+"""Built-in native tools Kins can call, one plugin module per area."""

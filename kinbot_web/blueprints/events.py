@@ -1,0 +1,66 @@
+"""``/api/events``: one Server-Sent Events stream per browser session."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from quart import Blueprint, Response, g, request
+
+from kinbot_web.app_context import current_platform
+from kinbot_web.auth import current_user, signed_in
+from kinbot_web.auth.session import SESSION_COOKIE
+
+blueprint = Blueprint("events", __name__)
+
+HEARTBEAT_SECONDS = 15.0
+
+
+def _last_event_id() -> int | None:
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
+
+
+@blueprint.get("/api/events")
+@signed_in
+async def events() -> Response:
+    """Token deltas, new messages, tool progress, queue counts and Kin states, as SSE.
+
+    Each event has an id; a reconnecting browser sends ``Last-Event-ID`` and receives what it
+    missed (or a ``resync`` event when that is no longer kept). A comment is sent every 15
+    seconds. The stream ends when the session does (signed out, disabled, role lowered).
+    """
+    platform = current_platform()
+    user = current_user()
+    token = request.cookies.get(SESSION_COOKIE, "")
+    subscription, complete = platform.live.subscribe(user.id, after=_last_event_id())
+    session_id = g.session_id
+
+    async def stream() -> AsyncIterator[bytes]:
+        try:
+            yield b"retry: 3000\n\n"
+            if not complete:
+                yield b"event: resync\ndata: {}\n\n"
+            while True:
+                try:
+                    item = await asyncio.wait_for(subscription.next(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    found = await platform.accounts.authenticate(token)
+                    if found is None or found[1] != session_id:
+                        return
+                    yield b": heartbeat\n\n"
+                    continue
+                if item is None:
+                    return
+                yield item.to_sse().encode()
+        finally:
+            subscription.close()
+
+    response = Response(stream(), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    response.timeout = None
+    return response

@@ -1,0 +1,121 @@
+"""``/api/kins``: the shared squad of Kins, their sessions and their queues."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+from quart import Blueprint, Response, request
+from quart_schema import validate_request
+
+from kinbot_web.app_context import current_platform
+from kinbot_web.auth import current_user, signed_in
+from kinbot_web.errors import ApiError
+
+blueprint = Blueprint("kins", __name__)
+
+
+class KinIn(BaseModel):
+    name: str = Field(min_length=1, max_length=80)
+    role: str = Field("", max_length=200)
+    character: str = Field("", max_length=20_000)
+    expertise: str = Field("", max_length=20_000)
+    model: str = Field(min_length=1, max_length=200)
+    tools: list[str] = Field(default_factory=list, max_length=200)
+
+
+class KinUpdate(BaseModel):
+    name: str | None = Field(None, min_length=1, max_length=80)
+    role: str | None = Field(None, max_length=200)
+    character: str | None = Field(None, max_length=20_000)
+    expertise: str | None = Field(None, max_length=20_000)
+    model: str | None = Field(None, min_length=1, max_length=200)
+    tools: list[str] | None = Field(None, max_length=200)
+
+
+class MessageIn(BaseModel):
+    content: str = Field(min_length=1, max_length=100_000)
+
+
+@blueprint.get("/api/kins")
+@signed_in
+async def list_kins() -> dict[str, object]:
+    """Every Kin of the platform, with its state and queue length."""
+    platform = current_platform()
+    queues = await platform.kins.queue_lengths()
+    kins = await platform.kins.list_all()
+    return {"kins": [kin.to_dict(queues.get(kin.id, 0)) for kin in kins]}
+
+
+@blueprint.post("/api/kins")
+@signed_in
+@validate_request(KinIn)
+async def create_kin(data: KinIn) -> tuple[dict[str, object], int]:
+    """Create a Kin; its model must resolve to a configured provider."""
+    kin = await current_platform().kins.create(data.model_dump(), created_by=current_user().id)
+    return {"kin": kin.to_dict()}, 201
+
+
+@blueprint.get("/api/kins/<kin_id>")
+@signed_in
+async def get_kin(kin_id: str) -> dict[str, object]:
+    """One Kin."""
+    platform = current_platform()
+    kin = await platform.kins.get(kin_id)
+    queues = await platform.kins.queue_lengths()
+    return {"kin": kin.to_dict(queues.get(kin_id, 0))}
+
+
+@blueprint.patch("/api/kins/<kin_id>")
+@signed_in
+@validate_request(KinUpdate)
+async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
+    """Change a Kin's name, role, character, expertise, model or tools."""
+    changes = data.model_dump(exclude_unset=True, exclude_none=True)
+    kin = await current_platform().kins.update(kin_id, changes)
+    return {"kin": kin.to_dict()}
+
+
+@blueprint.delete("/api/kins/<kin_id>")
+@signed_in
+async def delete_kin(kin_id: str) -> Response:
+    """Delete a Kin and its session."""
+    platform = current_platform()
+    platform.workers.stop_turn(kin_id)
+    await platform.kins.delete(kin_id)
+    return Response(status=204)
+
+
+@blueprint.get("/api/kins/<kin_id>/messages")
+@signed_in
+async def list_messages(kin_id: str) -> dict[str, object]:
+    """A page of the session, oldest first: ``?before=<message id>&limit=50``."""
+    try:
+        before = int(request.args["before"]) if "before" in request.args else None
+        limit = min(max(int(request.args.get("limit", 50)), 1), 200)
+    except ValueError:
+        raise ApiError(400, "invalid_request", "before and limit are whole numbers.") from None
+    messages = await current_platform().kins.messages(kin_id, before=before, limit=limit)
+    return {
+        "messages": [m.to_dict() for m in messages],
+        "next_before": messages[0].id if len(messages) == limit else None,
+    }
+
+
+@blueprint.post("/api/kins/<kin_id>/messages")
+@signed_in
+@validate_request(MessageIn)
+async def send_message(kin_id: str, data: MessageIn) -> tuple[dict[str, object], int]:
+    """Queue a message from the signed-in user; the reply streams on ``/api/events``."""
+    user = current_user()
+    message = await current_platform().kins.enqueue(
+        kin_id, data.content, source="user", sender_id=user.id, sender_name=user.pseudonym
+    )
+    return {"message": message.to_dict()}, 202
+
+
+@blueprint.post("/api/kins/<kin_id>/stop")
+@signed_in
+async def stop_turn(kin_id: str) -> dict[str, object]:
+    """Stop the Kin's running turn, if any."""
+    platform = current_platform()
+    await platform.kins.get(kin_id)
+    return {"stopped": platform.workers.stop_turn(kin_id)}

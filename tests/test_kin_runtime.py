@@ -1,0 +1,365 @@
+"""The Kin runtime over real HTTP and SSE, with a fake OpenAI server as the model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from kinbot_core import hookimpl
+from kinbot_core.config import Settings, load_settings
+from kinbot_core.platform import Platform
+from kinbot_core.tools import ToolContext
+from tests.support.accounts import MARIE, register, set_up_admin
+from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.provider_setups import API_KEY
+from tests.support.server import RunningServer, running_server
+from tests.support.sse import SseEvent, sse_stream
+
+
+class Clock:
+    """A tool the test Kin can call: it tells the time in a city, and counts its calls."""
+
+    name = "get_time"
+    description = "The current time in a city."
+    parameters = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    }
+    prompt_hint = ""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def run(self, context: ToolContext, arguments: dict[str, Any]) -> Any:
+        self.calls.append(arguments)
+        return {"city": arguments["city"], "time": "09:30"}
+
+
+class ClockPlugin:
+    def __init__(self) -> None:
+        self.clock = Clock()
+
+    @hookimpl
+    def register_tools(self, register: Callable[[Any], None]) -> None:
+        register(self.clock)
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def clock_plugin() -> ClockPlugin:
+    return ClockPlugin()
+
+
+@pytest.fixture
+async def server(
+    data_dir: Any, fake_llm: FakeOpenAI, clock_plugin: ClockPlugin
+) -> AsyncIterator[RunningServer]:
+    settings = load_settings(data_dir=data_dir, llm_max_retries=2, llm_timeout_seconds=5)
+    platform = Platform(settings)
+    platform.plugins.register(clock_plugin, "clock")
+    async with running_server(platform) as server:
+        await set_up_admin(server.client)
+        added = await server.client.post(
+            "/api/providers",
+            json={
+                "type": "openai",
+                "name": "OpenAI",
+                "config": {"api_key": API_KEY, "base_url": f"{fake_llm.base_url}/v1"},
+            },
+        )
+        assert added.status_code == 201, added.text
+        yield server
+
+
+async def make_kin(client: httpx.AsyncClient, **fields: Any) -> dict[str, Any]:
+    body = {"name": "Chef", "role": "Family cook", "character": "Warm and brief.",
+            "expertise": "Vegetarian cooking.", "model": "gpt-4o", **fields}  # fmt: skip
+    response = await client.post("/api/kins", json=body)
+    assert response.status_code == 201, response.text
+    kin: dict[str, Any] = response.json()["kin"]
+    return kin
+
+
+def chat_requests(fake: FakeOpenAI) -> list[Any]:
+    return [r for r in fake.requests if r.endpoint == "chat"]
+
+
+async def send(client: httpx.AsyncClient, kin_id: str, text: str) -> dict[str, Any]:
+    response = await client.post(f"/api/kins/{kin_id}/messages", json={"content": text})
+    assert response.status_code == 202, response.text
+    message: dict[str, Any] = response.json()["message"]
+    return message
+
+
+def reply_to(message_id: int) -> Callable[[SseEvent], bool]:
+    def matches(event: SseEvent) -> bool:
+        message = event.data.get("message", {})
+        return (
+            event.type == "message"
+            and message.get("role") == "assistant"
+            and message.get("turn_of") == message_id
+            and not message.get("tool_calls")
+        )
+
+    return matches
+
+
+def status_of(message_id: int, status: str) -> Callable[[SseEvent], bool]:
+    return lambda e: e.type == "message.status" and e.data == {
+        "kin_id": e.data.get("kin_id"), "id": message_id, "status": status,
+    }  # fmt: skip
+
+
+async def test_a_message_and_its_streamed_reply(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin = await make_kin(server.client)
+    fake_llm.enqueue(Reply(text="Bonjour Nico! Tonight: a mushroom risotto.", chunk_size=6))
+    async with sse_stream(server.client) as stream:
+        message = await send(server.client, kin["id"], "What do we cook tonight?")
+        assert message["status"] == "queued" and message["sender_name"] == "Nico"
+        reply = await stream.wait_for(reply_to(message["id"]))
+        await stream.wait_for(status_of(message["id"], "done"))
+        await stream.wait_for(lambda e: e.type == "kin.state" and e.data["state"] == "idle")
+    assert reply.data["message"]["content"] == "Bonjour Nico! Tonight: a mushroom risotto."
+    deltas = [
+        e.data["text"] for e in stream.of_type("kin.delta") if e.data["turn"] == message["id"]
+    ]
+    assert len(deltas) > 3 and "".join(deltas) == reply.data["message"]["content"]
+    states = [e.data["state"] for e in stream.of_type("kin.state")]
+    assert states[:1] == ["thinking"] and states[-1] == "idle"
+    ids = [e.id for e in stream.events if e.id is not None]
+    assert ids == sorted(ids)
+    history = (await server.client.get(f"/api/kins/{kin['id']}/messages")).json()["messages"]
+    assert [(m["role"], m["status"]) for m in history] == [("user", "done"), ("assistant", "done")]
+    prompt = chat_requests(fake_llm)[-1].body["messages"]
+    assert prompt[0]["role"] == "system" and "You are Chef, Family cook" in prompt[0]["content"]
+    assert prompt[-1] == {"role": "user", "content": "[Nico] What do we cook tonight?"}
+    assert API_KEY not in json.dumps(prompt)  # no secret in what the model sees
+
+
+async def test_two_tool_calls_in_a_row_then_the_answer(
+    server: RunningServer, fake_llm: FakeOpenAI, clock_plugin: ClockPlugin
+) -> None:
+    kin = await make_kin(server.client)
+    fake_llm.enqueue(
+        Reply(text="Checking Rome.", tool_calls=[("get_time", {"city": "Rome"})]),
+        Reply(tool_calls=[("get_time", {"city": "Paris"})]),
+        Reply(text="It is 09:30 in Rome and in Paris."),
+    )
+    async with sse_stream(server.client) as stream:
+        message = await send(server.client, kin["id"], "What time is it in Rome and Paris?")
+        await stream.wait_for(reply_to(message["id"]))
+    assert clock_plugin.clock.calls == [{"city": "Rome"}, {"city": "Paris"}]
+    history = (await server.client.get(f"/api/kins/{kin['id']}/messages")).json()["messages"]
+    assert [m["role"] for m in history] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert '"time": "09:30"' in history[2]["content"]
+    requests = chat_requests(fake_llm)
+    assert len(requests) == 3
+    last = requests[-1].body["messages"]
+    assert [m["role"] for m in last[1:]] == ["user", "assistant", "tool", "assistant", "tool"]
+    assert last[2]["tool_calls"][0]["function"]["name"] == "get_time"
+    assert {t["function"]["name"] for t in requests[0].body["tools"]} >= {"get_time", "list_kins"}
+    tools = [e.data for e in stream.of_type("kin.tool")]
+    assert [(t["name"], t["status"]) for t in tools] == [
+        ("get_time", "running"),
+        ("get_time", "done"),
+        ("get_time", "running"),
+        ("get_time", "done"),
+    ]
+
+
+async def test_two_users_in_one_session_are_told_apart(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin = await make_kin(server.client)
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        async with sse_stream(server.client) as stream:
+            first = await send(server.client, kin["id"], "I am vegetarian.")
+            await stream.wait_for(reply_to(first["id"]))
+            second = await send(marie, kin["id"], "And I am allergic to peanuts.")
+            await stream.wait_for(reply_to(second["id"]))
+    prompt = chat_requests(fake_llm)[-1].body["messages"]
+    system = prompt[0]["content"]
+    assert "You are answering Marie (a person using KinBot" in system
+    assert "Answer in English" in system
+    first_system = chat_requests(fake_llm)[0].body["messages"][0]["content"]
+    assert "You are answering Nico" in first_system and "Answer in French" in first_system
+    user_turns = [m["content"] for m in prompt if m["role"] == "user"]
+    assert user_turns == ["[Nico] I am vegetarian.", "[Marie] And I am allergic to peanuts."]
+
+
+async def test_a_user_message_overtakes_queued_automatic_messages(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin = await make_kin(server.client)
+    platform = server.platform
+    fake_llm.enqueue(Reply(text="Working on the first one...", delay=1.0))
+    async with sse_stream(server.client) as stream:
+        first = await send(server.client, kin["id"], "First question")
+        await stream.wait_for(status_of(first["id"], "processing"))
+        automatic = [
+            await platform.kins.enqueue(
+                kin["id"], f"Report {n}", source="kin", sender_id="k2", sender_name="Scout"
+            )
+            for n in (1, 2)
+        ]
+        waiting = (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]
+        assert waiting["queue_length"] == 2
+        urgent = await send(server.client, kin["id"], "Urgent: is the oven on?")
+        await stream.wait_for(
+            lambda e: e.type == "kin.queue" and e.data == {"kin_id": kin["id"], "queue_length": 3}
+        )
+        await stream.wait_for(reply_to(automatic[-1].id))
+    order = [r.body["messages"][-1]["content"] for r in chat_requests(fake_llm)]
+    assert order == [
+        "[Nico] First question",
+        "[Nico] Urgent: is the oven on?",
+        "[Kin Scout] Report 1",
+        "[Kin Scout] Report 2",
+    ]
+    assert urgent["status"] == "queued"
+
+
+async def test_a_rate_limit_then_success_gives_the_reply(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin = await make_kin(server.client)
+    fake_llm.enqueue(
+        Reply(status=429, headers={"retry-after": "0"}), Reply(text="Sorry for the wait!")
+    )
+    async with sse_stream(server.client) as stream:
+        message = await send(server.client, kin["id"], "Hello?")
+        reply = await stream.wait_for(reply_to(message["id"]))
+        await stream.wait_for(lambda e: e.type == "kin.state" and e.data["state"] == "idle")
+    assert reply.data["message"]["content"] == "Sorry for the wait!"
+    assert len(chat_requests(fake_llm)) == 2
+    assert (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]["state"] == "idle"
+
+
+async def test_a_provider_down_shows_an_error_and_a_warning_until_the_next_success(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin = await make_kin(server.client)
+    server.platform.providers.retry_policy = type(server.platform.providers.retry_policy)(
+        max_retries=1, base_delay=0.01
+    )
+    fake_llm.enqueue(Reply(status=503), Reply(status=503))
+    async with sse_stream(server.client) as stream:
+        message = await send(server.client, kin["id"], "Are you there?")
+        error = await stream.wait_for(
+            lambda e: e.type == "message" and e.data["message"]["is_error"]
+        )
+        await stream.wait_for(lambda e: e.type == "kin.state" and e.data["state"] == "error")
+        await stream.wait_for(status_of(message["id"], "failed"))
+    assert "Chef could not answer" in error.data["message"]["content"]
+    assert "unavailable" in error.data["message"]["content"]
+    warned = (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]
+    assert warned["state"] == "error" and "unavailable" in warned["last_error"]
+    async with sse_stream(server.client) as stream:
+        again = await send(server.client, kin["id"], "And now?")
+        await stream.wait_for(reply_to(again["id"]))
+        await stream.wait_for(lambda e: e.type == "kin.state" and e.data["state"] == "idle")
+    healed = (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]
+    assert healed["state"] == "idle" and healed["last_error"] is None
+
+
+async def test_a_running_turn_can_be_stopped(server: RunningServer, fake_llm: FakeOpenAI) -> None:
+    kin = await make_kin(server.client)
+    fake_llm.enqueue(Reply(text="a very long answer " * 50, chunk_size=4, chunk_delay=0.05))
+    async with sse_stream(server.client) as stream:
+        message = await send(server.client, kin["id"], "Tell me everything.")
+        await stream.wait_for(lambda e: e.type == "kin.delta")
+        stopped = await server.client.post(f"/api/kins/{kin['id']}/stop")
+        assert stopped.json() == {"stopped": True}
+        await stream.wait_for(status_of(message["id"], "cancelled"))
+    assert (await server.client.post(f"/api/kins/{kin['id']}/stop")).json() == {"stopped": False}
+
+
+async def test_the_event_stream_resumes_from_the_last_event_id(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin = await make_kin(server.client)
+    async with sse_stream(server.client) as stream:
+        first = await send(server.client, kin["id"], "one")
+        await stream.wait_for(reply_to(first["id"]))
+        last_seen = max(e.id for e in stream.events if e.id is not None)
+    second = await send(server.client, kin["id"], "two")  # sent while disconnected
+    for _ in range(200):
+        if (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]["state"] == "idle":
+            history = (await server.client.get(f"/api/kins/{kin['id']}/messages")).json()
+            if history["messages"][-1]["role"] == "assistant":
+                break
+        await asyncio.sleep(0.05)
+    async with sse_stream(server.client, last_event_id=last_seen) as resumed:
+        missed = await resumed.wait_for(reply_to(second["id"]))
+    assert missed.id is not None and missed.id > last_seen
+    assert all(e.id is None or e.id > last_seen for e in resumed.events)
+
+
+async def test_streams_need_a_session_and_end_when_access_is_cut(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    async with server.new_client() as stranger:
+        assert (await stranger.get("/api/events")).status_code == 401
+    async with server.new_client() as marie:
+        user = await register(server.client, marie, MARIE)
+        async with sse_stream(marie) as stream:
+            await server.client.patch(f"/api/users/{user['id']}", json={"is_active": False})
+            await stream.wait_closed()
+
+
+async def test_kins_are_validated_and_shared(server: RunningServer, fake_llm: FakeOpenAI) -> None:
+    unknown_model = await server.client.post("/api/kins", json={"name": "X", "model": "gpt-17"})
+    assert unknown_model.status_code == 400
+    assert unknown_model.json()["error"]["code"] == "model_unresolved"
+    kin = await make_kin(server.client)
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        listed = (await marie.get("/api/kins")).json()["kins"]
+        assert [k["name"] for k in listed] == ["Chef"]
+        renamed = await marie.patch(f"/api/kins/{kin['id']}", json={"role": "Head cook"})
+        assert renamed.json()["kin"]["role"] == "Head cook"
+    empty = await server.client.post(f"/api/kins/{kin['id']}/messages", json={"content": ""})
+    assert empty.status_code == 400
+    assert (await server.client.delete(f"/api/kins/{kin['id']}")).status_code == 204
+    assert (await server.client.get(f"/api/kins/{kin['id']}")).status_code == 404
+
+
+async def test_history_pages_backwards(server: RunningServer, fake_llm: FakeOpenAI) -> None:
+    kin = await make_kin(server.client)
+    async with sse_stream(server.client) as stream:
+        for n in range(3):
+            message = await send(server.client, kin["id"], f"message {n}")
+            await stream.wait_for(reply_to(message["id"]))
+    page = (await server.client.get(f"/api/kins/{kin['id']}/messages?limit=4")).json()
+    assert page["messages"][0]["content"] == "message 1"
+    older = (
+        await server.client.get(
+            f"/api/kins/{kin['id']}/messages?limit=4&before={page['next_before']}"
+        )
+    ).json()
+    assert older["messages"][0]["content"] == "message 0"
+    assert older["next_before"] is None
+
+
+_ = Settings

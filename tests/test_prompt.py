@@ -1,0 +1,107 @@
+"""The structure of the system prompt (docs/prompt-system.md)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from kinbot_core.kins.prompt import ContactLine, build_sections
+from kinbot_core.kins.service import KinView, MessageView
+from kinbot_core.kins.turn import labelled, llm_messages
+from kinbot_core.memory import MemoryContext
+from kinbot_core.tools import Speaker
+
+KIN = KinView(
+    id="k1", name="Chef", role="Family cook", avatar=None, character="Warm and brief.",
+    expertise="Vegetarian cooking.", model="gpt-4o", tools=(), workspace="/tmp/k1",
+    state="idle", last_error=None, created_at=0.0, updated_at=0.0,
+)  # fmt: skip
+
+
+class Hinted:
+    name = "create_contact"
+    description = "Add someone to your contacts."
+    parameters: dict[str, object] = {"type": "object", "properties": {}}
+    prompt_hint = "Keep your contact registry up to date."
+
+    async def run(self, context: object, arguments: dict[str, object]) -> object:
+        return None
+
+
+def sections(**overrides: object) -> list[str]:
+    arguments: dict[str, object] = {
+        "speaker": Speaker("user", "u1", "Marie"),
+        "language": "fr",
+        "contacts": [ContactLine("c1", "Nicolas", "human"), ContactLine("c2", "Scout", "kin")],
+        "tools": [Hinted()],
+        "memory": MemoryContext(
+            summary="We planned the week.", memories=["Marie is allergic to peanuts"]
+        ),
+        "now": datetime(2026, 12, 2, 18, 30, tzinfo=UTC),
+        **overrides,
+    }
+    return build_sections(KIN, **arguments)  # type: ignore[arg-type]
+
+
+def test_the_sections_come_in_their_documented_order() -> None:
+    built = sections()
+    headers = [s.splitlines()[0] if s.startswith("##") else "identity" for s in built]
+    assert headers == [
+        "identity",
+        "## Character",
+        "## Expertise",
+        "## Who is speaking",
+        "## Contacts",
+        "## Summary of earlier exchanges",
+        "## Relevant memories",
+        "## Tools",
+        "## Now",
+    ]
+    assert built[0].startswith("You are Chef, Family cook, a Kin of KinBot")
+    assert "Marie (a person using KinBot, user id u1)" in built[3]
+    assert "Answer in French" in built[3]
+    assert "- Nicolas (human, id c1)" in built[4] and "- Scout (kin, id c2)" in built[4]
+    assert "- Marie is allergic to peanuts" in built[6]
+    assert "- create_contact: Add someone to your contacts." in built[7]
+    assert built[7].endswith("Keep your contact registry up to date.")
+    assert "Wednesday 02 December 2026, 18:30" in built[8]
+
+
+def test_empty_parts_are_left_out_or_said() -> None:
+    built = sections(memory=None, contacts=[], tools=[])
+    assert not any(s.startswith("## Relevant memories") for s in built)
+    assert "## Contacts\nYour contact registry is empty." in built
+    assert "## Tools\nYou have no tools in this session." in built
+
+
+def test_other_speakers_are_named_for_what_they_are() -> None:
+    kin_speaker = sections(speaker=Speaker("kin", "k2", "Scout"), language="en")
+    assert "the Kin Scout (Kin id k2)" in kin_speaker[3]
+    cron = sections(speaker=Speaker("cron", "c9", "Morning digest"), language="en")
+    assert "the scheduled job Morning digest" in cron[3]
+
+
+def message(
+    id: int, role: str, source: str, name: str, content: str, **extra: object
+) -> MessageView:
+    fields: dict[str, object] = {
+        "id": id, "kin_id": "k1", "role": role, "source": source, "sender_id": None,
+        "sender_name": name, "content": content, "tool_calls": None, "tool_call_id": None,
+        "is_error": False, "status": "done", "turn_of": None, "created_at": 0.0, **extra,
+    }  # fmt: skip
+    return MessageView(**fields)  # type: ignore[arg-type]
+
+
+def test_the_conversation_names_each_author_and_never_starts_mid_exchange() -> None:
+    history = [
+        message(1, "tool", "kin", "get_time", "09:30", tool_call_id="t0"),
+        message(2, "user", "user", "Nico", "Hello"),
+        message(3, "system", "system", "KinBot", "an error notice"),
+        message(4, "user", "kin", "Scout", "Report ready"),
+        message(5, "assistant", "kin", "Chef", "Thanks!"),
+    ]
+    assert labelled(history[3]) == "[Kin Scout] Report ready"
+    assert llm_messages(history) == [
+        {"role": "user", "content": "[Nico] Hello"},
+        {"role": "user", "content": "[Kin Scout] Report ready"},
+        {"role": "assistant", "content": "Thanks!", "tool_calls": []},
+    ]
