@@ -38,6 +38,7 @@ unit: $(VENV)/.dev-installed
 benchmarks: $(VENV)/.dev-installed
 	$(BIN)/python -m benchmarks.hook_overhead
 	$(BIN)/python -m benchmarks.stream_overhead
+	$(BIN)/python -m benchmarks.turn_overhead
 
 ## Refresh constraints.txt (the pinned versions of every transitive dependency).
 lock: $(VENV)/.dev-installed

@@ -25,10 +25,14 @@ class SseReader:
 
     events: list[SseEvent] = field(default_factory=list)
     closed: bool = False
+    #: Called with each event as it arrives (for callers that index events themselves).
+    on_event: Callable[[SseEvent], object] | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def _add(self, event: SseEvent) -> None:
         self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
         self._changed.set()
 
     async def wait_for(

@@ -1,0 +1,215 @@
+"""The platform's own time per turn, and how well Kins answer in parallel.
+
+1. One Kin with 10,000 messages in its session and 200 contacts, a fake LLM answering at
+   once. For each of 100 turns: from the HTTP POST of the message to the moment the
+   platform hands the call to the provider layer (``before_chat``), and from the provider
+   layer's return (``after_chat``, after the last byte) to the turn-done event on SSE.
+   Targets: p50 under 20 ms, p99 under 100 ms.
+2. 50 Kins each answering one message at once against a fake LLM with 200 ms latency, the
+   wall time divided by one Kin's. Target: under 1.5.
+
+The fake LLM runs in its own process. Run: ``.venv/bin/python -m benchmarks.turn_overhead``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from benchmarks.fake_process import fake_in_subprocess
+from kinbot_core import hookimpl
+from kinbot_core.config import load_settings
+from kinbot_core.db.models import ContactRecord, MessageRecord
+from kinbot_core.platform import Platform
+from tests.support.accounts import set_up_admin
+from tests.support.server import RunningServer, running_server
+from tests.support.sse import sse_stream
+
+SESSION_MESSAGES = 10_000
+CONTACTS = 200
+TURNS = 100
+PARALLEL_KINS = 50
+
+
+class Stopwatch:
+    """A plugin noting when each turn reaches and leaves the provider layer."""
+
+    def __init__(self) -> None:
+        self.before: list[float] = []
+        self.after: list[float] = []
+
+    @hookimpl
+    def before_chat(self) -> None:
+        self.before.append(time.perf_counter())
+
+    @hookimpl
+    def after_chat(self) -> None:
+        self.after.append(time.perf_counter())
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def add_provider(server: RunningServer, base_url: str) -> None:
+    response = await server.client.post(
+        "/api/providers",
+        json={"type": "openai", "name": "OpenAI",
+              "config": {"api_key": "sk-bench", "base_url": f"{base_url}/v1"}},
+    )  # fmt: skip
+    assert response.status_code == 201, response.text
+
+
+async def new_kin(server: RunningServer, name: str) -> str:
+    response = await server.client.post("/api/kins", json={"name": name, "model": "gpt-4o"})
+    kin_id: str = response.json()["kin"]["id"]
+    return kin_id
+
+
+async def fill_session(platform: Platform, kin_id: str) -> None:
+    def insert() -> None:
+        now = time.time()
+        rows: list[dict[str, Any]] = []
+        for n in range(SESSION_MESSAGES):
+            user = n % 2 == 0
+            rows.append({
+                "kin": kin_id, "role": "user" if user else "assistant",
+                "source": "user" if user else "kin", "sender_name": "Nico" if user else "Chef",
+                "content": f"message number {n} about recipes and groceries",
+                "status": "done", "priority": 0, "position": n + 1, "created_at": now,
+            })  # fmt: skip
+        for start in range(0, len(rows), 500):
+            MessageRecord.insert_many(rows[start : start + 500]).execute()
+        ContactRecord.insert_many([
+            {"id": uuid.uuid4().hex, "kin": kin_id, "name": f"Contact {n:03d}", "type": "human",
+             "created_at": now, "updated_at": now}
+            for n in range(CONTACTS)
+        ]).execute()  # fmt: skip
+
+    await platform.db.write(insert)
+
+
+def done(message_id: int) -> Callable[[Any], bool]:
+    return lambda e: (
+        e.type == "message.status" and e.data["id"] == message_id and e.data["status"] == "done"
+    )
+
+
+async def overhead(data_dir: Path) -> None:
+    stopwatch = Stopwatch()
+    platform = Platform(load_settings(data_dir=data_dir, log_level="WARNING"))
+    platform.plugins.register(stopwatch, "stopwatch")
+    with fake_in_subprocess("openai", 5) as base_url:
+        async with running_server(platform) as server:
+            await set_up_admin(server.client)
+            await add_provider(server, base_url)
+            kin_id = await new_kin(server, "Chef")
+            await fill_session(platform, kin_id)
+            before_provider: list[float] = []
+            after_provider: list[float] = []
+            async with sse_stream(server.client) as stream:
+                for n in range(TURNS + 5):
+                    sent = time.perf_counter()
+                    response = await server.client.post(
+                        f"/api/kins/{kin_id}/messages", json={"content": f"question {n}"}
+                    )
+                    message_id = response.json()["message"]["id"]
+                    await stream.wait_for(done(message_id))
+                    finished = time.perf_counter()
+                    if n >= 5:  # warm-up
+                        before_provider.append(stopwatch.before[-1] - sent)
+                        after_provider.append(finished - stopwatch.after[-1])
+    print(
+        f"One Kin, {SESSION_MESSAGES} messages in its session, {CONTACTS} contacts, {TURNS} turns"
+    )
+    for label, values in (
+        ("POST -> call handed to the provider", before_provider),
+        ("provider returned -> turn done on SSE", after_provider),
+    ):
+        print(
+            f"  {label:<40} p50 {percentile(values, 0.5) * 1000:6.1f} ms   "
+            f"p99 {percentile(values, 0.99) * 1000:6.1f} ms   (targets 20 / 100)"
+        )
+
+
+async def parallel(data_dir: Path) -> None:
+    platform = Platform(load_settings(data_dir=data_dir, log_level="WARNING"))
+    with fake_in_subprocess("openai", 5, delay=0.2) as base_url:
+        async with running_server(platform) as server:
+            await set_up_admin(server.client)
+            await add_provider(server, base_url)
+            kins = [await new_kin(server, f"Kin {n}") for n in range(PARALLEL_KINS)]
+            async with sse_stream(server.client) as stream:
+                finished: dict[int, asyncio.Event] = {}
+                stream.on_event = lambda e: (
+                    finished.setdefault(e.data["id"], asyncio.Event()).set()
+                    if e.type == "message.status" and e.data["status"] == "done"
+                    else None
+                )
+
+                async def ask(kin_id: str, text: str) -> None:
+                    response = await server.client.post(
+                        f"/api/kins/{kin_id}/messages", json={"content": text}
+                    )
+                    message_id = response.json()["message"]["id"]
+                    await asyncio.wait_for(
+                        finished.setdefault(message_id, asyncio.Event()).wait(), 120
+                    )
+
+                await ask(kins[0], "warm-up")
+                started = time.perf_counter()
+                await ask(kins[0], "alone")
+                one = time.perf_counter() - started
+                started = time.perf_counter()
+                await asyncio.gather(*(ask(kin_id, "all together") for kin_id in kins))
+                many = time.perf_counter() - started
+    print(f"{PARALLEL_KINS} Kins at once against a 200 ms LLM")
+    print(
+        f"  one Kin {one * 1000:.0f} ms, {PARALLEL_KINS} Kins {many * 1000:.0f} ms, "
+        f"ratio {many / one:.2f} (target < 1.5)"
+    )
+
+
+async def bare_sdk_baseline() -> None:
+    """The same 50-at-once ratio for bare SDK streams, for comparison."""
+    with fake_in_subprocess("openai", 5, delay=0.2) as base_url:
+        client = openai.AsyncOpenAI(api_key="sk-bench", base_url=f"{base_url}/v1", max_retries=0)
+
+        async def one() -> None:
+            stream = await client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": "hi"}], stream=True
+            )
+            async for _chunk in stream:
+                pass
+
+        await one()
+        started = time.perf_counter()
+        await one()
+        single = time.perf_counter() - started
+        started = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(PARALLEL_KINS)))
+        many = time.perf_counter() - started
+        await client.close()
+    print(
+        f"  for comparison, the bare openai SDK: one stream {single * 1000:.0f} ms, "
+        f"{PARALLEL_KINS} at once {many * 1000:.0f} ms, ratio {many / single:.2f}"
+    )
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+        await overhead(Path(first))
+        await parallel(Path(second))
+    await bare_sdk_baseline()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
