@@ -171,6 +171,7 @@ class AccountService:
         )
         self._failures_by_ip = SlidingWindowLimiter(settings.login_rate_limit_per_ip, window)
         self.avatars = AvatarStore(settings.data_dir / "avatars", settings.avatar_max_bytes)
+        self._languages: dict[str, str] = {}
 
     # -- onboarding --------------------------------------------------------------------------
 
@@ -286,6 +287,15 @@ class AccountService:
             raise NotFound("No such user.")
         return AccountView.of(user)
 
+    async def language_of(self, user_id: str) -> str:
+        """A user's language (``en`` for an unknown user), remembered between turns."""
+        language = self._languages.get(user_id)
+        if language is None:
+            user = await self._db.read(lambda: User.get_or_none(User.id == user_id))
+            language = user.language if user is not None else "en"
+            self._languages[user_id] = language
+        return language
+
     async def update_profile(self, user_id: str, changes: dict[str, Any]) -> AccountView:
         """Change one's names, pseudonym or language."""
         unknown = set(changes) - set(PROFILE_FIELDS)
@@ -297,7 +307,9 @@ class AccountService:
                 User.update(**changes, updated_at=time.time()).where(User.id == user_id).execute()
             return User.get_by_id(user_id)
 
-        return AccountView.of(await self._db.write(update))
+        updated = AccountView.of(await self._db.write(update))
+        self._languages[user_id] = updated.language
+        return updated
 
     async def change_password(
         self,

@@ -151,6 +151,8 @@ class KinService:
         self._live = live
         self._workspaces = data_dir / "workspaces"
         self._check_model = check_model
+        #: Queued messages per Kin, kept in memory (counted from the database by ``recover``).
+        self._queue_lengths: dict[str, int] = {}
         #: Told of every newly queued message's Kin (the queue workers set this).
         self.on_enqueued: Callable[[str], None] = lambda kin_id: None
 
@@ -267,10 +269,10 @@ class KinService:
             raise KinError("The message is empty.")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
 
-        def insert() -> tuple[MessageRecord, int]:
+        def insert() -> MessageRecord:
             if not KinRecord.select().where(KinRecord.id == kin_id).exists():
                 raise KinNotFound("No such Kin.")
-            row = MessageRecord.create(
+            return MessageRecord.create(
                 kin=kin_id,
                 role="user",
                 source=source,
@@ -281,9 +283,10 @@ class KinService:
                 priority=priority,
                 created_at=time.time(),
             )
-            return row, _queued(kin_id)
 
-        row, queue_length = await self._db.write(insert)
+        row = await self._db.write(insert)
+        queue_length = self._queue_lengths.get(kin_id, 0) + 1
+        self._queue_lengths[kin_id] = queue_length
         view = MessageView.of(row)
         self._bus.emit(KinMessageReceived(kin_id=kin_id, message_id=str(view.id), source=source))
         self._live.publish("message", {"message": view.to_dict()})
@@ -333,44 +336,55 @@ class KinService:
         rows = await self._db.read(window)
         return [MessageView.of(row) for row in reversed(rows)]
 
-    async def claim_next(self, kin_id: str) -> MessageView | None:
-        """Take the Kin's next queued message (users' first, then oldest) for a turn."""
+    async def claim_next(self, kin_id: str) -> tuple[MessageView, KinView] | None:
+        """Take the Kin's next queued message (users' first, then oldest) for a turn, and mark
+        the Kin thinking, in one transaction."""
 
-        def claim() -> tuple[MessageRecord | None, int]:
+        def claim() -> tuple[MessageRecord, KinRecord] | None:
             row = (
                 MessageRecord.select()
                 .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
                 .order_by(MessageRecord.priority, MessageRecord.id)
                 .first()
             )
-            if row is not None:
-                row.status = "processing"
-                row.position = _next_position(kin_id)
-                row.save()
-            return row, _queued(kin_id)
+            kin = KinRecord.get_or_none(KinRecord.id == kin_id)
+            if row is None or kin is None:
+                return None
+            row.status = "processing"
+            row.position = _next_position(kin_id)
+            row.save()
+            kin.state = "thinking"
+            kin.save()
+            return row, kin
 
-        row, remaining = await self._db.write(claim)
-        if row is None:
+        claimed = await self._db.write(claim)
+        if claimed is None:
             return None
-        view = MessageView.of(row)
+        view, kin = MessageView.of(claimed[0]), KinView.of(claimed[1])
+        remaining = max(self._queue_lengths.get(kin_id, 1) - 1, 0)
+        self._queue_lengths[kin_id] = remaining
         self._live.publish(
             "message.status", {"kin_id": kin_id, "id": view.id, "status": "processing"}
         )
         self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": remaining})
-        return view
+        self._live.publish("kin.state", {"kin_id": kin_id, "state": "thinking", "error": None})
+        return view, kin
 
-    async def finish(self, message_id: int, status: str) -> None:
-        """Mark the message that started a turn as handled (done, failed or cancelled)."""
+    async def finish(
+        self, kin_id: str, message_id: int, status: str, *, state: str, error: str | None = None
+    ) -> None:
+        """Mark the message that started a turn as handled (done, failed or cancelled) and
+        set the Kin's state after it, in one transaction."""
 
-        def update() -> str:
+        def update() -> None:
             MessageRecord.update(status=status, processed_at=time.time()).where(
                 MessageRecord.id == message_id
             ).execute()
-            kin_id = _kin_of(MessageRecord.get_by_id(message_id))
-            return kin_id
+            KinRecord.update(state=state, last_error=error).where(KinRecord.id == kin_id).execute()
 
-        kin_id = await self._db.write(update)
+        await self._db.write(update)
         self._live.publish("message.status", {"kin_id": kin_id, "id": message_id, "status": status})
+        self._live.publish("kin.state", {"kin_id": kin_id, "state": state, "error": error})
 
     async def recover(self) -> list[int]:
         """After a restart: turns cut short are resumed if they had produced nothing yet, or
@@ -399,23 +413,16 @@ class KinService:
                     row.position = None
                     requeued.append(row.id)
                 row.save()
+            KinRecord.update(state="idle").where(KinRecord.state == "thinking").execute()
             return requeued
 
-        return await self._db.write(fix)
+        requeued = await self._db.write(fix)
+        self._queue_lengths = await self._db.read(_count_queued)
+        return requeued
 
     async def queue_lengths(self) -> dict[str, int]:
-        """Queued messages per Kin."""
-
-        def count() -> dict[str, int]:
-            rows: Any = (
-                MessageRecord.select(MessageRecord.kin, peewee.fn.COUNT(MessageRecord.id))
-                .where(MessageRecord.status == "queued")
-                .group_by(MessageRecord.kin)
-                .tuples()
-            )
-            return {str(kin_id): int(total) for kin_id, total in rows}
-
-        return await self._db.read(count)
+        """Queued messages per Kin (kept in memory, counted from the database at start)."""
+        return dict(self._queue_lengths)
 
 
 def _kin_of(row: MessageRecord) -> str:
@@ -434,10 +441,11 @@ def _next_position(kin_id: str) -> int:
     return int(last or 0) + 1
 
 
-def _queued(kin_id: str) -> int:
-    total: int = (
-        MessageRecord.select()
-        .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
-        .count()
+def _count_queued() -> dict[str, int]:
+    rows: Any = (
+        MessageRecord.select(MessageRecord.kin, peewee.fn.COUNT(MessageRecord.id))
+        .where(MessageRecord.status == "queued")
+        .group_by(MessageRecord.kin)
+        .tuples()
     )
-    return total
+    return {str(kin_id): int(total) for kin_id, total in rows}

@@ -108,9 +108,11 @@ class Turn:
         self.ref = KinRef(id=kin.id, name=kin.name, model=kin.model)
 
     async def run(self) -> None:
-        """Run to the end; provider errors become an error message and the warning state."""
+        """Run to the end; provider errors become an error message and the warning state.
+
+        The Kin was marked thinking when its message was taken from the queue.
+        """
         kins = self.platform.kins
-        await kins.set_state(self.kin.id, "thinking")
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="thinking"))
         try:
             await self._steps()
@@ -124,16 +126,13 @@ class Turn:
                 is_error=True,
                 turn_of=self.trigger.id,
             )
-            await self._finish("failed")
-            await kins.set_state(self.kin.id, "error", error.message)
+            await kins.finish(
+                self.kin.id, self.trigger.id, "failed", state="error", error=error.message
+            )
             self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
             return
-        await self._finish("done")
-        await kins.set_state(self.kin.id, "idle")
+        await kins.finish(self.kin.id, self.trigger.id, "done", state="idle")
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
-
-    async def _finish(self, status: str) -> None:
-        await self.platform.kins.finish(self.trigger.id, status)
 
     async def _steps(self) -> None:
         tools = self._tools()
@@ -181,10 +180,7 @@ class Turn:
         ]
         language = "en"
         if self.speaker.kind == "user" and self.speaker.id:
-            try:
-                language = (await platform.accounts.get(self.speaker.id)).language
-            except Exception:
-                language = "en"
+            language = await platform.accounts.language_of(self.speaker.id)
         memory = await self._memory()
         sections = build_sections(
             self.kin,

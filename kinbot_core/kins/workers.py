@@ -6,7 +6,6 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from kinbot_core.kins.service import KinNotFound
 from kinbot_core.kins.turn import Turn
 
 if TYPE_CHECKING:
@@ -65,17 +64,11 @@ class KinWorkers:
         kins = self._platform.kins
         while not self._stopping:
             wake.clear()
-            try:
-                message = await kins.claim_next(kin_id)
-            except KinNotFound:
-                return
-            if message is None:
+            claimed = await kins.claim_next(kin_id)
+            if claimed is None:
                 await wake.wait()
                 continue
-            try:
-                kin = await kins.get(kin_id)
-            except KinNotFound:
-                return
+            message, kin = claimed
             turn = asyncio.get_running_loop().create_task(
                 Turn(self._platform, kin, message).run(), name=f"kin-turn:{kin_id}:{message.id}"
             )
@@ -85,12 +78,11 @@ class KinWorkers:
             except asyncio.CancelledError:
                 if kin_id not in self._stopped_by_user:
                     raise  # the platform is stopping: recovery handles the message at next start
-                await kins.finish(message.id, "cancelled")
-                await kins.set_state(kin_id, "idle")
+                await kins.finish(kin_id, message.id, "cancelled", state="idle")
             except Exception:
                 logger.exception("turn of Kin %s failed", kin_id)
-                await kins.finish(message.id, "failed")
-                await kins.set_state(kin_id, "error", "An internal error stopped the turn.")
+                error = "An internal error stopped the turn."
+                await kins.finish(kin_id, message.id, "failed", state="error", error=error)
             finally:
                 self._stopped_by_user.discard(kin_id)
                 self._turns.pop(kin_id, None)

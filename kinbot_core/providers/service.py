@@ -109,6 +109,8 @@ class ResolvedModel:
     provider_name: str
     model: str
     llm: LLMCapability
+    #: The provider's configuration, to scrub its secrets from error messages.
+    secrets: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 class ProviderService:
@@ -133,6 +135,8 @@ class ProviderService:
         self._settings = settings
         self._master_key = master_key
         self._instances: dict[str, Provider] = {}
+        #: Per model string, the provider serving it; dropped whenever providers change.
+        self._resolution_cache: dict[str, ResolvedModel] = {}
         self._lock = asyncio.Lock()
         self.retry_policy = RetryPolicy(max_retries=settings.llm_max_retries)
 
@@ -228,6 +232,7 @@ class ProviderService:
         except BaseException:
             await provider.aclose()
             raise
+        self._resolution_cache.clear()
         self._instances[provider_id] = provider
         self._bus.emit(ProviderAdded(provider_id=provider_id, provider_type=type_name))
         return self._view(row)
@@ -278,6 +283,7 @@ class ProviderService:
             return ProviderRecord.get_by_id(provider_id)
 
         updated = await self._db.write(save)
+        self._resolution_cache.clear()
         if replacement is not None:
             previous = self._instances.pop(provider_id, None)
             self._instances[provider_id] = replacement
@@ -291,6 +297,7 @@ class ProviderService:
         await self._db.write(
             lambda: ProviderRecord.delete().where(ProviderRecord.id == provider_id).execute()
         )
+        self._resolution_cache.clear()
         instance = self._instances.pop(provider_id, None)
         if instance is not None:
             await instance.aclose()
@@ -385,6 +392,14 @@ class ProviderService:
         """The provider serving ``model``: ``<provider name>/<model id>`` or a bare model id
         that exactly one provider with the llm capability lists. Unknown or ambiguous
         models raise ``ModelResolutionError``; there is no silent fallback."""
+        cached = self._resolution_cache.get(model)
+        if cached is not None and cached.provider_id in self._instances:
+            return cached
+        resolved = await self._resolve(model)
+        self._resolution_cache[model] = resolved
+        return resolved
+
+    async def _resolve(self, model: str) -> ResolvedModel:
         rows = [
             row
             for row in await self._db.read(
@@ -421,7 +436,7 @@ class ProviderService:
         provider = await self.instance(row.id)
         if provider.llm is None:
             raise ModelResolutionError(f"The provider {row.name!r} has no llm capability.")
-        return ResolvedModel(row.id, row.name, model, provider.llm)
+        return ResolvedModel(row.id, row.name, model, provider.llm, self._open(row))
 
     async def _cached_models(self, row: ProviderRecord) -> list[ModelInfo]:
         if row.models is not None:
@@ -437,7 +452,7 @@ class ProviderService:
         Failures are published as ``provider.error`` and raised as ``ProviderError``."""
         resolved = await self.resolve_model(model)
         call = _replace_model(request, resolved.model)
-        secrets = await self._secrets_of(resolved.provider_id)
+        secrets = resolved.secrets
 
         def failed(error: ProviderError, retrying: bool) -> None:
             self._report(resolved.provider_id, error, secrets, retrying)
@@ -502,6 +517,7 @@ class ProviderService:
 
     async def forget_unavailable(self) -> None:
         """Close the live providers whose type's plugin is no longer enabled."""
+        self._resolution_cache.clear()
         rows = await self._db.read(
             lambda: {r.id: (r.kind, r.type) for r in ProviderRecord.select()}
         )
