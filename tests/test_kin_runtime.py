@@ -256,14 +256,24 @@ async def test_a_rate_limit_then_success_gives_the_reply(
     assert (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]["state"] == "idle"
 
 
-async def test_a_provider_down_shows_an_error_and_a_warning_until_the_next_success(
-    server: RunningServer, fake_llm: FakeOpenAI
+@pytest.mark.parametrize(
+    ("failure", "words"),
+    [
+        (Reply(status=503), "unavailable"),
+        (Reply(status=429, headers={"retry-after": "0"}), "rate limiting"),
+        (Reply(delay=8.0), "did not answer in time"),
+        (Reply(malformed=True), "could not read"),
+    ],
+    ids=["down", "rate-limited", "timeout", "malformed"],
+)
+async def test_an_llm_error_shows_an_error_and_a_warning_until_the_next_success(
+    server: RunningServer, fake_llm: FakeOpenAI, failure: Reply, words: str
 ) -> None:
     kin = await make_kin(server.client)
     server.platform.providers.retry_policy = type(server.platform.providers.retry_policy)(
         max_retries=1, base_delay=0.01
     )
-    fake_llm.enqueue(Reply(status=503), Reply(status=503))
+    fake_llm.enqueue(failure, failure)
     async with sse_stream(server.client) as stream:
         message = await send(server.client, kin["id"], "Are you there?")
         error = await stream.wait_for(
@@ -272,9 +282,10 @@ async def test_a_provider_down_shows_an_error_and_a_warning_until_the_next_succe
         await stream.wait_for(lambda e: e.type == "kin.state" and e.data["state"] == "error")
         await stream.wait_for(status_of(message["id"], "failed"))
     assert "Chef could not answer" in error.data["message"]["content"]
-    assert "unavailable" in error.data["message"]["content"]
+    assert words in error.data["message"]["content"]
     warned = (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]
-    assert warned["state"] == "error" and "unavailable" in warned["last_error"]
+    assert warned["state"] == "error" and words in warned["last_error"]
+    fake_llm.reset()  # a failure that is not retried leaves its twin queued
     async with sse_stream(server.client) as stream:
         again = await send(server.client, kin["id"], "And now?")
         await stream.wait_for(reply_to(again["id"]))
@@ -326,6 +337,33 @@ async def test_streams_need_a_session_and_end_when_access_is_cut(
         async with sse_stream(marie) as stream:
             await server.client.patch(f"/api/users/{user['id']}", json={"is_active": False})
             await stream.wait_closed()
+
+
+async def test_a_kin_avatar_is_uploaded_and_served(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    import io
+
+    from PIL import Image
+
+    kin = await make_kin(server.client)
+    image = io.BytesIO()
+    Image.new("RGB", (800, 600), (120, 180, 90)).save(image, format="JPEG")
+    uploaded = await server.client.put(
+        f"/api/kins/{kin['id']}/avatar",
+        files={"avatar": ("chef.jpg", image.getvalue(), "image/jpeg")},
+    )
+    assert uploaded.status_code == 200, uploaded.text
+    url = uploaded.json()["kin"]["avatar_url"]
+    served = await server.client.get(url)
+    assert served.headers["content-type"] == "image/webp"
+    assert Image.open(io.BytesIO(served.content)).size == (512, 384)
+    async with server.new_client() as stranger:
+        assert (await stranger.get(url)).status_code == 401
+    bad = await server.client.put(
+        f"/api/kins/{kin['id']}/avatar", files={"avatar": ("x.png", b"not an image", "image/png")}
+    )
+    assert bad.status_code == 400
 
 
 async def test_kins_are_validated_and_shared(server: RunningServer, fake_llm: FakeOpenAI) -> None:

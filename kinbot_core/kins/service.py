@@ -12,6 +12,7 @@ from typing import Any
 
 import peewee
 
+from kinbot_core.accounts.avatars import AvatarStore
 from kinbot_core.db import Database
 from kinbot_core.db.models import KinRecord, MessageRecord
 from kinbot_core.events import EventBus
@@ -240,6 +241,25 @@ class KinService:
             raise KinNotFound("No such Kin.")
         self._bus.emit(KinDeleted(kin_id=kin_id))
         self._live.publish("kin.deleted", {"kin_id": kin_id})
+
+    async def set_avatar(self, kin_id: str, avatars: AvatarStore, data: bytes) -> KinView:
+        """Store an uploaded avatar image for the Kin (checked and re-encoded)."""
+        await self.get(kin_id)
+        name = await avatars.save(f"kin-{kin_id}", data)
+
+        def update() -> tuple[str | None, KinRecord]:
+            row = KinRecord.get_by_id(kin_id)
+            previous: str | None = row.avatar_path
+            row.avatar_path = name
+            row.updated_at = time.time()
+            row.save()
+            return previous, row
+
+        previous, row = await self._db.write(update)
+        await avatars.delete(previous)
+        view = KinView.of(row)
+        self._live.publish("kin.updated", {"kin": view.to_dict()})
+        return view
 
     async def set_state(self, kin_id: str, state: str, error: str | None = None) -> None:
         """Record the Kin's state (idle, thinking, error) and tell the browsers."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, Response, request
+from quart import Blueprint, Response, request, send_file
 from quart_schema import validate_request
 
 from kinbot_web.app_context import current_platform
@@ -82,6 +82,33 @@ async def delete_kin(kin_id: str) -> Response:
     platform.workers.stop_turn(kin_id)
     await platform.kins.delete(kin_id)
     return Response(status=204)
+
+
+@blueprint.put("/api/kins/<kin_id>/avatar")
+@signed_in
+async def upload_avatar(kin_id: str) -> dict[str, object]:
+    """Upload the Kin's avatar (multipart field ``avatar``: PNG, JPEG, WebP or GIF)."""
+    platform = current_platform()
+    upload = (await request.files).get("avatar")
+    if upload is None:
+        raise ApiError(400, "invalid_request", "Send the image in the multipart field 'avatar'.")
+    data = upload.read(platform.settings.avatar_max_bytes + 1)
+    kin = await platform.kins.set_avatar(kin_id, platform.accounts.avatars, data)
+    return {"kin": kin.to_dict()}
+
+
+@blueprint.get("/api/kins/<kin_id>/avatar")
+@signed_in
+async def avatar(kin_id: str) -> Response:
+    """The Kin's avatar image (signed-in users only)."""
+    platform = current_platform()
+    kin = await platform.kins.get(kin_id)
+    if kin.avatar is None:
+        raise ApiError(404, "not_found", "This Kin has no avatar.")
+    response = await send_file(platform.accounts.avatars.path(kin.avatar), mimetype="image/webp")
+    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @blueprint.get("/api/kins/<kin_id>/messages")
