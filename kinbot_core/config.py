@@ -161,6 +161,18 @@ class Settings(BaseSettings):
     memory_injected_max: int = Field(
         10, ge=0, description="Relevant memories injected into the system prompt."
     )
+    memory_injected_max_chars: int = Field(
+        4000, ge=0, description="Budget, in characters, of the memories injected in a prompt."
+    )
+    search_rrf_k: float = Field(
+        60.0, gt=0, description="The constant of reciprocal rank fusion in hybrid search."
+    )
+    search_weight_dense: float = Field(
+        1.0, ge=0, description="Weight of the semantic (vector) ranking in hybrid search."
+    )
+    search_weight_fulltext: float = Field(
+        1.0, ge=0, description="Weight of the full-text (FTS5) ranking in hybrid search."
+    )
 
     # -- uploads ---------------------------------------------------------------------------
     upload_max_bytes: int = Field(

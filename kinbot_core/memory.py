@@ -1,9 +1,20 @@
-"""The interface of memory backends (contributed through ``register_memory_backends``)."""
+"""The interface of memory backends (contributed through ``register_memory_backends``), and
+the platform's access to the enabled one."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+CATEGORIES = ("fact", "preference", "decision", "knowledge")
+
+
+class MemoryError(Exception):
+    """A memory operation that cannot be done; the message says why."""
+
+
+class MemoryNotFound(MemoryError):
+    """No such memory for this Kin."""
 
 
 @dataclass(frozen=True)
@@ -16,12 +27,130 @@ class MemoryContext:
     memories: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Memory:
+    """One long-term memory of a Kin."""
+
+    id: int
+    kin_id: str
+    content: str
+    category: str
+    subject: str
+    source_message_id: int | None
+    created_at: float
+    updated_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class HistoryHit:
+    """A message of the session found by ``search_history``."""
+
+    message_id: int
+    role: str
+    sender_name: str | None
+    content: str
+    created_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
 @runtime_checkable
 class MemoryBackend(Protocol):
-    """Long-term memory and compacting for Kins. ``name`` is unique among backends."""
+    """Long-term memory (and history search) for Kins. ``name`` is unique among backends.
+
+    Every method receives the running platform (its database, providers…) first.
+    """
 
     name: str
 
-    async def prompt_context(self, kin_id: str, query: str) -> MemoryContext:
+    async def prompt_context(self, platform: Any, kin_id: str, query: str) -> MemoryContext:
         """The summary and relevant memories to show the Kin before answering ``query``."""
         ...
+
+    async def memorize(
+        self,
+        platform: Any,
+        kin_id: str,
+        content: str,
+        category: str,
+        subject: str = "",
+        *,
+        source_message_id: int | None = None,
+    ) -> Memory:
+        """Store a memory now."""
+        ...
+
+    async def recall(
+        self, platform: Any, kin_id: str, query: str, *, limit: int = 10
+    ) -> list[Memory]:
+        """The memories most relevant to ``query`` (hybrid: semantic and full-text)."""
+        ...
+
+    async def update(self, platform: Any, kin_id: str, memory_id: int, content: str) -> Memory:
+        """Replace a memory's content (and its indexes)."""
+        ...
+
+    async def forget(self, platform: Any, kin_id: str, memory_id: int) -> None:
+        """Delete a memory from storage and every index."""
+        ...
+
+    async def memories(
+        self,
+        platform: Any,
+        kin_id: str,
+        *,
+        subject: str | None = None,
+        category: str | None = None,
+    ) -> list[Memory]:
+        """The Kin's memories, newest first, optionally of one subject or category."""
+        ...
+
+    async def search_history(
+        self, platform: Any, kin_id: str, query: str, *, limit: int = 10
+    ) -> list[HistoryHit]:
+        """Messages of the Kin's session matching ``query``, best first."""
+        ...
+
+
+class MemoryAccess:
+    """The platform's way to its memory: the first enabled backend, given the platform."""
+
+    def __init__(self, platform: Any) -> None:
+        self._platform = platform
+
+    def backend(self) -> MemoryBackend:
+        """The backend in use, or ``MemoryError`` when no memory plugin is enabled."""
+        for backend in self._platform.registries.memory_backends:
+            found: MemoryBackend = backend
+            return found
+        raise MemoryError("No memory backend is enabled.")
+
+    async def memorize(
+        self, kin_id: str, content: str, category: str, subject: str = "", **kwargs: Any
+    ) -> Memory:
+        return await self.backend().memorize(
+            self._platform, kin_id, content, category, subject, **kwargs
+        )
+
+    async def recall(self, kin_id: str, query: str, *, limit: int = 10) -> list[Memory]:
+        return await self.backend().recall(self._platform, kin_id, query, limit=limit)
+
+    async def update(self, kin_id: str, memory_id: int, content: str) -> Memory:
+        return await self.backend().update(self._platform, kin_id, memory_id, content)
+
+    async def forget(self, kin_id: str, memory_id: int) -> None:
+        await self.backend().forget(self._platform, kin_id, memory_id)
+
+    async def memories(
+        self, kin_id: str, *, subject: str | None = None, category: str | None = None
+    ) -> list[Memory]:
+        return await self.backend().memories(
+            self._platform, kin_id, subject=subject, category=category
+        )
+
+    async def search_history(self, kin_id: str, query: str, *, limit: int = 10) -> list[HistoryHit]:
+        return await self.backend().search_history(self._platform, kin_id, query, limit=limit)

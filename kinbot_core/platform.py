@@ -23,6 +23,7 @@ from kinbot_core.kins.service import KinService
 from kinbot_core.kins.workers import KinWorkers
 from kinbot_core.live import LiveFeed
 from kinbot_core.master_key import ensure_master_key
+from kinbot_core.memory import MemoryAccess
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
 from kinbot_core.providers.service import ProviderService
 
@@ -78,6 +79,7 @@ class Platform:
             check_model=self.providers.resolve_model,
         )
         self.contacts = ContactService(self.db, self.bus)
+        self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)

@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 from kinbot_core.accounts import AccountError, RateLimited
 from kinbot_core.contacts import ContactError, ContactNotFound
 from kinbot_core.kins import KinError, KinNotFound
+from kinbot_core.memory import MemoryError, MemoryNotFound
 from kinbot_core.plugins import PluginRequired, UnknownPlugin
 from kinbot_core.providers import (
     ModelResolutionError,
@@ -114,6 +115,12 @@ def register(app: Quart) -> None:
     async def kin_error(exc: KinError) -> Response:
         status = 404 if isinstance(exc, KinNotFound) else 400
         return error_response(status, exc.code, exc.message)
+
+    @app.errorhandler(MemoryError)
+    async def memory_error(exc: MemoryError) -> Response:
+        if isinstance(exc, MemoryNotFound):
+            return error_response(404, "not_found", str(exc))
+        return error_response(400, "memory_invalid", str(exc))
 
     @app.errorhandler(ContactError)
     async def contact_error(exc: ContactError) -> Response:

@@ -19,7 +19,7 @@ from tests.support.distributions import write_distribution
 BUILTIN_PLUGINS = {
     "event_log", "metrics",
     "anthropic", "openai", "openai_compatible", "gemini", "voyage", "local_embeddings",
-    "brave_search", "searxng", "contacts", "kin_directory",
+    "brave_search", "searxng", "contacts", "kin_directory", "sqlite_memory", "memory_tools",
 }  # fmt: skip
 
 

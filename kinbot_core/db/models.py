@@ -202,3 +202,23 @@ class ContactRecord(BaseModel):
 
     class Meta:
         table_name = "contact"
+
+
+class MemoryRecord(BaseModel):
+    """A durable memory of a Kin: a fact, preference, decision or piece of knowledge."""
+
+    id = peewee.AutoField()
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    content = peewee.TextField()
+    category = peewee.TextField()
+    #: Which contact or context the memory is about.
+    subject = peewee.TextField(default="")
+    source_message_id = peewee.IntegerField(null=True)
+    #: The embedding model (and vector size) its vector was made with.
+    embedding_model = peewee.TextField(null=True)
+    dimension = peewee.IntegerField(null=True)
+    created_at = peewee.FloatField(default=time.time)
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "memory"

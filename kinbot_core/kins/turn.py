@@ -206,7 +206,7 @@ class Turn:
         for backend in self.platform.registries.memory_backends:
             try:
                 context: MemoryContext = await backend.prompt_context(
-                    self.kin.id, self.trigger.content
+                    self.platform, self.kin.id, self.trigger.content
                 )
                 return context
             except Exception:

@@ -472,6 +472,18 @@ class ProviderService:
         vectors: list[list[float]] = await self._call(provider_id, lambda: embedding.embed(texts))
         return vectors
 
+    async def embedding_model(self) -> str:
+        """Which provider and model ``embed`` uses now (``<provider name>/<model>``)."""
+        rows = await self._db.read(
+            lambda: list(ProviderRecord.select().order_by(ProviderRecord.created_at))
+        )
+        for row in rows:
+            if "embedding" in json.loads(row.capabilities):
+                provider = await self.instance(row.id)
+                if provider.embedding is not None:
+                    return f"{row.name}/{provider.embedding.default_model()}"
+        raise ProviderConfigError("No configured provider has the embedding capability.")
+
     async def generate_image(self, prompt: str, *, size: str = "1024x1024") -> GeneratedImage:
         """Generate an image with the first provider that has the image capability."""
         provider_id, capability = await self._first("image")

@@ -139,6 +139,37 @@ async def send_message(kin_id: str, data: MessageIn) -> tuple[dict[str, object],
     return {"message": message.to_dict()}, 202
 
 
+@blueprint.get("/api/kins/<kin_id>/memories")
+@signed_in
+async def list_memories(kin_id: str) -> dict[str, object]:
+    """The Kin's memories: ``?q=`` searches them (hybrid), else ``?subject=`` and
+    ``?category=`` filter the list, newest first."""
+    platform = current_platform()
+    await platform.kins.get(kin_id)
+    query = request.args.get("q", "").strip()
+    if query:
+        found = await platform.memory.recall(kin_id, query, limit=50)
+    else:
+        found = await platform.memory.memories(
+            kin_id,
+            subject=request.args.get("subject") or None,
+            category=request.args.get("category") or None,
+        )
+    return {"memories": [m.to_dict() for m in found]}
+
+
+@blueprint.delete("/api/kins/<kin_id>/memories/<memory_id>")
+@signed_in
+async def delete_memory(kin_id: str, memory_id: str) -> Response:
+    """Delete one of the Kin's memories (from storage and both indexes)."""
+    if not memory_id.isdigit():
+        raise ApiError(404, "not_found", "No such memory.")
+    platform = current_platform()
+    await platform.kins.get(kin_id)
+    await platform.memory.forget(kin_id, int(memory_id))
+    return Response(status=204)
+
+
 @blueprint.post("/api/kins/<kin_id>/stop")
 @signed_in
 async def stop_turn(kin_id: str) -> dict[str, object]:
