@@ -44,9 +44,10 @@ class LiveItem:
 class LiveSubscription:
     """One browser's stream."""
 
-    def __init__(self, feed: LiveFeed, user_id: str) -> None:
+    def __init__(self, feed: LiveFeed, user_id: str, session_id: str | None = None) -> None:
         self._feed = feed
         self.user_id = user_id
+        self.session_id = session_id
         self.queue: asyncio.Queue[LiveItem | None] = asyncio.Queue(MAX_PENDING)
         self.closed = False
 
@@ -77,7 +78,10 @@ class LiveFeed:
     """Publishes items to every open stream allowed to see them, and keeps recent ones."""
 
     def __init__(self) -> None:
-        self._ids = itertools.count(1)
+        # Ids start from the clock, so that ids of an earlier run of the process are older
+        # than any of this one: a browser resuming across a restart gets "resync".
+        self._first_id = int(time.time() * 1000)
+        self._ids = itertools.count(self._first_id)
         self._recent: deque[LiveItem] = deque(maxlen=BUFFER_SIZE)
         self._subscriptions: set[LiveSubscription] = set()
 
@@ -91,15 +95,19 @@ class LiveFeed:
             subscription.offer(item)
         return item
 
-    def subscribe(self, user_id: str, after: int | None = None) -> tuple[LiveSubscription, bool]:
+    def subscribe(
+        self, user_id: str, after: int | None = None, *, session_id: str | None = None
+    ) -> tuple[LiveSubscription, bool]:
         """Open a stream for ``user_id``; with ``after`` (Last-Event-ID), replay what came
         since. The flag says whether the replay is complete (False: older items were
         dropped, the client should reload its state)."""
-        subscription = LiveSubscription(self, user_id)
+        subscription = LiveSubscription(self, user_id, session_id)
         complete = True
         if after is not None:
-            oldest = self._recent[0].id if self._recent else None
-            complete = oldest is None or oldest <= after + 1
+            newest = self._recent[-1].id if self._recent else self._first_id - 1
+            oldest = self._recent[0].id if self._recent else self._first_id
+            # An id from before this process started (or from the future) cannot be resumed.
+            complete = self._first_id <= after <= newest and oldest <= after + 1
             for item in self._recent:
                 if item.id > after:
                     subscription.offer(item)
@@ -112,6 +120,11 @@ class LiveFeed:
     def close_user(self, user_id: str) -> None:
         """End every open stream of a user (signed out, disabled, role lowered…)."""
         for subscription in [s for s in self._subscriptions if s.user_id == user_id]:
+            subscription.close()
+
+    def close_session(self, session_id: str) -> None:
+        """End the streams of one browser session (it signed out)."""
+        for subscription in [s for s in self._subscriptions if s.session_id == session_id]:
             subscription.close()
 
     def close_all(self) -> None:

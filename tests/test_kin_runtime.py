@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -401,3 +402,32 @@ async def test_history_pages_backwards(server: RunningServer, fake_llm: FakeOpen
 
 
 _ = Settings
+
+
+async def test_signing_out_ends_that_browsers_stream_only(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    async with server.new_client() as laptop:
+        await laptop.post(
+            "/api/auth/login",
+            json={"email": "nicolas@example.org", "password": "correct horse battery staple"},
+        )
+        async with sse_stream(server.client) as first, sse_stream(laptop) as second:
+            assert (await laptop.post("/api/auth/logout")).status_code == 204
+            await second.wait_closed()
+            assert not first.closed
+
+
+def test_an_event_id_from_an_earlier_run_asks_for_a_resync() -> None:
+    from kinbot_core.live import LiveFeed
+
+    before = LiveFeed()
+    old = before.publish("kin.state", {"state": "idle"}).id
+    time.sleep(0.002)
+    after = LiveFeed()
+    after.publish("kin.state", {"state": "thinking"})
+    _, complete = after.subscribe("u1", after=old)
+    assert not complete
+    latest = after.publish("kin.state", {"state": "idle"}).id
+    _, complete = after.subscribe("u1", after=latest - 1)
+    assert complete

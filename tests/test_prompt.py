@@ -105,3 +105,22 @@ def test_the_conversation_names_each_author_and_never_starts_mid_exchange() -> N
         {"role": "user", "content": "[Kin Scout] Report ready"},
         {"role": "assistant", "content": "Thanks!", "tool_calls": []},
     ]
+
+
+def test_tool_calls_are_always_paired_with_results() -> None:
+    call = {"id": "t1", "name": "get_time", "arguments": {}}
+    history = [
+        message(1, "user", "user", "Nico", "What time is it?"),
+        message(2, "assistant", "kin", "Chef", "", tool_calls=[call]),
+        # stopped before the tool ran: no result stored
+        message(3, "user", "user", "Nico", "Never mind."),
+        message(4, "tool", "kin", "get_time", "stray", tool_call_id="t9"),
+    ]
+    converted = llm_messages(history)
+    assert [m["role"] for m in converted] == ["user", "assistant", "tool", "user"]
+    assert converted[2] == {
+        "role": "tool",
+        "content": "Interrupted: this tool call did not run.",
+        "tool_call_id": "t1",
+        "is_error": True,
+    }

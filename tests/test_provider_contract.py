@@ -69,7 +69,7 @@ async def provider(
     setup: Setup = request.param
     provider_type = provider_types[setup.type_name]
     config = provider_type.validate_config(setup.make_config(fake))
-    built = provider_type.create(config, timeout=getattr(request, "timeout", 0.5) or 0.5)
+    built = provider_type.create(config, timeout=1.5)
     yield built
     await built.aclose()
 
@@ -295,3 +295,31 @@ async def test_every_provider_type_is_covered_by_this_suite(
     for name, provider_type in provider_types.items():
         assert provider_type.name == name and provider_type.label
         assert provider_type.capabilities
+
+
+def test_gemini_gets_its_thought_signatures_back_and_never_made_up_ids() -> None:
+    from kinbot_plugins.providers.gemini_provider import gemini_contents
+
+    history = (
+        ChatMessage("user", "Weather in Rome?"),
+        ChatMessage(
+            "assistant",
+            "",
+            tool_calls=(
+                ToolCallRequest(
+                    "abc", "get_weather", {"city": "Rome"}, {"thought_signature": "c2ln"}
+                ),
+                ToolCallRequest("kinbot_call_123", "get_weather", {"city": "Paris"}),
+            ),
+        ),
+        ChatMessage("tool", "24 degrees", tool_call_id="abc"),
+        ChatMessage("tool", "19 degrees", tool_call_id="kinbot_call_123"),
+    )
+    contents = gemini_contents(history)
+    model_parts = contents[1].parts or []
+    assert model_parts[0].thought_signature == b"sig"
+    assert model_parts[0].function_call is not None and model_parts[0].function_call.id == "abc"
+    assert model_parts[1].function_call is not None and model_parts[1].function_call.id is None
+    responses = [p.function_response for p in contents[2].parts or []]
+    assert [r.id for r in responses if r] == ["abc", None]
+    assert [r.name for r in responses if r] == ["get_weather", "get_weather"]

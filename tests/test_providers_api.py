@@ -303,3 +303,28 @@ async def test_a_disabled_provider_plugin_takes_its_type_away(
     assert "voyage" not in {t["name"] for t in types}
     again = await server.client.post("/api/providers", json=voyage_body(fakes))
     assert again.status_code == 400 and "is its plugin enabled" in again.text
+
+
+def test_credentials_in_a_base_url_are_never_shown_or_echoed() -> None:
+    from kinbot_core.providers.service import _public_config, _redact
+    from kinbot_plugins.providers._common import public_url
+
+    url = "https://family:s3cr3t-pass@llm.home.example:8443/v1?key=abcd1234"
+    assert _public_config({"base_url": url}) == {"base_url": "https://llm.home.example:8443/v1"}
+    assert public_url(url) == "https://llm.home.example:8443/v1"
+    message = f"cannot reach {url}"
+    redacted = _redact(message, {"base_url": url})
+    assert "s3cr3t-pass" not in redacted and "abcd1234" not in redacted
+
+
+async def test_a_stored_key_is_not_sent_to_a_new_base_url(
+    server: RunningServer, fakes: dict[str, Any]
+) -> None:
+    claude = (await server.client.post("/api/providers", json=anthropic_body(fakes))).json()[
+        "provider"
+    ]
+    moved = await server.client.patch(
+        f"/api/providers/{claude['id']}", json={"config": {"base_url": "https://elsewhere.example"}}
+    )
+    assert moved.status_code == 400
+    assert "API key again" in moved.json()["error"]["message"]

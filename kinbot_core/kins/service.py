@@ -239,6 +239,7 @@ class KinService:
         )
         if not deleted:
             raise KinNotFound("No such Kin.")
+        self._queue_lengths.pop(kin_id, None)
         self._bus.emit(KinDeleted(kin_id=kin_id))
         self._live.publish("kin.deleted", {"kin_id": kin_id})
 

@@ -74,7 +74,39 @@ def llm_messages(history: list[MessageView]) -> list[dict[str, Any]]:
             )
     while messages and messages[0]["role"] != "user":
         messages.pop(0)  # the window cut a tool exchange in two
-    return messages
+    return paired(messages)
+
+
+def paired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every tool call followed by its result, every result after its call: calls left
+    without a result (a turn stopped, failed or cut by a restart) get an "interrupted"
+    result, and stray results are dropped, as every provider requires."""
+    result: list[dict[str, Any]] = []
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        index += 1
+        if message["role"] == "tool":
+            continue  # a result whose call is not in the window
+        result.append(message)
+        calls = message.get("tool_calls") or []
+        if message["role"] != "assistant" or not calls:
+            continue
+        answers: dict[str, dict[str, Any]] = {}
+        while index < len(messages) and messages[index]["role"] == "tool":
+            answers.setdefault(messages[index].get("tool_call_id") or "", messages[index])
+            index += 1
+        for call in calls:
+            result.append(
+                answers.get(call["id"])
+                or {
+                    "role": "tool",
+                    "content": "Interrupted: this tool call did not run.",
+                    "tool_call_id": call["id"],
+                    "is_error": True,
+                }
+            )
+    return result
 
 
 def chat_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
@@ -82,7 +114,9 @@ def chat_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
     converted = []
     for message in messages:
         calls = tuple(
-            ToolCallRequest(call["id"], call["name"], call.get("arguments") or {})
+            ToolCallRequest(
+                call["id"], call["name"], call.get("arguments") or {}, call.get("extra") or {}
+            )
             for call in message.get("tool_calls") or ()
         )
         converted.append(
@@ -148,7 +182,10 @@ class Turn:
                 sender_id=self.kin.id,
                 sender_name=self.kin.name,
                 content=text,
-                tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+                tool_calls=[
+                    {"id": c.id, "name": c.name, "arguments": c.arguments, "extra": c.extra}
+                    for c in calls
+                ]
                 or None,
                 turn_of=self.trigger.id,
             )

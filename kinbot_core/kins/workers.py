@@ -59,6 +59,15 @@ class KinWorkers:
         turn.cancel()
         return True
 
+    async def forget(self, kin_id: str) -> None:
+        """A Kin was deleted: stop its turn and its worker."""
+        self.stop_turn(kin_id)
+        worker = self._workers.pop(kin_id, None)
+        self._wake.pop(kin_id, None)
+        if worker is not None:
+            worker.cancel()
+            await asyncio.gather(worker, return_exceptions=True)
+
     async def _run(self, kin_id: str) -> None:
         wake = self._wake[kin_id]
         kins = self._platform.kins

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from kinbot_core.config import Settings
 from kinbot_core.crypto import SecretBox
@@ -252,7 +253,13 @@ class ProviderService:
         row = await self._record(provider_id, kind)
         provider_type = self._type(kind, row.type)
         current = self._open(row)
-        merged = {**current, **{k: v for k, v in (config or {}).items() if v is not None}}
+        changes_given = {k: v for k, v in (config or {}).items() if v is not None}
+        secret_fields = {f.name for f in provider_type.config_fields if f.secret}
+        moved = changes_given.get("base_url", current.get("base_url")) != current.get("base_url")
+        if moved and any(current.get(name) for name in secret_fields - set(changes_given)):
+            # A stored key is never sent to a new address without being given again.
+            raise ProviderConfigError("Give the API key again when changing the base URL.")
+        merged = {**current, **changes_given}
         normalised = provider_type.validate_config(merged)
         new_name = _valid_name(name) if name is not None else row.name
         changes: dict[str, Any] = {"name": new_name, "updated_at": time.time()}
@@ -604,9 +611,9 @@ class ProviderService:
             type=row.type,
             name=row.name,
             capabilities=tuple(json.loads(row.capabilities)),
-            config={
-                k: v for k, v in config.items() if k not in secret_names and not _looks_secret(k)
-            },
+            config=_public_config(
+                {k: v for k, v in config.items() if k not in secret_names and not _looks_secret(k)}
+            ),
             secrets=json.loads(row.secret_hints),
             models_fetched_at=row.models_fetched_at,
             created_at=row.created_at,
@@ -644,9 +651,32 @@ def _hints(provider_type: ProviderType, config: Mapping[str, Any]) -> dict[str, 
 
 def _redact(message: str, config: Mapping[str, Any]) -> str:
     for key, value in config.items():
-        if isinstance(value, str) and len(value) >= 6 and _looks_secret(key):
+        if not isinstance(value, str):
+            continue
+        if len(value) >= 6 and _looks_secret(key):
             message = message.replace(value, "[redacted]")
+        elif key == "base_url":
+            for secret in _url_secrets(value):
+                message = message.replace(secret, "[redacted]")
     return message
+
+
+def _url_secrets(url: str) -> list[str]:
+    """The credentials and query of a URL, which may hold a key."""
+    parsed = urlsplit(url)
+    parts = [parsed.password or "", parsed.username or "", parsed.query]
+    return [part for part in parts if len(part) >= 4]
+
+
+def _public_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A configuration as members may see it: base URLs without credentials or query."""
+    shown = dict(config)
+    if isinstance(shown.get("base_url"), str):
+        parsed = urlsplit(shown["base_url"])
+        host = parsed.hostname or ""
+        netloc = f"{host}:{parsed.port}" if parsed.port else host
+        shown["base_url"] = urlunsplit((parsed.scheme, netloc, parsed.path, "", ""))
+    return shown
 
 
 def _dump_models(models: tuple[ModelInfo, ...] | list[ModelInfo]) -> str:

@@ -22,11 +22,13 @@ class ImagePart:
 
 @dataclass(frozen=True)
 class ToolCallRequest:
-    """A tool call the model asked for, as stored in an assistant message."""
+    """A tool call the model asked for, as stored in an assistant message. ``extra`` is what
+    the provider needs to see again with it (Gemini's thought signature, say)."""
 
     id: str
     name: str
     arguments: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,12 +79,14 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ToolCallEvent:
-    """A complete tool call (arguments fully received and parsed)."""
+    """A complete tool call (arguments fully received and parsed). ``extra`` is opaque
+    provider data to send back with the call in later requests."""
 
     id: str
     name: str
     arguments: dict[str, Any]
     type: Literal["tool_call"] = "tool_call"
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

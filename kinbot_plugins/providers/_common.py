@@ -66,6 +66,12 @@ def validate_fields(
     return normalised
 
 
+def public_url(url: str) -> str:
+    """A URL without the credentials or query it may carry (for messages and labels)."""
+    parsed = httpx.URL(url)
+    return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
+
+
 def retry_after(headers: Mapping[str, str] | None) -> float | None:
     """Seconds from a Retry-After (or retry-after-ms) header, when present and numeric."""
     if not headers:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
@@ -47,6 +48,15 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
+#: Prefix of the call ids KinBot makes up when Gemini gives none (never sent back to it).
+_OUR_ID = "kinbot_call_"
+
+
+def _api_id(call_id: str | None) -> str | None:
+    """A call id to send back to Gemini: only the ones it gave."""
+    return None if not call_id or call_id.startswith(_OUR_ID) else call_id
+
+
 def translate(exc: BaseException) -> ProviderError:
     """A typed error for anything google-genai or its HTTP client raises."""
     if isinstance(exc, ProviderError):
@@ -80,7 +90,7 @@ def gemini_contents(messages: tuple[ChatMessage, ...]) -> list[types.Content]:
             parts.append(
                 types.Part(
                     function_response=types.FunctionResponse(
-                        id=message.tool_call_id,
+                        id=_api_id(message.tool_call_id),
                         name=names.get(message.tool_call_id or "", "tool"),
                         response={"error" if message.is_error else "result": message.content},
                     )
@@ -92,11 +102,13 @@ def gemini_contents(messages: tuple[ChatMessage, ...]) -> list[types.Content]:
             for image in message.images:
                 parts.append(types.Part.from_bytes(data=image.data, mime_type=image.mime_type))
             for call in message.tool_calls:
+                signature = call.extra.get("thought_signature")
                 parts.append(
                     types.Part(
                         function_call=types.FunctionCall(
-                            id=call.id, name=call.name, args=call.arguments
-                        )
+                            id=_api_id(call.id), name=call.name, args=call.arguments
+                        ),
+                        thought_signature=base64.b64decode(signature) if signature else None,
                     )
                 )
         if not parts:
@@ -162,10 +174,15 @@ class GeminiChat:
                             yield TextDelta(part.text)
                         if part.function_call is not None and part.function_call.name:
                             called = True
+                            extra = {}
+                            if part.thought_signature:
+                                signature = base64.b64encode(part.thought_signature).decode()
+                                extra["thought_signature"] = signature
                             yield ToolCallEvent(
-                                part.function_call.id or f"call_{uuid.uuid4().hex[:12]}",
+                                part.function_call.id or f"{_OUR_ID}{uuid.uuid4().hex[:12]}",
                                 part.function_call.name,
                                 dict(part.function_call.args or {}),
+                                extra=extra,
                             )
                     if candidate.finish_reason is not None:
                         finish = str(

@@ -11,7 +11,12 @@ from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import Capability, ConfigField, ModelInfo
-from kinbot_plugins.providers._common import OPTIONAL_API_KEY, base_url_field, validate_fields
+from kinbot_plugins.providers._common import (
+    OPTIONAL_API_KEY,
+    base_url_field,
+    public_url,
+    validate_fields,
+)
 from kinbot_plugins.providers.openai_provider import OpenAIProvider, make_client
 
 
@@ -54,7 +59,7 @@ class OpenAICompatibleProviderType:
     def create(self, config: Mapping[str, Any], *, timeout: float) -> CompatibleProvider:
         return CompatibleProvider(
             make_client(config, timeout, None),
-            f"The server at {config['base_url']}",
+            f"The server at {public_url(config['base_url'])}",
             capabilities=self.capabilities,
             embedding_model=config.get("embedding_model"),
             image_model=None,

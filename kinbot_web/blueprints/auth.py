@@ -50,6 +50,7 @@ async def logout() -> Response:
     """End this browser's session."""
     platform = current_platform()
     await platform.accounts.logout(g.session_id, current_user().id)
+    platform.live.close_session(g.session_id)
     response = Response(status=204)
     clear_session_cookie(response, platform.settings)
     return response

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 from quart import Blueprint, Response, g, request
@@ -36,21 +37,30 @@ async def events() -> Response:
     platform = current_platform()
     user = current_user()
     token = request.cookies.get(SESSION_COOKIE, "")
-    subscription, complete = platform.live.subscribe(user.id, after=_last_event_id())
     session_id = g.session_id
+    subscription, complete = platform.live.subscribe(
+        user.id, after=_last_event_id(), session_id=session_id
+    )
+
+    async def session_alive() -> bool:
+        found = await platform.accounts.authenticate(token)
+        return found is not None and found[1] == session_id
 
     async def stream() -> AsyncIterator[bytes]:
         try:
             yield b"retry: 3000\n\n"
             if not complete:
                 yield b"event: resync\ndata: {}\n\n"
+            check_at = time.monotonic() + HEARTBEAT_SECONDS
             while True:
+                wait = max(check_at - time.monotonic(), 0.0)
                 try:
-                    item = await asyncio.wait_for(subscription.next(), HEARTBEAT_SECONDS)
+                    item = await asyncio.wait_for(subscription.next(), wait)
                 except TimeoutError:
-                    found = await platform.accounts.authenticate(token)
-                    if found is None or found[1] != session_id:
+                    # Every 15 seconds, however busy the stream: is the session still valid?
+                    if not await session_alive():
                         return
+                    check_at = time.monotonic() + HEARTBEAT_SECONDS
                     yield b": heartbeat\n\n"
                     continue
                 if item is None:

@@ -79,8 +79,8 @@ async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
 async def delete_kin(kin_id: str) -> Response:
     """Delete a Kin and its session."""
     platform = current_platform()
-    platform.workers.stop_turn(kin_id)
     await platform.kins.delete(kin_id)
+    await platform.workers.forget(kin_id)
     return Response(status=204)
 
 
