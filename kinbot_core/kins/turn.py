@@ -140,6 +140,8 @@ class Turn:
         self.trigger = trigger
         self.speaker = speaker_of(trigger)
         self.ref = KinRef(id=kin.id, name=kin.name, model=kin.model)
+        self._memory_context: MemoryContext | None = None
+        self._memory_fetched = False
 
     async def run(self) -> None:
         """Run to the end; provider errors become an error message and the warning state.
@@ -240,6 +242,13 @@ class Turn:
         )
 
     async def _memory(self) -> MemoryContext | None:
+        """The memory context, fetched once per turn (its query is the incoming message)."""
+        if not self._memory_fetched:
+            self._memory_context = await self._fetch_memory()
+            self._memory_fetched = True
+        return self._memory_context
+
+    async def _fetch_memory(self) -> MemoryContext | None:
         for backend in self.platform.registries.memory_backends:
             try:
                 context: MemoryContext = await backend.prompt_context(

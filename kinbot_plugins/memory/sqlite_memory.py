@@ -163,6 +163,11 @@ class SqliteMemoryBackend:
     ) -> list[Memory]:
         if not query.strip() or limit < 1:
             return []
+        has_any = await platform.db.read(
+            lambda: MemoryRecord.select().where(MemoryRecord.kin == kin_id).exists()
+        )
+        if not has_any:
+            return []  # nothing to search: spare the embedding call
         wanted = limit * CANDIDATES_PER_RESULT
         settings = platform.settings
         dense_ids, text_ids = await asyncio.gather(
