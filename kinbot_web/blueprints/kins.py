@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, Response, request, send_file
+from quart import Blueprint, Response, request
 from quart_schema import validate_request
 
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.errors import ApiError
+from kinbot_web.images import avatar_response, uploaded_avatar
 
 blueprint = Blueprint("kins", __name__)
 
@@ -89,10 +90,7 @@ async def delete_kin(kin_id: str) -> Response:
 async def upload_avatar(kin_id: str) -> dict[str, object]:
     """Upload the Kin's avatar (multipart field ``avatar``: PNG, JPEG, WebP or GIF)."""
     platform = current_platform()
-    upload = (await request.files).get("avatar")
-    if upload is None:
-        raise ApiError(400, "invalid_request", "Send the image in the multipart field 'avatar'.")
-    data = upload.read(platform.settings.avatar_max_bytes + 1)
+    data = await uploaded_avatar(platform.settings.avatar_max_bytes)
     kin = await platform.kins.set_avatar(kin_id, platform.accounts.avatars, data)
     return {"kin": kin.to_dict()}
 
@@ -105,10 +103,7 @@ async def avatar(kin_id: str) -> Response:
     kin = await platform.kins.get(kin_id)
     if kin.avatar is None:
         raise ApiError(404, "not_found", "This Kin has no avatar.")
-    response = await send_file(platform.accounts.avatars.path(kin.avatar), mimetype="image/webp")
-    response.headers["Cache-Control"] = "private, max-age=3600"
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    return response
+    return await avatar_response(platform.accounts.avatars.path(kin.avatar))
 
 
 @blueprint.get("/api/kins/<kin_id>/messages")

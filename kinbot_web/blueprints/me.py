@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
-from quart import Blueprint, Response, g, jsonify, request
+from quart import Blueprint, Response, g, jsonify
 from quart_schema import validate_request
 
 from kinbot_core.accounts import AccountView
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.auth.session import client_ip, set_session_cookie, user_agent
-from kinbot_web.errors import ApiError
+from kinbot_web.images import uploaded_avatar
 
 blueprint = Blueprint("me", __name__)
 
@@ -82,12 +82,7 @@ async def update_me(data: ProfileIn) -> Response:
 @signed_in
 async def upload_avatar() -> dict[str, object]:
     """Upload an avatar (multipart field ``avatar``: PNG, JPEG, WebP or GIF)."""
-    files = await request.files
-    upload = files.get("avatar")
-    if upload is None:
-        raise ApiError(400, "invalid_request", "Send the image in the multipart field 'avatar'.")
-    limit = current_platform().settings.avatar_max_bytes
-    data = upload.read(limit + 1)
+    data = await uploaded_avatar(current_platform().settings.avatar_max_bytes)
     updated = await current_platform().accounts.set_avatar(current_user().id, data)
     return _me(updated)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, Response, request, send_file
+from quart import Blueprint, Response, request
 from quart_schema import validate_request
 
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, current_user, signed_in
 from kinbot_web.errors import ApiError
+from kinbot_web.images import avatar_response
 
 blueprint = Blueprint("users", __name__)
 
@@ -62,10 +63,7 @@ async def avatar(user_id: str) -> Response:
     user = await accounts.get(user_id)
     if user.avatar is None:
         raise ApiError(404, "not_found", "This user has no avatar.")
-    response = await send_file(accounts.avatars.path(user.avatar), mimetype="image/webp")
-    response.headers["Cache-Control"] = "private, max-age=3600"
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    return response
+    return await avatar_response(accounts.avatars.path(user.avatar))
 
 
 @blueprint.get("/api/invitations")
