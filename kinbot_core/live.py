@@ -130,6 +130,3 @@ class LiveFeed:
     def close_all(self) -> None:
         for subscription in list(self._subscriptions):
             subscription.close()
-
-    def open_streams(self, user_id: str | None = None) -> int:
-        return sum(1 for s in self._subscriptions if user_id is None or s.user_id == user_id)

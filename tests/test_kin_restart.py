@@ -52,7 +52,8 @@ def slow_echo(request: RecordedRequest) -> Reply | None:
     if request.endpoint != "chat":
         return None
     last = request.body["messages"][-1]["content"]
-    return Reply(text=f"answer to {last}", chunk_size=3, chunk_delay=0.05)
+    # About 2 s per answer: time enough to kill the server in the middle of the first one.
+    return Reply(text=f"answer to {last}", chunk_size=3, chunk_delay=0.2)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -147,7 +146,9 @@ async def test_a_message_and_its_streamed_reply(
     prompt = chat_requests(fake_llm)[-1].body["messages"]
     assert prompt[0]["role"] == "system" and "You are Chef, Family cook" in prompt[0]["content"]
     assert prompt[-1] == {"role": "user", "content": "[Nico] What do we cook tonight?"}
-    assert API_KEY not in json.dumps(prompt)  # no secret in what the model sees
+    sent = chat_requests(fake_llm)[-1]
+    assert sent.api_key == API_KEY  # the key goes in the authentication header...
+    assert API_KEY not in sent.raw_body.decode()  # ...and never into what the model reads
 
 
 async def test_two_tool_calls_in_a_row_then_the_answer(

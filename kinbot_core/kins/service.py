@@ -262,17 +262,6 @@ class KinService:
         self._live.publish("kin.updated", {"kin": view.to_dict()})
         return view
 
-    async def set_state(self, kin_id: str, state: str, error: str | None = None) -> None:
-        """Record the Kin's state (idle, thinking, error) and tell the browsers."""
-        await self._db.write(
-            lambda: (
-                KinRecord.update(state=state, last_error=error)
-                .where(KinRecord.id == kin_id)
-                .execute()
-            )
-        )
-        self._live.publish("kin.state", {"kin_id": kin_id, "state": state, "error": error})
-
     # -- messages ----------------------------------------------------------------------------
 
     async def enqueue(

@@ -44,11 +44,6 @@ class KinWorkers:
                 self._run(kin_id), name=f"kin-worker:{kin_id}"
             )
 
-    def is_busy(self, kin_id: str) -> bool:
-        """Whether a turn is running for the Kin."""
-        turn = self._turns.get(kin_id)
-        return turn is not None and not turn.done()
-
     def stop_turn(self, kin_id: str) -> bool:
         """Stop the Kin's running turn (its message is marked cancelled). Returns whether one
         was running."""
