@@ -35,10 +35,14 @@ typecheck: $(VENV)/.dev-installed
 unit: $(VENV)/.dev-installed
 	$(BIN)/pytest
 
+# A LoCoMo-format file for benchmarks.memory_recall (not part of the repository).
+LOCOMO ?= ../shared/data/locomo/locomo-dev.json
+
 benchmarks: $(VENV)/.dev-installed
 	$(BIN)/python -m benchmarks.hook_overhead
 	$(BIN)/python -m benchmarks.stream_overhead
 	$(BIN)/python -m benchmarks.turn_overhead
+	$(BIN)/python -m benchmarks.memory_recall $(LOCOMO)
 
 ## Refresh constraints.txt (the pinned versions of every transitive dependency).
 lock: $(VENV)/.dev-installed

@@ -14,6 +14,8 @@ or timing out) stops the action.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hookspecs.markers import fail_closed, hookspec
 from hookspecs.types import (
     ChatContext,
@@ -71,10 +73,12 @@ def after_tool_call(kin: KinRef, call: ToolCall, outcome: Outcome) -> None:
 
 
 @hookspec
-def before_compacting(kin: KinRef, compacting: CompactingContext) -> None:
+def before_compacting(kin: KinRef, compacting: CompactingContext, platform: Any) -> None:
     """Called before a compacting cycle summarises older messages of a Kin's main session.
 
-    A chance to extract what should outlive the summary (into memory, say). The messages are
+    A chance to extract what should outlive the summary (into memory, say): the cycle waits
+    for the implementation (within the hook timeout). ``platform`` is the running
+    ``kinbot_core.platform.Platform`` (its database, providers and memory). The messages are
     never deleted by compacting. A failure is isolated: the cycle goes ahead.
     """
 

@@ -76,11 +76,14 @@ def register_routes(register: Callable[[Any], None]) -> None:
 
 
 @hookspec
-def register_events(register: Callable[[Any], None], subscribe: Callable[..., Any]) -> None:
+def register_events(
+    register: Callable[[Any], None], subscribe: Callable[..., Any], platform: Any
+) -> None:
     """Declare event types and subscribe to events of the event bus.
 
     Called once for the plugin when it is enabled: at start-up, or when an administrator
-    enables it.
+    enables it. ``platform`` is the running ``kinbot_core.platform.Platform``, for handlers
+    that act on it (a plugin serving several platforms keeps its state per platform).
 
     ``register(event_class)`` declares a new event type: a subclass of
     ``kinbot_core.events.Event`` with a unique dotted ``type``. ``subscribe(pattern, handler)``

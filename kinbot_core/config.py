@@ -149,11 +149,42 @@ class Settings(BaseSettings):
     )
 
     # -- compacting and memory -------------------------------------------------------------
+    compacting_threshold_share: float = Field(
+        0.75,
+        gt=0,
+        le=1,
+        description=(
+            "Share of the model's context window the session's context (summary and messages "
+            "after the cut) may fill before older exchanges are compacted."
+        ),
+    )
     compacting_threshold_tokens: int = Field(
-        60_000, ge=1000, description="Session size, in tokens, that triggers compacting."
+        60_000,
+        ge=1000,
+        description="Session size, in tokens, that triggers compacting when the model's "
+        "context window is unknown.",
+    )
+    compacting_context_windows: dict[str, int] = Field(
+        default_factory=dict,
+        description=(
+            "Context windows, in tokens, by model id (a JSON object), for models the built-in "
+            "table does not know or gets wrong."
+        ),
+    )
+    compacting_model: str = Field(
+        "", description="Model of the summary calls (empty: the Kin's own model)."
+    )
+    compacting_summary_max_tokens: int = Field(
+        2000, ge=100, description="Longest summary, in tokens, a compacting may write."
     )
     compacting_keep_recent_messages: int = Field(
         30, ge=1, description="Most recent messages never folded into the summary."
+    )
+    compacting_max_messages: int = Field(
+        200,
+        ge=10,
+        description="Most messages after the compacting cut given to the model; a session "
+        "with more is compacted whatever its size in tokens.",
     )
     compacting_snapshots_kept: int = Field(
         10, ge=1, description="Compacting snapshots kept per Kin for rollback."
@@ -164,14 +195,88 @@ class Settings(BaseSettings):
     memory_injected_max_chars: int = Field(
         4000, ge=0, description="Budget, in characters, of the memories injected in a prompt."
     )
+    memory_extraction_model: str = Field(
+        "",
+        description=(
+            "Model that extracts long-term memories from sessions (`<provider name>/<model>`), "
+            "unless a Kin sets its own (empty: each Kin's own model)."
+        ),
+    )
+    memory_extraction_delay_seconds: float = Field(
+        30.0,
+        ge=0,
+        description=(
+            "Quiet time after a Kin's turn before its new messages are mined for memories "
+            "(another turn within it postpones the extraction)."
+        ),
+    )
+    memory_extraction_batch_messages: int = Field(
+        40, ge=1, le=500, description="Messages sent to the extraction model in one call."
+    )
+    memory_duplicate_similarity: float = Field(
+        0.97,
+        gt=0,
+        le=1,
+        description=(
+            "Cosine similarity from which an extracted memory is dropped, without asking the "
+            "model, as a duplicate of an existing one (near-identical wording)."
+        ),
+    )
+    memory_merge_similarity: float = Field(
+        0.75,
+        gt=0,
+        le=1,
+        description=(
+            "Cosine similarity from which the extraction model decides whether an extracted "
+            "memory updates an existing one, repeats it, or is new (below: added)."
+        ),
+    )
     search_rrf_k: float = Field(
-        60.0, gt=0, description="The constant of reciprocal rank fusion in hybrid search."
+        5.0,
+        gt=0,
+        description=(
+            "The constant of reciprocal rank fusion in hybrid search (smaller: the top of "
+            "each ranking counts more against items ranked low by both)."
+        ),
     )
     search_weight_dense: float = Field(
         1.0, ge=0, description="Weight of the semantic (vector) ranking in hybrid search."
     )
     search_weight_fulltext: float = Field(
         1.0, ge=0, description="Weight of the full-text (FTS5) ranking in hybrid search."
+    )
+    search_candidates: int = Field(
+        100,
+        ge=1,
+        description=(
+            "Candidates each signal (semantic, full-text) returns before fusion in hybrid "
+            "search (at least the number of results asked for)."
+        ),
+    )
+    search_drop_stop_words: bool = Field(
+        True, description="Leave common English function words out of full-text queries."
+    )
+    search_history_neighbour_weight: float = Field(
+        0.1,
+        ge=0,
+        description=(
+            "In hybrid history search, share of the scores of the messages just before and "
+            "after a message added to its own (a turn whose surroundings match rises; 0: off)."
+        ),
+    )
+    history_embedding_batch_size: int = Field(
+        32, ge=1, description="Messages embedded together by the background history indexer."
+    )
+    history_embedding_context_messages: int = Field(
+        2,
+        ge=0,
+        description=(
+            "Preceding messages of the session embedded with each message as its context "
+            "(for dense history search)."
+        ),
+    )
+    history_embedding_poll_seconds: float = Field(
+        2.0, gt=0, description="How often the background history indexer looks for new messages."
     )
 
     # -- uploads ---------------------------------------------------------------------------

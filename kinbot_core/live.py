@@ -73,6 +73,19 @@ class LiveSubscription:
             return None
         return await self.queue.get()
 
+    def waiting(self) -> tuple[list[LiveItem], bool]:
+        """The items already waiting, without waiting for more, and whether the end of the
+        stream came after them (so that a burst goes out in one write)."""
+        items: list[LiveItem] = []
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return items, False
+            if item is None:
+                return items, True
+            items.append(item)
+
 
 class LiveFeed:
     """Publishes items to every open stream allowed to see them, and keeps recent ones."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from kinbot_core.search import SearchMode
+
 CATEGORIES = ("fact", "preference", "decision", "knowledge")
 
 
@@ -85,9 +87,16 @@ class MemoryBackend(Protocol):
         ...
 
     async def recall(
-        self, platform: Any, kin_id: str, query: str, *, limit: int = 10
+        self,
+        platform: Any,
+        kin_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
     ) -> list[Memory]:
-        """The memories most relevant to ``query`` (hybrid: semantic and full-text)."""
+        """The memories most relevant to ``query``: hybrid (semantic and full-text fused), or
+        with ``mode`` one signal alone."""
         ...
 
     async def update(self, platform: Any, kin_id: str, memory_id: int, content: str) -> Memory:
@@ -110,9 +119,23 @@ class MemoryBackend(Protocol):
         ...
 
     async def search_history(
-        self, platform: Any, kin_id: str, query: str, *, limit: int = 10
+        self,
+        platform: Any,
+        kin_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
     ) -> list[HistoryHit]:
-        """Messages of the Kin's session matching ``query``, best first."""
+        """Messages of the Kin's session matching ``query``, best first (the same hybrid
+        search as ``recall``; ``mode`` picks one signal alone)."""
+        ...
+
+    async def similar(
+        self, platform: Any, kin_id: str, text: str, *, limit: int = 5
+    ) -> list[tuple[Memory, float]]:
+        """The Kin's memories nearest to ``text`` in meaning, each with its cosine similarity
+        (1: same meaning), most similar first; for deduplicating new memories."""
         ...
 
 
@@ -136,8 +159,33 @@ class MemoryAccess:
             self._platform, kin_id, content, category, subject, **kwargs
         )
 
-    async def recall(self, kin_id: str, query: str, *, limit: int = 10) -> list[Memory]:
-        return await self.backend().recall(self._platform, kin_id, query, limit=limit)
+    async def start(self) -> None:
+        """Let every backend start its background work (one with a ``start`` method)."""
+        for backend in self._platform.registries.memory_backends:
+            start = getattr(backend, "start", None)
+            if start is not None:
+                await start(self._platform)
+
+    async def stop(self) -> None:
+        """Stop the backends' background work (those with a ``stop`` method)."""
+        for backend in self._platform.registries.memory_backends:
+            stop = getattr(backend, "stop", None)
+            if stop is not None:
+                await stop(self._platform)
+
+    async def embedding_progress(self, kin_id: str | None = None) -> dict[str, Any] | None:
+        """The backend's embedding model and what (of one Kin) still waits for an embedding
+        with it, if the backend reports it (``embedding_progress``); else ``None``."""
+        progress = getattr(self.backend(), "embedding_progress", None)
+        if progress is None:
+            return None
+        found: dict[str, Any] = await progress(self._platform, kin_id)
+        return found
+
+    async def recall(
+        self, kin_id: str, query: str, *, limit: int = 10, mode: SearchMode = "hybrid"
+    ) -> list[Memory]:
+        return await self.backend().recall(self._platform, kin_id, query, limit=limit, mode=mode)
 
     async def update(self, kin_id: str, memory_id: int, content: str) -> Memory:
         return await self.backend().update(self._platform, kin_id, memory_id, content)
@@ -152,5 +200,14 @@ class MemoryAccess:
             self._platform, kin_id, subject=subject, category=category
         )
 
-    async def search_history(self, kin_id: str, query: str, *, limit: int = 10) -> list[HistoryHit]:
-        return await self.backend().search_history(self._platform, kin_id, query, limit=limit)
+    async def search_history(
+        self, kin_id: str, query: str, *, limit: int = 10, mode: SearchMode = "hybrid"
+    ) -> list[HistoryHit]:
+        return await self.backend().search_history(
+            self._platform, kin_id, query, limit=limit, mode=mode
+        )
+
+    async def similar(
+        self, kin_id: str, text: str, *, limit: int = 5
+    ) -> list[tuple[Memory, float]]:
+        return await self.backend().similar(self._platform, kin_id, text, limit=limit)

@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 from kinbot_core.accounts import AccountService
+from kinbot_core.compacting import CompactingService
 from kinbot_core.config import Settings
 from kinbot_core.contacts import ContactService
 from kinbot_core.db import Database
 from kinbot_core.db.models import PluginState
 from kinbot_core.events import CORE_EVENTS, Event, EventBus
 from kinbot_core.events.catalogue import (
+    KinStateChanged,
     PluginDisabled,
     PluginEnabled,
     PluginError,
@@ -58,6 +61,7 @@ class Platform:
             self.plugins.pluggy,
             timeout=settings.plugin_hook_timeout_seconds,
             report=self._hook_failed,
+            context={"platform": self},
         )
         self.registries = Registries()
         self.db = Database(
@@ -81,9 +85,12 @@ class Platform:
         self.contacts = ContactService(self.db, self.bus)
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
+        self.compacting = CompactingService(self)
+        self.bus.on(KinStateChanged, self.compacting.on_kin_state)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)
         self._plugin_lock = asyncio.Lock()
+        self._background: set[asyncio.Task[Any]] = set()
         self.started = False
         self._stopped = False
 
@@ -120,6 +127,7 @@ class Platform:
             await self._wire_events(name)
         await self.registries.rebuild(self.hooks)
         await self.workers.start()
+        await self.memory.start()
 
     async def stop(self) -> None:
         """Deliver pending events (within the shutdown grace) and close the database."""
@@ -131,10 +139,28 @@ class Platform:
     async def _shutdown(self) -> None:
         self._stopped = True
         await self.workers.stop(grace=self.settings.shutdown_grace_seconds)
+        await self.compacting.stop()
+        for task in self._background:
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await self.memory.stop()
         self.live.close_all()
         await self.providers.aclose()
         await self.bus.close(grace=self.settings.shutdown_grace_seconds)
         await self.db.close()
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any] | None:
+        """Run ``coroutine`` in the background while the platform runs (plugins' deferred
+        work): it is cancelled when the platform stops, before the database closes, so it
+        must leave persisted state consistent at any await. Once the platform is stopping,
+        the coroutine is closed without running and ``None`` is returned."""
+        if self._stopped:
+            coroutine.close()
+            return None
+        task = asyncio.get_running_loop().create_task(coroutine, name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
 
     # -- plugins -------------------------------------------------------------------------------
 

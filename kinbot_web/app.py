@@ -13,6 +13,7 @@ from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
     auth,
+    compacting,
     events,
     health,
     kins,
@@ -35,6 +36,7 @@ BLUEPRINTS = (
     providers.ai_blueprint,
     providers.search_blueprint,
     kins.blueprint,
+    compacting.blueprint,
     events.blueprint,
     plugin_routes.blueprint,
 )

@@ -87,6 +87,7 @@ EXAMPLE_ARGUMENTS: dict[str, Any] = {
     "cron": CronTrigger("c1", "k1", "digest", "0 9 * * *", "summarise the news"),
     "register": lambda item: None,
     "subscribe": lambda pattern, handler: None,
+    "platform": object(),
 }
 
 

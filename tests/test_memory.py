@@ -14,7 +14,7 @@ from kinbot_core.tools import Speaker, ToolContext, ToolError
 from kinbot_plugins.tools.memory_tools import TOOLS
 from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
-from tests.support.provider_setups import API_KEY
+from tests.support.provider_setups import add_local_memory_providers
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import sse_stream
 
@@ -31,13 +31,7 @@ def fake_llm() -> Iterator[FakeOpenAI]:
 async def server(data_dir: Any, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
     async with running_server(Platform(load_settings(data_dir=data_dir))) as server:
         await set_up_admin(server.client)
-        for body in (
-            {"type": "local-embeddings", "name": "Local", "config": {}},
-            {"type": "openai-compatible", "name": "Chat",
-             "config": {"base_url": f"{fake_llm.base_url}/v1", "api_key": API_KEY}},
-        ):  # fmt: skip
-            added = await server.client.post("/api/providers", json=body)
-            assert added.status_code == 201, added.text
+        await add_local_memory_providers(server.client, fake_llm)
         yield server
 
 

@@ -26,6 +26,7 @@ from kinbot_core.accounts.errors import (
 )
 from kinbot_core.accounts.passwords import hash_password, verify_password
 from kinbot_core.accounts.rate_limit import SlidingWindowLimiter
+from kinbot_core.accounts.session_cache import SessionCache
 from kinbot_core.config import Settings
 from kinbot_core.db import Database
 from kinbot_core.db.models import BrowserSession, Invitation, Setting, User
@@ -38,6 +39,9 @@ LANGUAGES = ("en", "fr")
 FIRST_ADMIN_KEY = "setup.first_admin"
 #: Sessions record their last use at most this often (seconds), to keep reads read-only.
 _TOUCH_EVERY = 300.0
+#: How long a checked session is trusted without reading the database again (any change to an
+#: account or a session forgets it at once).
+_SESSION_CACHE_SECONDS = 10.0
 #: Profile fields a user may change on their own account.
 PROFILE_FIELDS = ("first_name", "last_name", "pseudonym", "language")
 
@@ -172,6 +176,7 @@ class AccountService:
         self._failures_by_ip = SlidingWindowLimiter(settings.login_rate_limit_per_ip, window)
         self.avatars = AvatarStore(settings.data_dir / "avatars", settings.avatar_max_bytes)
         self._languages: dict[str, str] = {}
+        self._sessions: SessionCache[tuple[AccountView, str]] = SessionCache(_SESSION_CACHE_SECONDS)
 
     # -- onboarding --------------------------------------------------------------------------
 
@@ -250,11 +255,16 @@ class AccountService:
         await self._db.write(
             lambda: BrowserSession.delete().where(BrowserSession.id == session_id).execute()
         )
+        self._sessions.clear()
         self._bus.emit(UserLogout(user_id=user_id))
 
     async def authenticate(self, token: str) -> tuple[AccountView, str] | None:
         """The user and session id behind a cookie token, if the session is alive."""
         session_id = hash_token(token)
+        cached = self._sessions.get(session_id)
+        if cached is not None:
+            return cached
+        generation = self._sessions.generation()
 
         def find() -> Any:
             return (
@@ -276,7 +286,9 @@ class AccountService:
                     .execute()
                 )
             )
-        return AccountView.of(session.user), session_id
+        found = AccountView.of(session.user), session_id
+        self._sessions.put(generation, session_id, session.expires_at, found)
+        return found
 
     # -- own account -------------------------------------------------------------------------
 
@@ -308,6 +320,7 @@ class AccountService:
             return User.get_by_id(user_id)
 
         updated = AccountView.of(await self._db.write(update))
+        self._sessions.clear()
         self._languages[user_id] = updated.language
         return updated
 
@@ -338,6 +351,7 @@ class AccountService:
             return self._insert_session(user, token, ip, user_agent)
 
         session = await self._db.write(update)
+        self._sessions.clear()
         self._bus.emit(UserAccessChanged(user_id=user_id, reason="password_changed"))
         return SessionGrant(token, session.id, session.expires_at, AccountView.of(user))
 
@@ -354,6 +368,7 @@ class AccountService:
             return previous, user
 
         previous, user = await self._db.write(update)
+        self._sessions.clear()
         await self.avatars.delete(previous)
         return AccountView.of(user)
 
@@ -368,6 +383,7 @@ class AccountService:
             return previous, user
 
         previous, user = await self._db.write(update)
+        self._sessions.clear()
         await self.avatars.delete(previous)
         return AccountView.of(user)
 
@@ -495,6 +511,7 @@ class AccountService:
             return user, demoted or disabled
 
         user, cut = await self._db.write(update)
+        self._sessions.clear()
         if cut:
             reason = "disabled" if not user.is_active else "role_changed"
             self._bus.emit(UserAccessChanged(user_id=user_id, reason=reason))
@@ -514,6 +531,7 @@ class AccountService:
             return avatar
 
         avatar = await self._db.write(delete)
+        self._sessions.clear()
         await self.avatars.delete(avatar)
         self._bus.emit(UserAccessChanged(user_id=user_id, reason="removed"))
 

@@ -145,6 +145,8 @@ class KinRecord(BaseModel):
     character = peewee.TextField(default="")
     expertise = peewee.TextField(default="")
     model = peewee.TextField()
+    #: The model that extracts its long-term memories (``None``: the platform's choice).
+    memory_extraction_model = peewee.TextField(null=True)
     tools = peewee.TextField(default="[]")
     workspace = peewee.TextField()
     state = peewee.TextField(default="idle")
@@ -179,6 +181,8 @@ class MessageRecord(BaseModel):
     position = peewee.IntegerField(null=True)
     created_at = peewee.FloatField(default=time.time)
     processed_at = peewee.FloatField(null=True)
+    #: Flagged for redaction (a secret to take out): never compacted until the flag is cleared.
+    redaction_pending = peewee.BooleanField(default=False)
 
     class Meta:
         table_name = "message"

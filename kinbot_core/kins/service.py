@@ -20,7 +20,7 @@ from kinbot_core.events.catalogue import KinCreated, KinDeleted, KinMessageRecei
 from kinbot_core.live import LiveFeed
 
 #: Fields of a Kin its users may set.
-EDITABLE = ("name", "role", "character", "expertise", "model", "tools")
+EDITABLE = ("name", "role", "character", "expertise", "model", "tools", "memory_extraction_model")
 #: Queue priorities: users' messages are taken before automatic ones.
 USER_PRIORITY = 0
 AUTOMATIC_PRIORITY = 1
@@ -57,6 +57,8 @@ class KinView:
     last_error: str | None
     created_at: float
     updated_at: float
+    #: The model that extracts its memories (``None``: the platform's choice).
+    memory_extraction_model: str | None = None
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -74,6 +76,7 @@ class KinView:
             last_error=row.last_error,
             created_at=row.created_at,
             updated_at=row.updated_at,
+            memory_extraction_model=row.memory_extraction_model,
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -85,6 +88,7 @@ class KinView:
             "character": self.character,
             "expertise": self.expertise,
             "model": self.model,
+            "memory_extraction_model": self.memory_extraction_model,
             "tools": list(self.tools),
             "workspace": self.workspace,
             "state": self.state,
@@ -215,6 +219,12 @@ class KinService:
             raise KinError("A Kin needs a name.")
         if "model" in changes and self._check_model is not None:
             await self._check_model(str(changes["model"]))
+        if "memory_extraction_model" in changes:  # empty: back to the platform's choice
+            changes["memory_extraction_model"] = str(changes["memory_extraction_model"]).strip()
+            if not changes["memory_extraction_model"]:
+                changes["memory_extraction_model"] = None
+            elif self._check_model is not None:
+                await self._check_model(changes["memory_extraction_model"])
         values = {k: (json.dumps(list(v)) if k == "tools" else v) for k, v in changes.items()}
 
         def update() -> KinRecord | None:
@@ -351,21 +361,28 @@ class KinService:
         the Kin thinking, in one transaction."""
 
         def claim() -> tuple[MessageRecord, KinRecord] | None:
-            row = (
-                MessageRecord.select()
+            # Two statements (this runs before every turn): take the message, then the Kin.
+            next_queued = (
+                MessageRecord.select(MessageRecord.id)
                 .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
                 .order_by(MessageRecord.priority, MessageRecord.id)
-                .first()
+                .limit(1)
             )
-            kin = KinRecord.get_or_none(KinRecord.id == kin_id)
-            if row is None or kin is None:
+            taken = list(
+                MessageRecord.update(status="processing", position=_next_position_query(kin_id))
+                .where(MessageRecord.id == next_queued)
+                .returning(MessageRecord)
+                .execute()
+            )
+            if not taken:
                 return None
-            row.status = "processing"
-            row.position = _next_position(kin_id)
-            row.save()
-            kin.state = "thinking"
-            kin.save()
-            return row, kin
+            kin = list(
+                KinRecord.update(state="thinking")
+                .where(KinRecord.id == kin_id)
+                .returning(KinRecord)
+                .execute()
+            )
+            return (taken[0], kin[0]) if kin else None
 
         claimed = await self._db.write(claim)
         if claimed is None:
@@ -441,14 +458,17 @@ def _kin_of(row: MessageRecord) -> str:
     return kin_id
 
 
+def _next_position_query(kin_id: str) -> Any:
+    """The next place in the Kin's conversation, as a subquery (used on the single writer
+    thread, so two messages never get the same place)."""
+    return MessageRecord.select(
+        peewee.fn.COALESCE(peewee.fn.MAX(MessageRecord.position), 0) + 1
+    ).where(MessageRecord.kin == kin_id)
+
+
 def _next_position(kin_id: str) -> int:
     """The next place in the Kin's conversation (called on the single writer thread)."""
-    last = (
-        MessageRecord.select(peewee.fn.MAX(MessageRecord.position))
-        .where(MessageRecord.kin == kin_id)
-        .scalar()
-    )
-    return int(last or 0) + 1
+    return int(_next_position_query(kin_id).scalar())
 
 
 def _count_queued() -> dict[str, int]:

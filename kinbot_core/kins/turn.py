@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import time
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Messages of the session given to the model (compacting, later, summarises older ones).
-HISTORY_WINDOW = 100
 TOOL_TIMEOUT = 120.0
 SOURCE_LABELS = {"kin": "Kin ", "task": "Task ", "cron": "Cron ", "system": "System "}
 
@@ -213,14 +212,17 @@ class Turn:
 
     async def _context(self, tools: list[Tool]) -> ChatContext:
         platform = self.platform
-        history = await platform.kins.history(self.kin.id, HISTORY_WINDOW)
-        contacts = [
-            ContactLine(c.id, c.name, c.type) for c in await platform.contacts.summary(self.kin.id)
-        ]
-        language = "en"
-        if self.speaker.kind == "user" and self.speaker.id:
-            language = await platform.accounts.language_of(self.speaker.id)
-        memory = await self._memory()
+        # Independent reads, on the database's reader threads at once: the active compacting
+        # summary and the messages after its cut (capped), contacts, language, memories.
+        session, summary, language, memory = await asyncio.gather(
+            platform.compacting.session(self.kin.id, platform.settings.compacting_max_messages),
+            platform.contacts.summary(self.kin.id),
+            self._language(),
+            self._memory(),
+        )
+        contacts = [ContactLine(c.id, c.name, c.type) for c in summary]
+        if session.summary:
+            memory = replace(memory or MemoryContext(), summary=session.summary)
         sections = build_sections(
             self.kin,
             speaker=self.speaker,
@@ -233,13 +235,18 @@ class Turn:
         return ChatContext(
             model=self.kin.model,
             system_prompt=sections,
-            messages=llm_messages(history),
+            messages=llm_messages(session.messages),
             tools=[
                 {"name": t.name, "description": t.description, "parameters": t.parameters}
                 for t in tools
             ],
             speaker=self.speaker.name,
         )
+
+    async def _language(self) -> str:
+        if self.speaker.kind == "user" and self.speaker.id:
+            return await self.platform.accounts.language_of(self.speaker.id)
+        return "en"
 
     async def _memory(self) -> MemoryContext | None:
         """The memory context, fetched once per turn (its query is the incoming message)."""

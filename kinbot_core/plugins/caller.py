@@ -28,10 +28,19 @@ class HookCaller:
     ``firstresult`` hooks stop at the first non-``None`` value.
     """
 
-    def __init__(self, pm: pluggy.PluginManager, *, timeout: float, report: ErrorReporter):
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        *,
+        timeout: float,
+        report: ErrorReporter,
+        context: Mapping[str, Any] | None = None,
+    ):
         self._pm = pm
         self._timeout = timeout
         self._report = report
+        #: Arguments every call offers (``platform``), for implementations that declare them.
+        self._context = dict(context or {})
 
     async def call(
         self,
@@ -59,7 +68,7 @@ class HookCaller:
         for impl in reversed(caller.get_hookimpls()):
             if only is not None and impl.plugin_name != only:
                 continue
-            available = dict(kwargs)
+            available = {**self._context, **kwargs}
             if bind is not None:
                 available.update(bind(impl.plugin_name))
             try:

@@ -8,9 +8,11 @@ by Kin, so that providers with different embedding sizes can coexist.
 from __future__ import annotations
 
 import asyncio
+import logging
 import struct
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kinbot_core import hookimpl
@@ -23,10 +25,18 @@ from kinbot_core.memory import (
     MemoryError,
     MemoryNotFound,
 )
-from kinbot_core.search import fts_query, reciprocal_rank_fusion
+from kinbot_core.search import (
+    SEARCH_MODES,
+    SearchMode,
+    fts_query,
+    reciprocal_rank_fusion,
+    spread_to_neighbours,
+)
+from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table
+from kinbot_plugins.memory.vector_cache import VectorCache
 
-#: How many candidates each engine returns before fusion, per result wanted.
-CANDIDATES_PER_RESULT = 3
+logger = logging.getLogger(__name__)
+
 MAX_CONTENT = 2000
 
 
@@ -51,6 +61,68 @@ def _memory(row: MemoryRecord) -> Memory:
     )
 
 
+def _candidates(settings: Any, limit: int) -> int:
+    """How many results each signal gives to the fusion: the same pool whatever the limit, so
+    that a longer result list only extends a shorter one."""
+    return max(int(settings.search_candidates), limit)
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in SEARCH_MODES:
+        raise MemoryError(f"The search mode is one of: {', '.join(SEARCH_MODES)}.")
+
+
+def _fused(settings: Any, dense: list[int], text: list[int]) -> dict[int, float]:
+    """Hybrid scores by weighted reciprocal rank fusion, best first."""
+    return dict(
+        reciprocal_rank_fusion(
+            [(settings.search_weight_dense, dense), (settings.search_weight_fulltext, text)],
+            k=settings.search_rrf_k,
+        )
+    )
+
+
+def _fuse(settings: Any, mode: SearchMode, dense: list[int], text: list[int]) -> list[int]:
+    """The ranking of ``mode``: one signal alone, or both fused."""
+    if mode == "dense":
+        return dense
+    if mode == "fulltext":
+        return text
+    return list(_fused(settings, dense, text))
+
+
+def _neighbours(db: Any, kin_id: str, ids: list[int]) -> dict[int, list[int]]:
+    """The user/assistant messages just before and after each of ``ids`` in the Kin's
+    session."""
+    found: dict[int, list[int]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = db.sql(
+            "select m.id, (select max(p.id) from message p where p.kin_id = m.kin_id "
+            "and p.id < m.id and p.role in ('user', 'assistant')), "
+            "(select min(n.id) from message n where n.kin_id = m.kin_id "
+            "and n.id > m.id and n.role in ('user', 'assistant')) "
+            f"from message m where m.id in ({', '.join('?' * len(chunk))}) and m.kin_id = ?",
+            (*chunk, kin_id),
+        ).fetchall()
+        for message_id, before, after in rows:
+            found[message_id] = [other for other in (before, after) if other is not None]
+    return found
+
+
+async def _nothing() -> list[int]:
+    return []
+
+
+async def _or_nothing(search: Awaitable[list[int]]) -> list[int]:
+    """The semantic ranking, or none when it cannot be had (the full-text one still counts)."""
+    try:
+        return await search
+    except Exception as exc:
+        logger.warning("semantic history search unavailable: %s", exc)
+        return []
+
+
 def _check(content: str, category: str) -> str:
     content = content.strip()
     if not content:
@@ -64,9 +136,96 @@ def _check(content: str, category: str) -> str:
 
 class SqliteMemoryBackend:
     """Memories in ``memory``, ``memory_fts`` and ``memory_vec_<n>``; history in
-    ``message_fts``."""
+    ``message_fts`` and ``message_vec_<n>`` (filled in the background by a ``HistoryIndexer``
+    per platform)."""
 
     name = "sqlite"
+
+    def __init__(self) -> None:
+        #: The memory vectors of Kins, in memory for fast exact search; call its
+        #: ``invalidate(kin_id)`` after writing a Kin's vectors other than through this class.
+        self.vectors = VectorCache()
+        self._indexers: weakref.WeakKeyDictionary[Any, HistoryIndexer] = weakref.WeakKeyDictionary()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self, platform: Any) -> None:
+        """Start embedding the platform's history in the background (what a previous run
+        left unembedded first)."""
+        self.indexer(platform).start()
+
+    async def stop(self, platform: Any) -> None:
+        """Stop the background embedding of history."""
+        indexer = self._indexers.pop(platform, None)
+        if indexer is not None:
+            await indexer.stop()
+
+    def indexer(self, platform: Any) -> HistoryIndexer:
+        """The history indexer of ``platform`` (created on first use)."""
+        indexer = self._indexers.get(platform)
+        if indexer is None:
+            indexer = self._indexers[platform] = HistoryIndexer(
+                platform,
+                reembed_memories=lambda model, size: self.reembed_memories(platform, model, size),
+                pending_memories=lambda model, kin_id: self.stale_memories(platform, model, kin_id),
+            )
+        return indexer
+
+    async def embedding_progress(self, platform: Any, kin_id: str | None = None) -> dict[str, Any]:
+        """The current embedding model and how many memories and messages (of one Kin, or in
+        all) still wait to be embedded with it."""
+        return await self.indexer(platform).progress(kin_id)
+
+    async def stale_memories(self, platform: Any, model: str, kin_id: str | None = None) -> int:
+        """How many memories (of one Kin, or in all) are not embedded with ``model``."""
+
+        def count() -> int:
+            query = MemoryRecord.select().where(
+                MemoryRecord.embedding_model.is_null() | (MemoryRecord.embedding_model != model)
+            )
+            if kin_id is not None:
+                query = query.where(MemoryRecord.kin == kin_id)
+            found: int = query.count()
+            return found
+
+        stale: int = await platform.db.read(count)
+        return stale
+
+    async def reembed_memories(self, platform: Any, model: str, size: int) -> int:
+        """Embed again, with ``model``, up to ``size`` memories embedded with another one
+        (after the embedding model changed); returns how many were handled."""
+        db = platform.db
+
+        def select() -> list[MemoryRecord]:
+            return list(
+                MemoryRecord.select()
+                .where(
+                    MemoryRecord.embedding_model.is_null() | (MemoryRecord.embedding_model != model)
+                )
+                .order_by(MemoryRecord.id)
+                .limit(size)
+            )
+
+        rows = await db.read(select)
+        if not rows:
+            return 0
+        texts = [f"{row.subject}: {row.content}" if row.subject else row.content for row in rows]
+        vectors = await platform.providers.embed(texts)
+
+        def store() -> None:
+            for old, vector in zip(rows, vectors, strict=True):
+                row = MemoryRecord.get_or_none(MemoryRecord.id == old.id)
+                if row is None or row.content != old.content or row.embedding_model == model:
+                    continue  # gone or changed meanwhile (and then embedded by update)
+                self._drop_vector(db, row)
+                row.embedding_model, row.dimension = model, len(vector)
+                row.save()
+                self._store_vector(db, row.id, row.__data__["kin"], vector)
+
+        await db.write(store)
+        for kin_id in {row.__data__["kin"] for row in rows}:
+            self.vectors.invalidate(kin_id)
+        return len(rows)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -103,7 +262,9 @@ class SqliteMemoryBackend:
             self._store_vector(db, row.id, kin_id, vector)
             return row
 
-        return _memory(await db.write(insert))
+        stored = _memory(await db.write(insert))
+        self.vectors.invalidate(kin_id)
+        return stored
 
     async def update(self, platform: Any, kin_id: str, memory_id: int, content: str) -> Memory:
         current = await self._get(platform, kin_id, memory_id)
@@ -124,7 +285,9 @@ class SqliteMemoryBackend:
             self._store_vector(db, memory_id, kin_id, vector)
             return row
 
-        return _memory(await db.write(update))
+        updated = _memory(await db.write(update))
+        self.vectors.invalidate(kin_id)
+        return updated
 
     async def forget(self, platform: Any, kin_id: str, memory_id: int) -> None:
         await self._get(platform, kin_id, memory_id)
@@ -137,6 +300,7 @@ class SqliteMemoryBackend:
             row.delete_instance()
 
         await db.write(delete)
+        self.vectors.invalidate(kin_id)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -159,8 +323,15 @@ class SqliteMemoryBackend:
         return [_memory(row) for row in await platform.db.read(select)]
 
     async def recall(
-        self, platform: Any, kin_id: str, query: str, *, limit: int = 10
+        self,
+        platform: Any,
+        kin_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
     ) -> list[Memory]:
+        _check_mode(mode)
         if not query.strip() or limit < 1:
             return []
         has_any = await platform.db.read(
@@ -168,20 +339,13 @@ class SqliteMemoryBackend:
         )
         if not has_any:
             return []  # nothing to search: spare the embedding call
-        wanted = limit * CANDIDATES_PER_RESULT
         settings = platform.settings
+        wanted = _candidates(settings, limit)
         dense_ids, text_ids = await asyncio.gather(
-            self._dense(platform, kin_id, query, wanted),
-            self._fulltext(platform, kin_id, query, wanted),
+            self._dense(platform, kin_id, query, wanted) if mode != "fulltext" else _nothing(),
+            self._fulltext(platform, kin_id, query, wanted) if mode != "dense" else _nothing(),
         )
-        fused = reciprocal_rank_fusion(
-            [
-                (settings.search_weight_dense, dense_ids),
-                (settings.search_weight_fulltext, text_ids),
-            ],
-            k=settings.search_rrf_k,
-        )
-        ids = [memory_id for memory_id, _score in fused[:limit]]
+        ids = _fuse(settings, mode, dense_ids, text_ids)[:limit]
         if not ids:
             return []
 
@@ -213,26 +377,107 @@ class SqliteMemoryBackend:
         return MemoryContext(memories=lines)
 
     async def search_history(
-        self, platform: Any, kin_id: str, query: str, *, limit: int = 10
+        self,
+        platform: Any,
+        kin_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
     ) -> list[HistoryHit]:
-        match = fts_query(query)
-        if match is None:
+        """The same hybrid search as ``recall``, over the Kin's user and assistant messages.
+
+        Messages not embedded yet (the indexer works in the background) are found by the
+        full-text signal alone; if the embedding call fails, the full-text ranking is used."""
+        _check_mode(mode)
+        if not query.strip() or limit < 1:
+            return []
+        settings = platform.settings
+        wanted = _candidates(settings, limit)
+        if mode == "fulltext":
+            dense_search: Awaitable[list[int]] = _nothing()
+        elif mode == "dense":
+            dense_search = self._history_dense(platform, kin_id, query, wanted)
+        else:
+            dense_search = _or_nothing(self._history_dense(platform, kin_id, query, wanted))
+        dense_ids, text_ids = await asyncio.gather(
+            dense_search,
+            self._history_fulltext(platform, kin_id, query, wanted)
+            if mode != "dense"
+            else _nothing(),
+        )
+        ids = _fuse(settings, mode, dense_ids, text_ids)
+        db = platform.db
+        weight = settings.search_history_neighbour_weight
+        if mode == "hybrid" and weight > 0 and ids:
+            scores = _fused(settings, dense_ids, text_ids)
+            neighbours = await db.read(_neighbours, db, kin_id, ids)
+            ids = [item for item, _score in spread_to_neighbours(scores, neighbours, weight)]
+
+        def load() -> list[HistoryHit]:
+            found: list[HistoryHit] = []
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows = db.sql(
+                    "select id, role, sender_name, content, created_at from message "
+                    f"where id in ({', '.join('?' * len(chunk))}) and kin_id = ? "
+                    "and role in ('user', 'assistant')",
+                    (*chunk, kin_id),
+                ).fetchall()
+                by_id = {row[0]: HistoryHit(*row) for row in rows}
+                found += [by_id[i] for i in chunk if i in by_id]
+                if len(found) >= limit:
+                    break
+            return found[:limit]
+
+        hits: list[HistoryHit] = await db.read(load) if ids else []
+        return hits
+
+    async def history_pending(self, platform: Any, kin_id: str | None = None) -> int:
+        """Messages (of one Kin, or in all) still waiting for their embedding."""
+        return await self.indexer(platform).pending(kin_id)
+
+    async def catch_up_history(self, platform: Any) -> int:
+        """Embed every message waiting for it now, without waiting for the background."""
+        return await self.indexer(platform).catch_up()
+
+    async def similar(
+        self, platform: Any, kin_id: str, text: str, *, limit: int = 5
+    ) -> list[tuple[Memory, float]]:
+        """The Kin's memories nearest to ``text`` in meaning with their cosine similarity, most
+        similar first: only those embedded with the current model (others are not comparable).
+        ``text`` is compared as memories are embedded: ``"<subject>: <content>"``."""
+        if not text.strip() or limit < 1:
             return []
         db = platform.db
+        has_any = await db.read(
+            lambda: MemoryRecord.select().where(MemoryRecord.kin == kin_id).exists()
+        )
+        if not has_any:
+            return []  # nothing to compare with: spare the embedding call
+        vector, model = await self._embed(platform, text)
+        table = _vec_table(len(vector))
 
-        def search() -> list[HistoryHit]:
+        def nearest() -> list[tuple[Memory, float]]:
+            if not db.sql("select 1 from sqlite_master where name = ?", (table,)).fetchone():
+                return []
             rows = db.sql(
-                "select m.id, m.role, m.sender_name, m.content, m.created_at "
-                "from message_fts join message m on m.id = message_fts.rowid "
-                "where message_fts match ? and m.kin_id = ? and m.role in ('user', 'assistant') "
-                "order by bm25(message_fts) limit ?",
-                (match, kin_id, limit),
+                f"select rowid, distance from {table} where embedding match ? and k = ? "
+                "and kin_id = ? order by distance",
+                (_vector(vector), limit, kin_id),
             ).fetchall()
-            hits: list[HistoryHit] = [HistoryHit(*row) for row in rows]
-            return hits
+            records = {
+                row.id: row
+                for row in MemoryRecord.select().where(
+                    MemoryRecord.id.in_([memory_id for memory_id, _ in rows])
+                    & (MemoryRecord.embedding_model == model)
+                )
+            }
+            # The table's metric is cosine distance: similarity is its complement.
+            return [(_memory(records[i]), 1.0 - float(d)) for i, d in rows if i in records]
 
-        hits: list[HistoryHit] = await db.read(search)
-        return hits
+        found: list[tuple[Memory, float]] = await db.read(nearest)
+        return found
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -260,8 +505,34 @@ class SqliteMemoryBackend:
             db.sql(f"delete from {_vec_table(row.dimension)} where rowid = ?", (row.id,))
 
     async def _dense(self, platform: Any, kin_id: str, query: str, wanted: int) -> list[int]:
-        (vector,) = await platform.providers.embed([query])
+        vector, model = await self._embed(platform, query)
         table = _vec_table(len(vector))
+        db = platform.db
+
+        def knn() -> list[int]:
+            exists = db.sql("select 1 from sqlite_master where name = ?", (table,)).fetchone()
+            if not exists:
+                return []
+            ids = self.vectors.nearest(db, table, kin_id, vector, wanted)
+            # Vectors of another model (being re-embedded) are not comparable with the query.
+            current = {
+                row[0]
+                for row in db.sql(
+                    f"select id from memory where id in ({', '.join('?' * len(ids))}) "
+                    "and embedding_model = ?",
+                    (*ids, model),
+                )
+            }
+            return [i for i in ids if i in current]
+
+        found: list[int] = await db.read(knn)
+        return found
+
+    async def _history_dense(
+        self, platform: Any, kin_id: str, query: str, wanted: int
+    ) -> list[int]:
+        (vector,) = await platform.providers.embed([query])
+        table = message_vec_table(len(vector))
         db = platform.db
 
         def knn() -> list[int]:
@@ -273,14 +544,33 @@ class SqliteMemoryBackend:
                 "order by distance",
                 (_vector(vector), wanted, kin_id),
             ).fetchall()
-            ids: list[int] = [row[0] for row in rows]
-            return ids
+            return [row[0] for row in rows]
 
         found: list[int] = await db.read(knn)
         return found
 
+    async def _history_fulltext(
+        self, platform: Any, kin_id: str, query: str, wanted: int
+    ) -> list[int]:
+        match = fts_query(query, drop_stop_words=platform.settings.search_drop_stop_words)
+        if match is None:
+            return []
+        db = platform.db
+
+        def search() -> list[int]:
+            rows = db.sql(
+                "select m.id from message_fts cross join message m on m.id = message_fts.rowid "
+                "where message_fts match ? and m.kin_id = ? and m.role in ('user', 'assistant') "
+                "order by bm25(message_fts) limit ?",
+                (match, kin_id, wanted),
+            ).fetchall()
+            return [row[0] for row in rows]
+
+        found: list[int] = await db.read(search)
+        return found
+
     async def _fulltext(self, platform: Any, kin_id: str, query: str, wanted: int) -> list[int]:
-        match = fts_query(query)
+        match = fts_query(query, drop_stop_words=platform.settings.search_drop_stop_words)
         if match is None:
             return []
         db = platform.db
@@ -288,7 +578,7 @@ class SqliteMemoryBackend:
         def search() -> list[int]:
             rows = db.sql(
                 "select memory_fts.rowid from memory_fts "
-                "join memory on memory.id = memory_fts.rowid "
+                "cross join memory on memory.id = memory_fts.rowid "
                 "where memory_fts match ? and memory.kin_id = ? order by bm25(memory_fts) limit ?",
                 (match, kin_id, wanted),
             ).fetchall()

@@ -214,6 +214,7 @@ class AnthropicProviderType:
             base_url=config.get("base_url"),
             timeout=timeout,
             max_retries=0,
+            http_client=anthropic.DefaultAioHttpClient(),  # see openai_provider.make_client
         )
         return AnthropicProvider(client)
 

@@ -390,12 +390,15 @@ class OpenAIProvider:
 def make_client(
     config: Mapping[str, Any], timeout: float, default_base_url: str | None
 ) -> openai.AsyncOpenAI:
-    """An ``AsyncOpenAI`` client whose own retries are off (the platform retries)."""
+    """An ``AsyncOpenAI`` client whose own retries are off (the platform retries), on the
+    SDK's aiohttp transport: half the CPU of its default httpx one per streamed call, which
+    is what bounds how many Kins can talk at once."""
     return openai.AsyncOpenAI(
         api_key=config.get("api_key") or "not-needed",
         base_url=config.get("base_url") or default_base_url,
         timeout=timeout,
         max_retries=0,
+        http_client=openai.DefaultAioHttpClient(),
     )
 
 

@@ -55,7 +55,8 @@ async def events() -> Response:
             while True:
                 wait = max(check_at - time.monotonic(), 0.0)
                 try:
-                    item = await asyncio.wait_for(subscription.next(), wait)
+                    async with asyncio.timeout(wait):
+                        item = await subscription.next()
                 except TimeoutError:
                     # Every 15 seconds, however busy the stream: is the session still valid?
                     if not await session_alive():
@@ -65,7 +66,10 @@ async def events() -> Response:
                     continue
                 if item is None:
                     return
-                yield item.to_sse().encode()
+                more, ended = subscription.waiting()
+                yield "".join(each.to_sse() for each in (item, *more)).encode()
+                if ended:
+                    return
         finally:
             subscription.close()
 

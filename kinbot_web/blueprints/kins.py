@@ -30,6 +30,8 @@ class KinUpdate(BaseModel):
     expertise: str | None = Field(None, max_length=20_000)
     model: str | None = Field(None, min_length=1, max_length=200)
     tools: list[str] | None = Field(None, max_length=200)
+    #: The model that extracts the Kin's memories; empty: the platform's choice.
+    memory_extraction_model: str | None = Field(None, max_length=200)
 
 
 class MessageIn(BaseModel):
@@ -69,7 +71,8 @@ async def get_kin(kin_id: str) -> dict[str, object]:
 @signed_in
 @validate_request(KinUpdate)
 async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
-    """Change a Kin's name, role, character, expertise, model or tools."""
+    """Change a Kin's name, role, character, expertise, model, tools or memory extraction
+    model."""
     changes = data.model_dump(exclude_unset=True, exclude_none=True)
     kin = await current_platform().kins.update(kin_id, changes)
     return {"kin": kin.to_dict()}
@@ -151,6 +154,19 @@ async def list_memories(kin_id: str) -> dict[str, object]:
             category=request.args.get("category") or None,
         )
     return {"memories": [m.to_dict() for m in found]}
+
+
+@blueprint.get("/api/kins/<kin_id>/memories/embedding")
+@signed_in
+async def memory_embedding(kin_id: str) -> dict[str, object]:
+    """The embedding model in use and how many of the Kin's memories and messages still wait
+    to be embedded with it (after a change of model, say)."""
+    platform = current_platform()
+    await platform.kins.get(kin_id)
+    progress = await platform.memory.embedding_progress(kin_id)
+    if progress is None:
+        raise ApiError(404, "not_found", "The memory backend does not report its embedding.")
+    return progress
 
 
 @blueprint.delete("/api/kins/<kin_id>/memories/<memory_id>")

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from tests.support.fakes import (
     FakeAnthropic,
     FakeBrave,
@@ -95,3 +97,18 @@ SEARCH_SETUPS = [
     Setup("brave", FakeBrave, lambda url: {"api_key": API_KEY, "base_url": url}),
     Setup("searxng", FakeSearxng, lambda url: {"base_url": url}),
 ]
+
+
+async def add_local_memory_providers(client: httpx.AsyncClient, fake: FakeOpenAI) -> dict[str, str]:
+    """Through HTTP, as an administrator: the offline embedding model ("Local") and an
+    OpenAI-compatible chat provider ("Chat") served by ``fake``. Returns their ids by name."""
+    ids = {}
+    for body in (
+        {"type": "local-embeddings", "name": "Local", "config": {}},
+        {"type": "openai-compatible", "name": "Chat",
+         "config": {"base_url": f"{fake.base_url}/v1", "api_key": API_KEY}},
+    ):  # fmt: skip
+        added = await client.post("/api/providers", json=body)
+        assert added.status_code == 201, added.text
+        ids[str(body["name"])] = added.json()["provider"]["id"]
+    return ids

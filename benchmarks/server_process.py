@@ -1,0 +1,96 @@
+"""KinBot as users run it, for the benchmarks: ``kinbot serve`` in its own process, and a
+lean client that talks to it the way a browser does (REST in, SSE out).
+
+Running the server in its own process keeps the benchmark's client out of the measured
+process, as a browser is in real use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+RUNNING = "KinBot is running on "
+
+
+@dataclass(frozen=True)
+class ServerProcess:
+    """A running ``kinbot serve``: its base URL and process id."""
+
+    url: str
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user and system, every thread) the process has used so far (Linux)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def kinbot_in_subprocess(data_dir: Path) -> Iterator[ServerProcess]:
+    """Start ``kinbot serve`` on a free loopback port with its data in ``data_dir``; yield
+    it once it listens; stop it (SIGTERM) afterwards."""
+    environment = {**os.environ, "KINBOT_DATA_DIR": str(data_dir), "KINBOT_LOG_LEVEL": "WARNING"}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "kinbot_web.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
+        stdout=subprocess.PIPE,
+        env=environment,
+        text=True,
+    )
+    assert child.stdout is not None
+    try:
+        for line in child.stdout:
+            if line.startswith(RUNNING):
+                yield ServerProcess(line[len(RUNNING) :].strip(), child.pid)
+                break
+        else:
+            raise RuntimeError(f"kinbot serve exited with {child.wait()} before listening")
+    finally:
+        child.terminate()
+        child.wait(timeout=60)
+
+
+@asynccontextmanager
+async def sse_events(
+    session: aiohttp.ClientSession, url: str, on_event: Callable[[str, Any], None]
+) -> AsyncIterator[None]:
+    """Read ``GET /api/events`` in the background, calling ``on_event(type, data)`` for each
+    event, until the block ends."""
+    opened = asyncio.Event()
+
+    async def read() -> None:
+        async with session.get(f"{url}/api/events") as response:
+            response.raise_for_status()
+            opened.set()
+            kind, data = "message", ""
+            async for raw in response.content:
+                line = raw.decode().rstrip("\r\n")
+                if line.startswith("event:"):
+                    kind = line[6:].strip()
+                elif line.startswith("data:"):
+                    data += line[5:].strip()
+                elif not line and data:
+                    on_event(kind, json.loads(data))
+                    kind, data = "message", ""
+
+    task = asyncio.create_task(read())
+    waiter = asyncio.create_task(opened.wait())
+    await asyncio.wait([task, waiter], timeout=10, return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    if task.done():
+        task.result()
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

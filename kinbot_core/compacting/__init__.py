@@ -1,0 +1,25 @@
+"""Compacting of Kins' sessions into a summary layer, with snapshots, purge and rollback."""
+
+from kinbot_core.compacting.service import (
+    CompactingConflict,
+    CompactingError,
+    CompactingService,
+    CompactingState,
+    NothingToCompact,
+    SessionContext,
+    SnapshotNotFound,
+    SnapshotView,
+    SummaryFailed,
+)
+
+__all__ = [
+    "CompactingConflict",
+    "CompactingError",
+    "CompactingService",
+    "CompactingState",
+    "NothingToCompact",
+    "SessionContext",
+    "SnapshotNotFound",
+    "SnapshotView",
+    "SummaryFailed",
+]

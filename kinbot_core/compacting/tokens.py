@@ -1,0 +1,73 @@
+"""Token estimates and models' context windows.
+
+None of the providers KinBot ships has an offline tokenizer available without downloading
+files at run time, so tokens are estimated from characters (about four per token for English
+and French prose, which errs on the safe side for code and JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+CHARS_PER_TOKEN = 4
+#: Role markers and separators a provider adds around each message.
+MESSAGE_OVERHEAD_TOKENS = 4
+
+#: Known context windows, in tokens, by model id prefix (the longest matching prefix wins).
+CONTEXT_WINDOWS: dict[str, int] = {
+    "gpt-3.5-turbo": 16_385,
+    "gpt-4": 8_192,
+    "gpt-4-turbo": 128_000,
+    "gpt-4o": 128_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-5": 400_000,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4": 200_000,
+    "claude": 200_000,
+    "gemini": 1_048_576,
+    "gemini-1.0": 32_768,
+    "mistral-large": 128_000,
+    "llama3.1": 128_000,
+    "llama3.2": 128_000,
+    "llama3.3": 128_000,
+    "qwen2.5": 32_768,
+}
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens ``text`` takes, estimated from its length."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def message_tokens(content: str, tool_calls: Any = None) -> int:
+    """Tokens one stored message takes in a request (content, tool calls, overhead)."""
+    if tool_calls is not None and not isinstance(tool_calls, str):
+        tool_calls = json.dumps(tool_calls)
+    return (
+        estimate_tokens(content or "")
+        + estimate_tokens(tool_calls or "")
+        + (MESSAGE_OVERHEAD_TOKENS)
+    )
+
+
+def context_window(model: str, overrides: Mapping[str, int]) -> int | None:
+    """The context window of ``model`` (``"gpt-4o"`` or ``"Provider name/gpt-4o"``): from
+    ``overrides`` (the ``compacting_context_windows`` setting) first, then the built-in
+    table; ``None`` when unknown."""
+    candidates = [model]
+    if "/" in model:
+        candidates.append(model.split("/", 1)[1])
+        candidates.append(model.rsplit("/", 1)[1])
+    for candidate in candidates:
+        if candidate in overrides:
+            return overrides[candidate]
+    for candidate in candidates:
+        name = candidate.lower()
+        matches = [prefix for prefix in CONTEXT_WINDOWS if name.startswith(prefix)]
+        if matches:
+            return CONTEXT_WINDOWS[max(matches, key=len)]
+    return None
