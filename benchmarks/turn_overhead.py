@@ -26,7 +26,6 @@ from typing import Any
 
 import aiohttp
 import httpx
-import openai
 
 from benchmarks.fake_process import fake_in_subprocess
 from benchmarks.server_process import kinbot_in_subprocess, sse_events
@@ -35,6 +34,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.db.models import ContactRecord, MessageRecord
 from kinbot_core.platform import Platform
 from kinbot_plugins.memory.sqlite_memory import backend as memory_backend
+from kinbot_plugins.providers.openai_provider import make_client
 from tests.support.accounts import set_up_admin
 from tests.support.server import running_server
 from tests.support.sse import sse_stream
@@ -205,9 +205,10 @@ async def parallel(data_dir: Path) -> None:
 
 
 async def bare_sdk_baseline() -> None:
-    """The same 50-at-once ratio for bare SDK streams, for comparison."""
+    """The same 50-at-once ratio for bare SDK streams (on the transport KinBot gives the
+    SDK), for comparison."""
     with fake_in_subprocess("openai", 5, delay=0.2) as base_url:
-        client = openai.AsyncOpenAI(api_key="sk-bench", base_url=f"{base_url}/v1", max_retries=0)
+        client = make_client({"api_key": "sk-bench", "base_url": f"{base_url}/v1"}, 60, None)
 
         async def one() -> None:
             stream = await client.chat.completions.create(

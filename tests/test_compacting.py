@@ -544,3 +544,24 @@ async def test_the_size_check_in_sql_counts_as_the_python_estimate(
         1,
         message_tokens(rows[-1].content, rows[-1].tool_calls),
     )
+
+
+async def test_the_providers_own_token_count_triggers_compacting(
+    small_window_server: RunningServer, fake_llm: FakeOpenAI, observer: CompactingObserver
+) -> None:
+    """Short messages the estimate puts far under the threshold, but the provider counts a
+    large context (a long system prompt, many tools): its count wins."""
+    server = small_window_server
+    fake_llm.responder = lambda request: (
+        Reply(text="SUMMARY 1: short talk.")
+        if is_summary(request)
+        else Reply(text="Noted.", usage=(1500, 10))
+    )
+    kin_id = await make_kin(server.client)
+    async with sse_stream(server.client) as stream:
+        for number in range(1, 4):
+            await exchange(server, stream, kin_id, f"short {number}")
+        await stream.wait_for(lambda e: e.type == "kin.compacting" and e.data["status"] == "done")
+    state = await state_of(server, kin_id)
+    assert state["active"]["tokens_before"] >= 1510 > 1000 == state["threshold_tokens"]
+    assert state["active"]["summary"] == "SUMMARY 1: short talk."

@@ -160,8 +160,21 @@ class CompactingService:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._stopping = False
+        #: Per Kin, the size of its context as its provider last counted it (the prompt and
+        #: the answer of its last model call), forgotten when the summary layer changes.
+        self._reported: dict[str, int] = {}
 
     # -- what turns use ------------------------------------------------------------------------
+
+    def note_usage(self, kin_id: str, tokens: int) -> None:
+        """A model call of the Kin's turn reported its tokens: the provider's own count of the
+        context, which the next check uses when it is above the estimate."""
+        self._reported[kin_id] = tokens
+
+    def _measured(self, kin_id: str, estimate: int) -> int:
+        """The context's size: the provider's last count when higher than the estimate
+        (the estimate does not see the system prompt or the tools' definitions)."""
+        return max(estimate, self._reported.get(kin_id, 0))
 
     async def session(self, kin_id: str, window: int) -> SessionContext:
         """The active summary and the last ``window`` messages after its cut."""
@@ -211,7 +224,7 @@ class CompactingService:
         return CompactingState(
             kin_id=kin_id,
             active=SnapshotView.of(active) if active else None,
-            context_tokens=_context_tokens(active, rows),
+            context_tokens=self._measured(kin_id, _context_tokens(active, rows)),
             messages_after_cut=len(rows),
             threshold_tokens=threshold,
             context_window=window,
@@ -243,6 +256,7 @@ class CompactingService:
             return row
 
         view = SnapshotView.of(await self._platform.db.write(purge))
+        self._reported.pop(kin_id, None)
         self._published(kin_id, "purged", snapshot=view)
         return view
 
@@ -267,6 +281,7 @@ class CompactingService:
         if row is None:
             raise SnapshotNotFound("No such snapshot for this Kin.")
         view = SnapshotView.of(row)
+        self._reported.pop(kin_id, None)
         self._published(kin_id, "rolled_back", snapshot=view)
         return view
 
@@ -297,7 +312,7 @@ class CompactingService:
                 count, tokens = _size_after_cut(kin_id, cut)
                 summary_tokens = estimate_tokens(active.summary or "") if active else 0
                 if (
-                    summary_tokens + tokens <= threshold
+                    self._measured(kin_id, summary_tokens + tokens) <= threshold
                     and count <= settings.compacting_max_messages
                 ):
                     return active, []
@@ -309,7 +324,7 @@ class CompactingService:
                 raise NothingToCompact("Nothing can be compacted yet: the session is empty.")
             return None
         previous = active.summary if active is not None and active.summary else None
-        tokens_before = _context_tokens(active, rows)
+        tokens_before = self._measured(kin_id, _context_tokens(active, rows))
         summary_room = settings.compacting_summary_max_tokens + estimate_tokens(previous or "")
         cut = choose_cut(
             [_candidate(row) for row in rows],
@@ -381,6 +396,7 @@ class CompactingService:
             await self._after(ref, context, started, error=conflict)
             self._published(kin_id, "failed", error=conflict.message)
             raise conflict
+        self._reported.pop(kin_id, None)
         await self._after(ref, context, started, result=summary)
         view = SnapshotView.of(row)
         logger.info("Kin %s compacted: %d messages folded", kin_id, len(folded))

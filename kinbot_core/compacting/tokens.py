@@ -2,7 +2,8 @@
 
 None of the providers KinBot ships has an offline tokenizer available without downloading
 files at run time, so tokens are estimated from characters (about four per token for English
-and French prose, which errs on the safe side for code and JSON).
+and French prose, which errs on the safe side for code and JSON). The compacting check also
+uses the token count the provider reported for the Kin's last call, when it is higher.
 """
 
 from __future__ import annotations

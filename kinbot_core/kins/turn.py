@@ -25,6 +25,7 @@ from kinbot_core.providers import (
     ToolCallEvent,
     ToolCallRequest,
     ToolSpec,
+    Usage,
 )
 from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError
 
@@ -289,6 +290,10 @@ class Turn:
                     )
                 elif isinstance(event, ToolCallEvent):
                     calls.append(event)
+                elif isinstance(event, Usage):
+                    self.platform.compacting.note_usage(
+                        self.kin.id, event.input_tokens + event.output_tokens
+                    )
         except ProviderError as error:
             outcome = Outcome(duration=time.perf_counter() - started, error=error)
             await self.platform.hooks.call(
