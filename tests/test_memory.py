@@ -3,7 +3,7 @@ model, keyword recall, forgetting from both indexes, history search, prompt inje
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import add_local_memory_providers
 from tests.support.server import RunningServer, running_server
-from tests.support.sse import sse_stream
+from tests.support.sse import SseEvent, sse_stream
 
 TOOL = {tool.name: tool for tool in TOOLS}
 
@@ -183,3 +183,30 @@ async def test_the_memory_backend_cannot_be_disabled(server: RunningServer) -> N
     refused = await server.client.patch("/api/plugins/sqlite_memory", json={"enabled": False})
     assert refused.status_code == 409
     assert refused.json()["error"]["details"]["reason"] == "it provides the only memory backend"
+
+
+def turn_done(message_id: int) -> Callable[[SseEvent], bool]:
+    return lambda e: (
+        e.type == "message.status" and e.data["id"] == message_id and e.data["status"] == "done"
+    )
+
+
+async def test_the_memory_query_carries_the_recent_context(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    """A follow-up that names nothing gets the memories of what it follows."""
+    kin_id = await new_kin(server)
+    await memorize_all(server, kin_id)
+    fake_llm.enqueue(Reply(text="A birthday picnic for Marie, lovely: peanut butter sandwiches?"))
+    fake_llm.enqueue(Reply(text="Yes, mind what she cannot eat."))
+    async with sse_stream(server.client) as stream:
+        for text in ("We are planning a picnic.", "Is there anything to watch out for?"):
+            sent = (await server.client.post(
+                f"/api/kins/{kin_id}/messages", json={"content": text}
+            )).json()["message"]  # fmt: skip
+            await stream.wait_for(turn_done(sent["id"]))
+    system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0][
+        "content"
+    ]
+    section = system.split("## Relevant memories\n", 1)[1].split("\n## ", 1)[0]
+    assert section.splitlines()[0] == "- Marie is allergic to peanuts (fact, about Marie)"

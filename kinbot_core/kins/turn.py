@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TOOL_TIMEOUT = 120.0
+#: Characters of the preceding message added to the memory query.
+MEMORY_QUERY_CONTEXT_CHARS = 300
 SOURCE_LABELS = {"kin": "Kin ", "task": "Task ", "cron": "Cron ", "system": "System "}
 
 
@@ -250,17 +252,34 @@ class Turn:
         return "en"
 
     async def _memory(self) -> MemoryContext | None:
-        """The memory context, fetched once per turn (its query is the incoming message)."""
+        """The memory context, fetched once per turn (its query is the incoming message and
+        the recent context)."""
         if not self._memory_fetched:
             self._memory_context = await self._fetch_memory()
             self._memory_fetched = True
         return self._memory_context
 
+    async def _memory_query(self) -> str:
+        """The incoming message, then the message the Kin saw just before it (a short
+        follow-up such as "and for her brother?" needs what it follows)."""
+        before = [
+            message
+            for message in await self.platform.kins.history(self.kin.id, 2)
+            if message.id != self.trigger.id and message.role in ("user", "assistant")
+        ]
+        if not before or not before[-1].content.strip():
+            return self.trigger.content
+        return f"{self.trigger.content}\n{before[-1].content[:MEMORY_QUERY_CONTEXT_CHARS]}"
+
     async def _fetch_memory(self) -> MemoryContext | None:
-        for backend in self.platform.registries.memory_backends:
+        backends = list(self.platform.registries.memory_backends)
+        if not backends:
+            return None
+        query = await self._memory_query()
+        for backend in backends:
             try:
                 context: MemoryContext = await backend.prompt_context(
-                    self.platform, self.kin.id, self.trigger.content
+                    self.platform, self.kin.id, query
                 )
                 return context
             except Exception:
