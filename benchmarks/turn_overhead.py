@@ -35,6 +35,7 @@ from kinbot_core.db.models import ContactRecord, MessageRecord
 from kinbot_core.platform import Platform
 from kinbot_plugins.memory.sqlite_memory import backend as memory_backend
 from kinbot_plugins.providers.openai_provider import make_client
+from kinbot_web.server import settle_garbage_collector
 from tests.support.accounts import set_up_admin
 from tests.support.server import running_server
 from tests.support.sse import sse_stream
@@ -126,6 +127,7 @@ async def overhead(data_dir: Path) -> None:
             while await platform.compacting.compact(kin_id) is not None:
                 pass
             await memory_backend.indexer(platform).catch_up()
+            settle_garbage_collector()  # as `kinbot serve` does once started
             before_provider: list[float] = []
             after_provider: list[float] = []
             async with sse_stream(server.client) as stream:

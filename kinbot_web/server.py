@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import socket
@@ -50,6 +51,14 @@ def hypercorn_config(bound: BoundSocket, settings: Settings) -> Config:
     return config
 
 
+def settle_garbage_collector() -> None:
+    """Move everything start-up created (modules, SDK clients, the model, caches) out of the
+    garbage collector's sight: a full collection then scans only what came since, instead of
+    stalling every Kin's turn for 60-140 ms each time it runs."""
+    gc.collect()
+    gc.freeze()
+
+
 async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) -> None:
     """Start the platform and serve it until SIGTERM or SIGINT (or ``shutdown`` is set).
 
@@ -65,6 +74,7 @@ async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) ->
     try:
         await platform.start()
         app = create_app(platform)
+        settle_garbage_collector()
         bound = bind_socket(settings.host, settings.port)
         logger.info("KinBot listening on %s (data in %s)", bound.url, settings.data_dir)
         print(f"KinBot is running on {bound.url}", flush=True)
