@@ -22,6 +22,7 @@ from kinbot_core.events.catalogue import (
     PluginError,
     UserAccessChanged,
 )
+from kinbot_core.kins.messaging import InterKinMessaging
 from kinbot_core.kins.service import KinService
 from kinbot_core.kins.workers import KinWorkers
 from kinbot_core.live import LiveFeed
@@ -86,6 +87,7 @@ class Platform:
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
         self.compacting = CompactingService(self)
+        self.messaging = InterKinMessaging(self)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)

@@ -24,6 +24,8 @@ class ToolContext:
     kin_id: str
     kin_name: str
     speaker: Speaker | None = None
+    #: The id of the queued message that started the turn (``None`` outside a turn).
+    trigger_id: int | None = None
 
 
 class ToolError(Exception):

@@ -21,7 +21,7 @@ from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext
 from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
-from tests.support.provider_setups import API_KEY
+from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import SseEvent, SseReader, sse_stream
 
@@ -151,15 +151,7 @@ def serve(
     async def start() -> AsyncIterator[RunningServer]:
         async with running_server(platform) as server:
             await set_up_admin(server.client)
-            added = await server.client.post(
-                "/api/providers",
-                json={
-                    "type": "openai",
-                    "name": "OpenAI",
-                    "config": {"api_key": API_KEY, "base_url": f"{fake_llm.base_url}/v1"},
-                },
-            )
-            assert added.status_code == 201, added.text
+            await add_openai_provider(server.client, fake_llm)
             yield server
 
     return start()

@@ -16,7 +16,7 @@ from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
-from tests.support.provider_setups import API_KEY
+from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import SseEvent, sse_stream
 
@@ -70,15 +70,7 @@ async def server(
     platform.plugins.register(clock_plugin, "clock")
     async with running_server(platform) as server:
         await set_up_admin(server.client)
-        added = await server.client.post(
-            "/api/providers",
-            json={
-                "type": "openai",
-                "name": "OpenAI",
-                "config": {"api_key": API_KEY, "base_url": f"{fake_llm.base_url}/v1"},
-            },
-        )
-        assert added.status_code == 201, added.text
+        await add_openai_provider(server.client, fake_llm)
         yield server
 
 

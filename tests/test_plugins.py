@@ -20,7 +20,7 @@ BUILTIN_PLUGINS = {
     "event_log", "metrics",
     "anthropic", "openai", "openai_compatible", "gemini", "voyage", "local_embeddings",
     "brave_search", "searxng", "contacts", "kin_directory", "sqlite_memory", "memory_tools",
-    "memory_extraction",
+    "memory_extraction", "kin_messaging",
 }  # fmt: skip
 
 

@@ -183,9 +183,30 @@ class MessageRecord(BaseModel):
     processed_at = peewee.FloatField(null=True)
     #: Flagged for redaction (a secret to take out): never compacted until the flag is cleared.
     redaction_pending = peewee.BooleanField(default=False)
+    #: For a message from another Kin: ``request``, ``inform`` or ``reply``.
+    kin_message_type = peewee.TextField(null=True)
+    #: The request a Kin message opens (``request``) or answers (``reply``).
+    request_id = peewee.TextField(null=True)
+    #: How many inter-Kin exchanges led to this message (1 for the first).
+    chain_depth = peewee.IntegerField(null=True)
 
     class Meta:
         table_name = "message"
+
+
+class KinRequestRecord(BaseModel):
+    """A request one Kin sent another: open until the recipient replies."""
+
+    id = peewee.TextField(primary_key=True)
+    from_kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    to_kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    status = peewee.TextField(default="open")
+    chain_depth = peewee.IntegerField()
+    created_at = peewee.FloatField(default=time.time)
+    answered_at = peewee.FloatField(null=True)
+
+    class Meta:
+        table_name = "kin_request"
 
 
 class ContactRecord(BaseModel):

@@ -40,6 +40,32 @@ class KinMessageSent(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class KinMessageToKin(Event):
+    type = "kin.message.to_kin"
+    description = (
+        "A Kin sent another Kin a message: ``kind`` is request or inform, ``request_id`` the "
+        "request it opens or answers."
+    )
+    kin_id: str
+    to_kin_id: str
+    message_id: str
+    kind: str
+    request_id: str | None
+    chain_depth: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class KinMessageRefused(Event):
+    type = "kin.message.refused"
+    description = (
+        "A Kin's message to another Kin was refused: ``reason`` is rate_limit or chain_depth."
+    )
+    kin_id: str
+    to_kin_id: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class KinUpdated(Event):
     type = "kin.updated"
     description = "A Kin's settings were changed."
@@ -214,6 +240,8 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     KinDeleted,
     KinMessageReceived,
     KinMessageSent,
+    KinMessageToKin,
+    KinMessageRefused,
     KinUpdated,
     KinStateChanged,
     TaskSpawned,

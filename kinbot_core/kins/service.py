@@ -116,6 +116,12 @@ class MessageView:
     status: str
     turn_of: int | None
     created_at: float
+    #: For a message from another Kin: ``request``, ``inform`` or ``reply``.
+    kin_message_type: str | None = None
+    #: The request it opens or answers.
+    request_id: str | None = None
+    #: Inter-Kin exchanges that led to it.
+    chain_depth: int | None = None
 
     @classmethod
     def of(cls, row: MessageRecord) -> MessageView:
@@ -133,6 +139,9 @@ class MessageView:
             status=row.status,
             turn_of=row.turn_of,
             created_at=row.created_at,
+            kin_message_type=row.kin_message_type,
+            request_id=row.request_id,
+            chain_depth=row.chain_depth,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -282,9 +291,13 @@ class KinService:
         source: str,
         sender_id: str | None,
         sender_name: str,
+        kin_message_type: str | None = None,
+        request_id: str | None = None,
+        chain_depth: int | None = None,
     ) -> MessageView:
         """Store an incoming message as queued for the Kin's next turn (users' messages go
-        ahead of automatic ones) and return it at once."""
+        ahead of automatic ones) and return it at once. A message from another Kin carries
+        its type (request, inform, reply), request id and chain depth."""
         if not content.strip():
             raise KinError("The message is empty.")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
@@ -302,6 +315,9 @@ class KinService:
                 status="queued",
                 priority=priority,
                 created_at=time.time(),
+                kin_message_type=kin_message_type,
+                request_id=request_id,
+                chain_depth=chain_depth,
             )
 
         row = await self._db.write(insert)

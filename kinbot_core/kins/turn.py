@@ -45,10 +45,22 @@ def speaker_of(message: MessageView) -> Speaker:
     return Speaker(message.source, message.sender_id, message.sender_name or message.source)
 
 
+#: How a message from another Kin is labelled (``{id}``: the request id): a request, an
+#: inform, or an inform answering a request (a reply).
+KIN_MESSAGE_LABELS = {
+    ("request", True): "request {id}: answer it with reply",
+    ("inform", False): "inform: for your information, do not reply to it",
+    ("inform", True): "reply to your request {id}: for your information, do not reply to it",
+}
+
+
 def labelled(message: MessageView) -> str:
-    """An incoming message as the model sees it: who wrote it, then what they wrote."""
+    """An incoming message as the model sees it: who wrote it (and, from another Kin, whether
+    it is a request, an inform or a reply), then what they wrote."""
     label = SOURCE_LABELS.get(message.source, "")
-    return f"[{label}{message.sender_name or message.source}] {message.content}"
+    kind = KIN_MESSAGE_LABELS.get((message.kin_message_type or "", bool(message.request_id)))
+    detail = f" · {kind.format(id=message.request_id)}" if kind else ""
+    return f"[{label}{message.sender_name or message.source}{detail}] {message.content}"
 
 
 def llm_messages(history: list[MessageView]) -> list[dict[str, Any]]:
@@ -373,7 +385,9 @@ class Turn:
     async def _execute(self, call: ToolCall, tool: Tool | None) -> tuple[str, BaseException | None]:
         if tool is None:
             return f"There is no tool named {call.name!r}.", LookupError(call.name)
-        context = ToolContext(self.platform, self.kin.id, self.kin.name, self.speaker)
+        context = ToolContext(
+            self.platform, self.kin.id, self.kin.name, self.speaker, trigger_id=self.trigger.id
+        )
         try:
             async with asyncio.timeout(TOOL_TIMEOUT):
                 value = await tool.run(context, call.arguments)

@@ -112,3 +112,19 @@ async def add_local_memory_providers(client: httpx.AsyncClient, fake: FakeOpenAI
         assert added.status_code == 201, added.text
         ids[str(body["name"])] = added.json()["provider"]["id"]
     return ids
+
+
+async def add_openai_provider(client: httpx.AsyncClient, fake: FakeOpenAI) -> str:
+    """Through HTTP, as an administrator: the OpenAI provider ("OpenAI") served by ``fake``.
+    Returns its id."""
+    added = await client.post(
+        "/api/providers",
+        json={
+            "type": "openai",
+            "name": "OpenAI",
+            "config": {"api_key": API_KEY, "base_url": f"{fake.base_url}/v1"},
+        },
+    )
+    assert added.status_code == 201, added.text
+    provider_id: str = added.json()["provider"]["id"]
+    return provider_id
