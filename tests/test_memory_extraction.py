@@ -7,6 +7,7 @@ used; compacting extracts what it folds; messages awaiting redaction are held ba
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -422,3 +423,29 @@ async def test_the_platform_model_is_used_once_the_kin_has_been_quiet(
         (request,) = [r for r in chat_requests(fake_llm) if is_extraction(r)]
         assert request.body["model"] == "gpt-4o-mini"
         assert "He also avoids fish." in request.body["messages"][-1]["content"]
+
+
+async def test_runs_after_turns_back_off_while_extraction_keeps_failing(
+    data_dir: Any, fake_llm: FakeOpenAI
+) -> None:
+    async for server in serve(data_dir, fake_llm, memory_extraction_delay_seconds=10):
+        kin_id = await new_kin(server)
+        await server.platform.kins.add_message(
+            kin_id, role="user", source="user", sender_name="Nico", content="Paul likes tea."
+        )
+        extractor = extraction_of(server.platform).extractor
+
+        def failed(times: int, seconds_ago: float, kin: str = kin_id) -> None:
+            ExtractionState.insert(
+                kin=kin, failures=times, last_error="down", updated_at=time.time() - seconds_ago
+            ).on_conflict_replace().execute()
+
+        await server.platform.db.write(failed, 3, 60)  # 3 failures: wait 80 s
+        assert await extractor.extract_when_due(kin_id) is None
+        assert [r for r in chat_requests(fake_llm) if is_extraction(r)] == []
+
+        fake_llm.enqueue(extracted(("Paul likes tea", "preference", "Paul", 0)))
+        await server.platform.db.write(failed, 3, 81)
+        report = await extractor.extract_when_due(kin_id)
+        assert report is not None and report.error is None and report.added == 1
+        assert len([r for r in chat_requests(fake_llm) if is_extraction(r)]) == 1

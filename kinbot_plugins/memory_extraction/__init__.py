@@ -34,7 +34,7 @@ class MemoryExtraction:
 
         self.debouncer = Debouncer(
             spawn,
-            self.extractor.extract,
+            self.extractor.extract_when_due,
             lambda: float(platform.settings.memory_extraction_delay_seconds),
         )
 

@@ -46,6 +46,8 @@ TEXT_ROLES = ("user", "assistant")
 #: Existing memories a new one is compared with.
 NEIGHBOURS = 5
 MAX_REPLY_TOKENS = 2000
+#: The longest wait, in seconds, between runs after turns once runs keep failing.
+MAX_BACKOFF_SECONDS = 3600.0
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,23 @@ class MemoryExtractor:
     def __init__(self, platform: Any) -> None:
         self.platform = platform
         self._locks: dict[str, asyncio.Lock] = {}
+
+    async def extract_when_due(self, kin_id: str) -> RunReport | None:
+        """The run after turns: ``extract``, unless the last runs failed in a row (n of
+        them) less than ``memory_extraction_delay_seconds * 2**n`` seconds ago (an hour at
+        most), so that a model that keeps failing is not called after every turn. Nothing is
+        lost: the messages wait for the next run. ``None`` when it waits."""
+        state = await self.platform.db.read(
+            lambda: ExtractionState.get_or_none(ExtractionState.kin == kin_id)
+        )
+        if state is not None and state.failures:
+            delay = self.platform.settings.memory_extraction_delay_seconds
+            backoff = min(delay * 2**state.failures, MAX_BACKOFF_SECONDS)
+            if time.time() - state.updated_at < backoff:
+                logger.debug("memory extraction for Kin %s waits after %d failures",
+                             kin_id, state.failures)  # fmt: skip
+                return None
+        return await self.extract(kin_id)
 
     async def extract(self, kin_id: str, *, through_position: int | None = None) -> RunReport:
         """Mine the Kin's messages not extracted yet (up to ``through_position`` when given),
