@@ -552,41 +552,26 @@ class SqliteMemoryBackend:
     async def _history_fulltext(
         self, platform: Any, kin_id: str, query: str, wanted: int
     ) -> list[int]:
-        match = fts_query(query, drop_stop_words=platform.settings.search_drop_stop_words)
-        if match is None:
-            return []
-        db = platform.db
-
-        def search() -> list[int]:
-            rows = db.sql(
-                "select m.id from message_fts cross join message m on m.id = message_fts.rowid "
-                "where message_fts match ? and m.kin_id = ? and m.role in ('user', 'assistant') "
-                "order by bm25(message_fts) limit ?",
-                (match, kin_id, wanted),
-            ).fetchall()
-            return [row[0] for row in rows]
-
-        found: list[int] = await db.read(search)
-        return found
+        return await _fulltext_ids(
+            platform,
+            "select m.id from message_fts cross join message m on m.id = message_fts.rowid "
+            "where message_fts match ? and m.kin_id = ? and m.role in ('user', 'assistant') "
+            "order by bm25(message_fts) limit ?",
+            query,
+            kin_id,
+            wanted,
+        )
 
     async def _fulltext(self, platform: Any, kin_id: str, query: str, wanted: int) -> list[int]:
-        match = fts_query(query, drop_stop_words=platform.settings.search_drop_stop_words)
-        if match is None:
-            return []
-        db = platform.db
-
-        def search() -> list[int]:
-            rows = db.sql(
-                "select memory_fts.rowid from memory_fts "
-                "cross join memory on memory.id = memory_fts.rowid "
-                "where memory_fts match ? and memory.kin_id = ? order by bm25(memory_fts) limit ?",
-                (match, kin_id, wanted),
-            ).fetchall()
-            ids: list[int] = [row[0] for row in rows]
-            return ids
-
-        found: list[int] = await db.read(search)
-        return found
+        return await _fulltext_ids(
+            platform,
+            "select memory_fts.rowid from memory_fts "
+            "cross join memory on memory.id = memory_fts.rowid "
+            "where memory_fts match ? and memory.kin_id = ? order by bm25(memory_fts) limit ?",
+            query,
+            kin_id,
+            wanted,
+        )
 
     async def _fulltext_memories(
         self, platform: Any, kin_id: str, query: str, limit: int
@@ -598,6 +583,23 @@ class SqliteMemoryBackend:
             return [rows[i] for i in ids if i in rows]
 
         return [_memory(row) for row in await platform.db.read(load)] if ids else []
+
+
+async def _fulltext_ids(
+    platform: Any, statement: str, query: str, kin_id: str, wanted: int
+) -> list[int]:
+    """The ids ``statement`` (parameters: the FTS5 match, the Kin, the limit) finds for the
+    free-text ``query``, best first; none when the query has no word to search."""
+    match = fts_query(query, drop_stop_words=platform.settings.search_drop_stop_words)
+    if match is None:
+        return []
+    db = platform.db
+
+    def search() -> list[int]:
+        return [row[0] for row in db.sql(statement, (match, kin_id, wanted)).fetchall()]
+
+    found: list[int] = await db.read(search)
+    return found
 
 
 backend = SqliteMemoryBackend()
