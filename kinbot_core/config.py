@@ -192,8 +192,11 @@ class Settings(BaseSettings):
     memory_injected_max: int = Field(
         10, ge=0, description="Relevant memories injected into the system prompt."
     )
-    memory_injected_max_chars: int = Field(
-        4000, ge=0, description="Budget, in characters, of the memories injected in a prompt."
+    memory_injected_max_tokens: int = Field(
+        1000,
+        ge=0,
+        description="Budget, in tokens (estimated as compacting does), of the memories injected "
+        "in a prompt.",
     )
     memory_extraction_model: str = Field(
         "",

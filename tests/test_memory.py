@@ -210,3 +210,19 @@ async def test_the_memory_query_carries_the_recent_context(
     ]
     section = system.split("## Relevant memories\n", 1)[1].split("\n## ", 1)[0]
     assert section.splitlines()[0] == "- Marie is allergic to peanuts (fact, about Marie)"
+
+
+async def test_injected_memories_stay_within_their_token_budget(
+    data_dir: Any, fake_llm: FakeOpenAI
+) -> None:
+    # "- Marie is allergic to peanuts (fact, about Marie)\n" is 13 tokens by the estimate.
+    platform = Platform(load_settings(data_dir=data_dir, memory_injected_max_tokens=14))
+    async with running_server(platform) as server:
+        await set_up_admin(server.client)
+        await add_local_memory_providers(server.client, fake_llm)
+        kin_id = await new_kin(server)
+        await memorize_all(server, kin_id)
+        memory = await platform.memory.backend().prompt_context(
+            platform, kin_id, "Can Marie eat peanuts?"
+        )
+    assert memory.memories == ["Marie is allergic to peanuts (fact, about Marie)"]

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kinbot_core import hookimpl
+from kinbot_core.compacting.tokens import estimate_tokens
 from kinbot_core.db.models import MemoryRecord
 from kinbot_core.memory import (
     CATEGORIES,
@@ -365,14 +366,15 @@ class SqliteMemoryBackend:
             found = await self._fulltext_memories(
                 platform, kin_id, query, settings.memory_injected_max
             )
-        budget, lines = settings.memory_injected_max_chars, []
+        budget, lines = settings.memory_injected_max_tokens, []
         for memory in found:
             line = f"{memory.content} ({memory.category}" + (
                 f", about {memory.subject})" if memory.subject else ")"
             )
-            if len(line) > budget:
+            cost = estimate_tokens(f"- {line}\n")
+            if cost > budget:
                 break
-            budget -= len(line)
+            budget -= cost
             lines.append(line)
         return MemoryContext(memories=lines)
 
