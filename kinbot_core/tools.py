@@ -47,3 +47,53 @@ class Tool(Protocol):
         """Do the work; return something JSON-serialisable (or text) for the model.
         Raise ``ToolError`` with a message for the model when the call cannot be done."""
         ...
+
+
+# -- helpers for tool authors --------------------------------------------------------------
+
+
+def object_schema(
+    properties: dict[str, dict[str, Any]], required: list[str] | None = None
+) -> dict[str, Any]:
+    """The JSON Schema of a tool's named arguments (no others allowed)."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required or [],
+        "additionalProperties": False,
+    }
+
+
+def named_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
+    """The call's arguments as an object, refusing any name ``tool``'s schema does not know
+    (models do invent some)."""
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ToolError(f"{tool.name} takes an object of named arguments.")
+    known = tool.parameters["properties"]
+    unknown = sorted(set(arguments) - set(known))
+    if unknown:
+        raise ToolError(
+            f"{tool.name} has no argument(s) {', '.join(unknown)}; "
+            f"its arguments are {', '.join(known)}."
+        )
+    return arguments
+
+
+def optional_text(arguments: dict[str, Any], key: str) -> str | None:
+    """A string argument, or ``None`` when absent."""
+    value = arguments.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"'{key}' must be a string.")
+    return value
+
+
+def required_text(arguments: dict[str, Any], key: str) -> str:
+    """A string argument that must be there and not blank, stripped."""
+    value = optional_text(arguments, key)
+    if value is None or not value.strip():
+        raise ToolError(f"'{key}' is required and cannot be empty.")
+    return value.strip()

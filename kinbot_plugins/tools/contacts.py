@@ -13,7 +13,15 @@ from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.contacts import ContactError, ContactNotFound, ContactService
-from kinbot_core.tools import Tool, ToolContext, ToolError
+from kinbot_core.tools import (
+    Tool,
+    ToolContext,
+    ToolError,
+    named_arguments,
+    object_schema,
+    optional_text,
+    required_text,
+)
 
 #: The hidden system prompt instruction (specification: "Registre de contacts").
 PROMPT_HINT = (
@@ -45,17 +53,6 @@ UPDATE_FIELDS: dict[str, dict[str, Any]] = {
 _TEXT_FIELDS = ("name", "relation", "notes")
 
 
-def _object_schema(
-    properties: dict[str, dict[str, Any]], required: list[str] | None = None
-) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required or [],
-        "additionalProperties": False,
-    }
-
-
 class GetContactTool:
     """``get_contact(contact_id)``: the full record of one contact."""
 
@@ -64,15 +61,15 @@ class GetContactTool:
         "Get the full record of one of your contacts (relation, notes, notable facts, "
         "preferences) by its id, as listed in your contacts summary."
     )
-    parameters: dict[str, Any] = _object_schema(
+    parameters: dict[str, Any] = object_schema(
         {"contact_id": {"type": "string", "description": "The contact's id."}}, ["contact_id"]
     )
     prompt_hint = ""
 
     async def run(self, context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
         """Return the contact, or fail with ``ToolError`` for an unknown id."""
-        arguments = _arguments(self, arguments)
-        contact_id = _required_text(arguments, "contact_id")
+        arguments = named_arguments(self, arguments)
+        contact_id = required_text(arguments, "contact_id")
         with _as_tool_errors():
             contact = await _contacts(context).get(context.kin_id, contact_id)
         return contact.to_dict()
@@ -88,15 +85,15 @@ class SearchContactsTool:
         "contact; use fewer words for broader results. Returns the matching contacts in full, "
         "name matches first."
     )
-    parameters: dict[str, Any] = _object_schema(
+    parameters: dict[str, Any] = object_schema(
         {"query": {"type": "string", "description": "Words to look for."}}, ["query"]
     )
     prompt_hint = ""
 
     async def run(self, context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
         """Return ``{"contacts": [...]}``, possibly empty."""
-        arguments = _arguments(self, arguments)
-        query = _required_text(arguments, "query")
+        arguments = named_arguments(self, arguments)
+        query = required_text(arguments, "query")
         with _as_tool_errors():
             found = await _contacts(context).search(context.kin_id, query)
         return {"contacts": [contact.to_dict() for contact in found]}
@@ -110,7 +107,7 @@ class CreateContactTool:
         'Add someone you met to your contacts: a person (type "human") or another Kin '
         '(type "kin"). Returns the new contact with its id.'
     )
-    parameters: dict[str, Any] = _object_schema(
+    parameters: dict[str, Any] = object_schema(
         {
             "name": {"type": "string", "description": "Their name or pseudonym."},
             "type": {"type": "string", "enum": ["human", "kin"], "description": "What they are."},
@@ -126,13 +123,13 @@ class CreateContactTool:
 
     async def run(self, context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
         """Create the contact and return it."""
-        arguments = _arguments(self, arguments)
-        name = _required_text(arguments, "name")
-        kind = _required_text(arguments, "type")
+        arguments = named_arguments(self, arguments)
+        name = required_text(arguments, "name")
+        kind = required_text(arguments, "type")
         if kind not in ("human", "kin"):
             raise ToolError(f'\'type\' must be "human" or "kin", not {kind!r}.')
-        notes = _optional_text(arguments, "notes") or ""
-        relation = _optional_text(arguments, "relation") or ""
+        notes = optional_text(arguments, "notes") or ""
+        relation = optional_text(arguments, "relation") or ""
         with _as_tool_errors():
             contact = await _contacts(context).create(
                 context.kin_id, name, kind, notes=notes, relation=relation
@@ -149,11 +146,11 @@ class UpdateContactTool:
         "notable facts and preferences. Removals apply before additions. Returns the contact "
         "as it now is."
     )
-    parameters: dict[str, Any] = _object_schema(
+    parameters: dict[str, Any] = object_schema(
         {
             "contact_id": {"type": "string", "description": "The contact's id."},
             "updates": {
-                **_object_schema(UPDATE_FIELDS),
+                **object_schema(UPDATE_FIELDS),
                 "description": "The changes; give only the fields to change.",
             },
         },
@@ -163,8 +160,8 @@ class UpdateContactTool:
 
     async def run(self, context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
         """Apply the changes and return the updated contact."""
-        arguments = _arguments(self, arguments)
-        contact_id = _required_text(arguments, "contact_id")
+        arguments = named_arguments(self, arguments)
+        contact_id = required_text(arguments, "contact_id")
         updates = arguments.get("updates")
         if not isinstance(updates, dict):
             raise ToolError("'updates' must be an object with the fields to change.")
@@ -181,7 +178,7 @@ class UpdateContactTool:
             if field not in updates or updates[field] is None:
                 continue
             if field in _TEXT_FIELDS:
-                changes[field] = _optional_text(updates, field)
+                changes[field] = optional_text(updates, field)
             else:
                 changes[field] = _text_list(updates, field)
         with _as_tool_errors():
@@ -210,38 +207,6 @@ def register_tools(register: Callable[[Tool], None]) -> None:
 def _contacts(context: ToolContext) -> ContactService:
     service: ContactService = context.platform.contacts
     return service
-
-
-def _arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
-    """The arguments as an object, without any name the tool's schema does not know."""
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
-        raise ToolError(f"{tool.name} takes an object of named arguments.")
-    known = tool.parameters["properties"]
-    unknown = sorted(set(arguments) - set(known))
-    if unknown:
-        raise ToolError(
-            f"{tool.name} has no argument(s) {', '.join(unknown)}; "
-            f"its arguments are {', '.join(known)}."
-        )
-    return arguments
-
-
-def _required_text(arguments: dict[str, Any], key: str) -> str:
-    value = _optional_text(arguments, key)
-    if value is None or not value.strip():
-        raise ToolError(f"'{key}' is required and cannot be empty.")
-    return value
-
-
-def _optional_text(arguments: dict[str, Any], key: str) -> str | None:
-    value = arguments.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ToolError(f"'{key}' must be a string.")
-    return value
 
 
 def _text_list(arguments: dict[str, Any], key: str) -> list[str]:

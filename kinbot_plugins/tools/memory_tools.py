@@ -12,18 +12,9 @@ from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.memory import CATEGORIES, MemoryError
-from kinbot_core.tools import Tool, ToolContext, ToolError
+from kinbot_core.tools import Tool, ToolContext, ToolError, object_schema
 
 Runner = Callable[[ToolContext, dict[str, Any]], Awaitable[Any]]
-
-
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
 
 
 def _text(arguments: dict[str, Any], name: str, *, required: bool = True) -> str:
@@ -116,14 +107,14 @@ TOOLS: tuple[MemoryTool, ...] = (
     MemoryTool(
         "recall",
         "Search your long-term memory (by meaning and by keywords).",
-        _schema({"query": {"type": "string", "description": "What to look for."}}, ["query"]),
+        object_schema({"query": {"type": "string", "description": "What to look for."}}, ["query"]),
         _recall,
         HINT,
     ),
     MemoryTool(
         "memorize",
         "Store a durable memory now.",
-        _schema(
+        object_schema(
             {
                 "content": {"type": "string"},
                 "category": {"type": "string", "enum": list(CATEGORIES)},
@@ -136,7 +127,7 @@ TOOLS: tuple[MemoryTool, ...] = (
     MemoryTool(
         "update_memory",
         "Replace the content of a memory (a correction, newer information).",
-        _schema(
+        object_schema(
             {"memory_id": {"type": "integer"}, "new_content": {"type": "string"}},
             ["memory_id", "new_content"],
         ),
@@ -145,13 +136,13 @@ TOOLS: tuple[MemoryTool, ...] = (
     MemoryTool(
         "forget",
         "Delete a memory that became wrong or obsolete.",
-        _schema({"memory_id": {"type": "integer"}}, ["memory_id"]),
+        object_schema({"memory_id": {"type": "integer"}}, ["memory_id"]),
         _forget,
     ),
     MemoryTool(
         "list_memories",
         "List your memories, optionally about one subject or of one category.",
-        _schema(
+        object_schema(
             {
                 "subject": {"type": "string"},
                 "category": {"type": "string", "enum": list(CATEGORIES)},
@@ -163,7 +154,7 @@ TOOLS: tuple[MemoryTool, ...] = (
     MemoryTool(
         "search_history",
         "Search the earlier messages of your session, beyond what you currently see.",
-        _schema({"query": {"type": "string"}}, ["query"]),
+        object_schema({"query": {"type": "string"}}, ["query"]),
         _search_history,
     ),
 )

@@ -8,7 +8,14 @@ from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.kins.messaging import MessagingError
-from kinbot_core.tools import Tool, ToolContext, ToolError
+from kinbot_core.tools import (
+    Tool,
+    ToolContext,
+    ToolError,
+    named_arguments,
+    object_schema,
+    required_text,
+)
 
 #: The hidden instruction on how to treat messages from other Kins.
 PROMPT_HINT = (
@@ -18,15 +25,6 @@ PROMPT_HINT = (
     "sender back about it. Use send_message only when you need something from another Kin or "
     "have something it needs to know."
 )
-
-
-def _object_schema(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
 
 
 class SendMessageTool:
@@ -39,7 +37,7 @@ class SendMessageTool:
         'arrive later as a message labelled with that request_id. type "inform" only informs: '
         "no answer will come."
     )
-    parameters: dict[str, Any] = _object_schema(
+    parameters: dict[str, Any] = object_schema(
         {
             "kin_id": {"type": "string", "description": "The id of the Kin to write to."},
             "message": {"type": "string", "description": "What to tell or ask it."},
@@ -55,14 +53,14 @@ class SendMessageTool:
 
     async def run(self, context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
         """Send; return ``{"status", "to_kin_id", "type", "request_id"?}``."""
-        arguments = _arguments(self, arguments)
+        arguments = named_arguments(self, arguments)
         try:
             sent = await context.platform.messaging.send(
                 context.kin_id,
                 context.kin_name,
-                _text(arguments, "kin_id"),
-                _text(arguments, "message"),
-                _text(arguments, "type"),
+                required_text(arguments, "kin_id"),
+                required_text(arguments, "message"),
+                required_text(arguments, "type"),
                 trigger_id=context.trigger_id,
             )
         except MessagingError as exc:
@@ -80,7 +78,7 @@ class ReplyTool:
         "as an inform (it will not answer back). Only open requests addressed to you can be "
         "answered, each once; informs and replies cannot."
     )
-    parameters: dict[str, Any] = _object_schema(
+    parameters: dict[str, Any] = object_schema(
         {
             "request_id": {"type": "string", "description": "The id of the request you answer."},
             "message": {"type": "string", "description": "Your answer."},
@@ -91,13 +89,13 @@ class ReplyTool:
 
     async def run(self, context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
         """Reply; return ``{"status", "to_kin_id", "type": "inform", "request_id"}``."""
-        arguments = _arguments(self, arguments)
+        arguments = named_arguments(self, arguments)
         try:
             sent = await context.platform.messaging.reply(
                 context.kin_id,
                 context.kin_name,
-                _text(arguments, "request_id"),
-                _text(arguments, "message"),
+                required_text(arguments, "request_id"),
+                required_text(arguments, "message"),
                 trigger_id=context.trigger_id,
             )
         except MessagingError as exc:
@@ -114,19 +112,3 @@ TOOLS: tuple[Tool, ...] = (SendMessageTool(), ReplyTool())
 def register_tools(register: Callable[[Tool], None]) -> None:
     for tool in TOOLS:
         register(tool)
-
-
-def _arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
-    if not isinstance(arguments, dict):
-        raise ToolError(f"{tool.name} takes an object of named arguments.")
-    unknown = sorted(set(arguments) - set(tool.parameters["properties"]))
-    if unknown:
-        raise ToolError(f"{tool.name} has no argument(s) {', '.join(unknown)}.")
-    return arguments
-
-
-def _text(arguments: dict[str, Any], key: str) -> str:
-    value = arguments.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ToolError(f"'{key}' is required and must be a non-empty string.")
-    return value.strip()
