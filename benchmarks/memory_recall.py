@@ -188,7 +188,7 @@ async def turn_level(platform: Platform, conversations: list[Conversation]) -> S
             )  # fmt: skip
             by_message[message.id] = turn["dia_id"]
         kins[conversation.sample_id] = (kin_id, by_message)
-    await backend.catch_up_history(platform)  # what the background indexer has not done yet
+    await backend.indexer(platform).catch_up()  # what the background indexer has not done yet
     embedded = sum(len(c.turns) for c in conversations)
     elapsed = time.perf_counter() - started
     print(f"stored and embedded {embedded} turns in {elapsed:.1f} s", flush=True)

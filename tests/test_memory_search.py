@@ -77,7 +77,7 @@ async def add_messages(platform: Platform, kin_id: str) -> dict[str, int]:
 async def embedded_in_background(platform: Platform, kin_id: str) -> None:
     """Wait (without calling the indexer) until the background loop has embedded everything."""
     for _ in range(600):
-        if await backend.history_pending(platform, kin_id) == 0:
+        if await backend.indexer(platform).pending(kin_id) == 0:
             return
         await asyncio.sleep(0.1)
     raise AssertionError("the history was not embedded in the background")
@@ -110,7 +110,7 @@ async def test_edited_and_deleted_messages_are_embedded_again_or_dropped(
 ) -> None:
     kin = await platform.kins.create({"name": "Chef", "model": "Chat/gpt-4o"})
     ids = await add_messages(platform, kin.id)
-    await backend.catch_up_history(platform)
+    await backend.indexer(platform).catch_up()
     db = platform.db
     sink = ids[MESSAGES[1]]
     await db.write(
@@ -120,8 +120,8 @@ async def test_edited_and_deleted_messages_are_embedded_again_or_dropped(
         )
     )
     await db.write(lambda: db.sql("delete from message where id = ?", (ids[MESSAGES[3]],)))
-    assert await backend.history_pending(platform) == 2
-    await backend.catch_up_history(platform)
+    assert await backend.indexer(platform).pending() == 2
+    await backend.indexer(platform).catch_up()
     found = await platform.memory.search_history(
         kin.id, "an appointment for our pet animal", limit=1, mode="dense"
     )
@@ -144,7 +144,7 @@ async def test_unembedded_messages_are_found_by_keyword_and_embedded_after_a_res
         await configure(first, fake_llm)
         kin = await first.kins.create({"name": "Chef", "model": "Chat/gpt-4o"})
         await add_messages(first, kin.id)
-        assert await backend.history_pending(first, kin.id) == len(MESSAGES)
+        assert await backend.indexer(first).pending(kin.id) == len(MESSAGES)
         assert (await contents(first, kin.id, "plumber"))[0] == MESSAGES[1]
         assert await contents(first, kin.id, PARAPHRASE, "dense") == []
     finally:
@@ -272,7 +272,7 @@ async def test_a_new_embedding_model_re_embeds_memories_and_history_in_the_backg
         kin = await platform.kins.create({"name": "Chef", "model": "Chat/gpt-4o"})
         memory = await platform.memory.memorize(kin.id, "Marie is allergic to peanuts", "fact")
         await add_messages(platform, kin.id)
-        await backend.catch_up_history(platform)
+        await backend.indexer(platform).catch_up()
         route = f"/api/kins/{kin.id}/memories/embedding"
         before = (await server.client.get(route)).json()
         assert before == {
@@ -292,7 +292,7 @@ async def test_a_new_embedding_model_re_embeds_memories_and_history_in_the_backg
         assert [m.id for m in found] == [memory.id]
         assert (await contents(platform, kin.id, "plumber"))[0] == MESSAGES[1]
 
-        await backend.catch_up_history(platform)
+        await backend.indexer(platform).catch_up()
         after = (await server.client.get(route)).json()
         assert after["model"].startswith("Chat/"), after
         assert after["memories_pending"] == 0 and after["messages_pending"] == 0
@@ -339,7 +339,7 @@ async def test_a_message_awaiting_redaction_is_embedded_only_once_redacted(
         redaction_pending=True,
     )
     await add_messages(platform, kin.id)
-    await backend.catch_up_history(platform)
+    await backend.indexer(platform).catch_up()
     db = platform.db
 
     def vectors_of(message_id: int) -> Any:
@@ -347,7 +347,7 @@ async def test_a_message_awaiting_redaction_is_embedded_only_once_redacted(
             "select count(*) from message_vec_384 where rowid = ?", (message_id,)
         ).fetchone()
 
-    assert await backend.history_pending(platform, kin.id) == 1
+    assert await backend.indexer(platform).pending(kin.id) == 1
     assert await db.read(vectors_of, flagged.id) == (0,)
     await db.write(
         lambda: db.sql(
@@ -355,6 +355,6 @@ async def test_a_message_awaiting_redaction_is_embedded_only_once_redacted(
             ("The alarm code is [redacted]", flagged.id),
         )
     )
-    await backend.catch_up_history(platform)
-    assert await backend.history_pending(platform, kin.id) == 0
+    await backend.indexer(platform).catch_up()
+    assert await backend.indexer(platform).pending(kin.id) == 0
     assert await db.read(vectors_of, flagged.id) == (1,)

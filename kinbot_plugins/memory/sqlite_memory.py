@@ -435,14 +435,6 @@ class SqliteMemoryBackend:
         hits: list[HistoryHit] = await db.read(load) if ids else []
         return hits
 
-    async def history_pending(self, platform: Any, kin_id: str | None = None) -> int:
-        """Messages (of one Kin, or in all) still waiting for their embedding."""
-        return await self.indexer(platform).pending(kin_id)
-
-    async def catch_up_history(self, platform: Any) -> int:
-        """Embed every message waiting for it now, without waiting for the background."""
-        return await self.indexer(platform).catch_up()
-
     async def similar(
         self, platform: Any, kin_id: str, text: str, *, limit: int = 5
     ) -> list[tuple[Memory, float]]:
