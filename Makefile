@@ -4,7 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install --constraint constraints.txt
 
-.PHONY: run test lint typecheck unit benchmarks lock
+# The web interface (kinbot_web/frontend, Node.js >= 20.19), built into kinbot_web/static/
+# when a source changed; npm ci installs the exact versions of its package-lock.json.
+FRONTEND := kinbot_web/frontend
+FRONTEND_DEPS := $(FRONTEND)/node_modules/.installed
+FRONTEND_BUILD := kinbot_web/static/index.html
+FRONTEND_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public $(FRONTEND)/index.html \
+	$(FRONTEND)/vite.config.ts $(FRONTEND)/tsconfig*.json $(FRONTEND)/scripts -type f 2>/dev/null)
+
+.PHONY: run test lint typecheck unit benchmarks lock sandbox frontend frontend-test chromium lighthouse
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,11 +27,11 @@ $(VENV)/.dev-installed: $(BIN)/python pyproject.toml constraints.txt examples/ki
 	touch $@ $(VENV)/.run-installed
 
 ## Set up and run KinBot: http://127.0.0.1:8787, data in ~/.local/share/kinbot (KINBOT_DATA_DIR).
-run: $(VENV)/.run-installed
+run: $(VENV)/.run-installed $(FRONTEND_BUILD)
 	$(BIN)/kinbot serve
 
 ## Set up and run the whole test suite: lint, types, tests.
-test: lint typecheck unit
+test: lint typecheck frontend-test unit
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
@@ -32,7 +40,50 @@ lint: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 
-unit: $(VENV)/.dev-installed
+# Custom tools run in a bubblewrap sandbox (Debian package "bubblewrap") when it is there;
+# the tests check that sandbox, so install it where we can (root with apt-get).
+sandbox:
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq bubblewrap; } || \
+		echo "bubblewrap is not installed: custom tools will run without a sandbox"
+
+# The MCP servers from npm the tests start (tests/test_mcp.py), pinned by their package-lock.json.
+MCP_TEST_SERVERS := tests/mcp_servers/node_modules/.installed
+$(MCP_TEST_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json
+	command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq nodejs npm; }
+	npm ci --prefix tests/mcp_servers --no-audit --no-fund
+	touch $@
+
+# The web interface: its dependencies and build (variables above, with the others).
+$(FRONTEND_DEPS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json
+	command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq nodejs npm; }
+	npm ci --prefix $(FRONTEND) --no-audit --no-fund
+	touch $@
+
+$(FRONTEND_BUILD): $(FRONTEND_DEPS) $(FRONTEND_SOURCES)
+	npm run build --prefix $(FRONTEND)
+
+## Build the web interface (prints its bundle sizes).
+frontend: $(FRONTEND_BUILD)
+
+frontend-test: $(FRONTEND_DEPS)
+	npm test --prefix $(FRONTEND)
+
+## Lighthouse on the chat screen, printed (Lighthouse is installed apart, only for this).
+lighthouse: $(FRONTEND_BUILD) chromium
+	npm ci --prefix $(FRONTEND)/lighthouse --no-audit --no-fund
+	npm run lighthouse --prefix $(FRONTEND)
+
+# The browser tests (tests/test_frontend_e2e.py) drive Debian's Chromium; install it where we
+# can (root with apt-get). Playwright never downloads a browser.
+chromium:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq chromium; } || \
+		echo "chromium is not installed: the browser tests will be skipped"
+
+unit: $(VENV)/.dev-installed sandbox chromium $(MCP_TEST_SERVERS) $(FRONTEND_BUILD)
 	$(BIN)/pytest
 
 # A LoCoMo-format file for benchmarks.memory_recall (not part of the repository).

@@ -29,6 +29,18 @@ from hookspecs.types import (
 
 
 @hookspec
+def tools_for_kin(kin: KinRef, platform: Any) -> list[Any] | None:
+    """Called at the start of every turn to add tools only this Kin (or sub-Kin) may use.
+
+    Return a list of ``kinbot_core.tools.Tool`` objects (or ``None``): a Kin's own scripts,
+    the tools of the MCP servers assigned to it. They are offered to the model with the tools
+    of ``register_tools``, and a name already taken by an earlier tool is skipped. ``platform``
+    is the running ``kinbot_core.platform.Platform``. A failure is isolated: the turn goes on
+    without that plugin's tools.
+    """
+
+
+@hookspec
 def before_chat(kin: KinRef, context: ChatContext) -> None:
     """Called before each request to the LLM, once the context of the call is built.
 

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
 from pydantic import Field, SecretStr, field_validator
@@ -63,6 +64,13 @@ class Settings(BaseSettings):
     )
     database_busy_timeout_seconds: float = Field(
         5.0, gt=0, description="How long a query waits for a lock held by another writer."
+    )
+    frontend_dir: Path | None = Field(
+        None,
+        description=(
+            "Directory of the built web interface served at `/`; unset: the build inside the "
+            "package (`kinbot_web/static`, made by `make run` or `npm run build`)."
+        ),
     )
 
     # -- accounts and access ---------------------------------------------------------------
@@ -127,15 +135,46 @@ class Settings(BaseSettings):
     )
 
     # -- tasks and crons -------------------------------------------------------------------
-    task_max_depth: int = Field(3, ge=1, description="How deep sub-Kins may spawn sub-Kins.")
+    task_max_depth: int = Field(
+        3,
+        ge=1,
+        description="Levels of sub-Kins: a Kin's sub-Kin is level 1, its own sub-Kin level 2…",
+    )
     task_max_request_input: int = Field(
         3, ge=0, description="`request_input` calls one sub-Kin may make."
     )
     task_max_concurrent: int = Field(
-        10, ge=1, description="Sub-Kin tasks running at once, all Kins together."
+        10,
+        ge=1,
+        description="Sub-Kin tasks running at once, all Kins together; more wait as pending.",
     )
-    cron_max_active: int = Field(50, ge=0, description="Active crons on the platform.")
-    cron_max_concurrent: int = Field(5, ge=1, description="Cron executions running at once.")
+    cron_max_active: int = Field(
+        50,
+        ge=0,
+        description="Active crons on the platform; activating or creating one more is refused.",
+    )
+    cron_max_concurrent_runs: int = Field(
+        5,
+        ge=1,
+        description=(
+            "Cron executions running at once, all crons together; a cron firing beyond it "
+            "is skipped and the skip recorded on the cron."
+        ),
+    )
+    cron_timezone: str = Field(
+        "",
+        description=(
+            "Time zone of cron schedules (IANA name, e.g. `Europe/Paris`) unless a cron sets "
+            "its own (empty: the machine's local zone)."
+        ),
+    )
+    cron_missed_run_policy: Literal["run_once", "skip"] = Field(
+        "run_once",
+        description=(
+            "A cron whose scheduled time passed while KinBot was down: `run_once` runs it "
+            "once at start-up (however many times were missed), `skip` records the skip."
+        ),
+    )
 
     # -- inter-Kin messaging ---------------------------------------------------------------
     inter_kin_rate_limit: int = Field(
@@ -282,6 +321,40 @@ class Settings(BaseSettings):
         2.0, gt=0, description="How often the background history indexer looks for new messages."
     )
 
+    # -- MCP servers and web tools ---------------------------------------------------------
+    mcp_call_timeout_seconds: float = Field(
+        60.0, gt=0, description="Time limit of one MCP tool call; past it the model gets an error."
+    )
+    mcp_connect_timeout_seconds: float = Field(
+        20.0, gt=0, description="Time limit of connecting to an MCP server and listing its tools."
+    )
+    mcp_reconnect_max_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="Longest wait between two attempts to reconnect a failed MCP server "
+        "(the wait doubles from 1 second up to this).",
+    )
+    mcp_health_interval_seconds: float = Field(
+        30.0, gt=0, description="How often a connected MCP server is checked (tools relisted)."
+    )
+    fetch_page_timeout_seconds: float = Field(
+        15.0, gt=0, description="Time limit of the `fetch_page` tool, redirects included."
+    )
+    fetch_page_max_bytes: int = Field(
+        2 * MIB, ge=1024, description="Largest web page body `fetch_page` downloads."
+    )
+    fetch_page_max_chars: int = Field(
+        20000, ge=100, description="Longest text `fetch_page` gives the model (the rest is cut)."
+    )
+    fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description=(
+            "Private, loopback or link-local networks `fetch_page` may reach anyway, "
+            "comma-separated addresses or CIDR ranges (`127.0.0.1, 192.168.1.0/24`). "
+            "Empty: only public addresses."
+        ),
+    )
+
     # -- uploads ---------------------------------------------------------------------------
     upload_max_bytes: int = Field(
         25 * MIB, ge=1, description="Largest file a user may upload into a chat."
@@ -289,13 +362,61 @@ class Settings(BaseSettings):
     avatar_max_bytes: int = Field(
         2 * MIB, ge=1, description="Largest avatar image a user may upload."
     )
+    upload_text_max_chars: int = Field(
+        100_000,
+        ge=100,
+        description="Longest text extracted from an uploaded PDF or document given to the model "
+        "(the rest is cut).",
+    )
 
-    @field_validator("disabled_plugins", "trusted_origins", mode="before")
+    # -- workspaces and custom tools ---------------------------------------------------------
+    workspace_read_max_bytes: int = Field(
+        256 * 1024, ge=1024, description="Most bytes one `read_file` call gives the model."
+    )
+    workspace_write_max_bytes: int = Field(
+        MIB, ge=1024, description="Largest content one `write_file` call may write."
+    )
+    custom_tool_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=110,
+        description="Time limit of one run of a Kin's custom tool; past it its processes are "
+        "killed.",
+    )
+    custom_tool_output_max_bytes: int = Field(
+        64 * 1024,
+        ge=1024,
+        description="Most bytes of a custom tool's stdout (and of its stderr) given to the model.",
+    )
+    custom_tool_sandbox: Literal["auto", "bubblewrap", "none"] = Field(
+        "auto",
+        description="How custom tools are confined: `bubblewrap` (read-only system, only the "
+        "workspace writable, no data directory, no /etc), `none` (a plain subprocess in the "
+        "workspace with a scrubbed environment), or `auto` (bubblewrap when it works here).",
+    )
+    custom_tool_network: bool = Field(
+        True,
+        description="Whether custom tools run in the bubblewrap sandbox may use the network "
+        "(the server's own network, loopback included).",
+    )
+
+    @field_validator("disabled_plugins", "trusted_origins", "fetch_allowed_networks", mode="before")
     @classmethod
     def _split_names(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [name.strip() for name in value.split(",") if name.strip()]
         return value
+
+    @field_validator("cron_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        name = value.strip()
+        if name:
+            try:
+                ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"unknown time zone {value!r} (an IANA name, e.g. UTC)") from None
+        return name
 
     @field_validator("log_level")
     @classmethod

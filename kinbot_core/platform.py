@@ -12,6 +12,7 @@ from kinbot_core.accounts import AccountService
 from kinbot_core.compacting import CompactingService
 from kinbot_core.config import Settings
 from kinbot_core.contacts import ContactService
+from kinbot_core.crons import Clock, CronService
 from kinbot_core.db import Database
 from kinbot_core.db.models import PluginState
 from kinbot_core.events import CORE_EVENTS, Event, EventBus
@@ -30,6 +31,8 @@ from kinbot_core.master_key import ensure_master_key
 from kinbot_core.memory import MemoryAccess
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
 from kinbot_core.providers.service import ProviderService
+from kinbot_core.tasks import TaskService
+from kinbot_core.vault import VaultService
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +51,11 @@ class Platform:
         *,
         plugins: PluginManager | None = None,
         load_entry_points: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         self.settings = settings
+        #: "Now" for scheduling (real time unless set); several platforms may share one.
+        self.clock = clock or Clock()
         self.plugins = plugins or PluginManager()
         self._load_entry_points = load_entry_points
         self.bus = EventBus(
@@ -84,10 +90,13 @@ class Platform:
             check_model=self.providers.resolve_model,
         )
         self.contacts = ContactService(self.db, self.bus)
+        self.vault = VaultService(self.db, self.bus, self.live, lambda: self.master_key)
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
         self.compacting = CompactingService(self)
         self.messaging = InterKinMessaging(self)
+        self.tasks = TaskService(self)
+        self.crons = CronService(self)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)
@@ -118,6 +127,7 @@ class Platform:
         applied = await self.db.open()
         if applied:
             logger.info("database migrations applied: %s", ", ".join(applied))
+        await self.vault.open()  # before anything logs or runs a turn: values get masked
         states = await self.db.read(_persisted_plugin_states)
         disabled = set(self.settings.disabled_plugins)
         disabled.update(name for name, enabled in states.items() if not enabled)
@@ -129,6 +139,7 @@ class Platform:
             await self._wire_events(name)
         await self.registries.rebuild(self.hooks)
         await self.workers.start()
+        await self.crons.start()
         await self.memory.start()
 
     async def stop(self) -> None:
@@ -140,6 +151,7 @@ class Platform:
 
     async def _shutdown(self) -> None:
         self._stopped = True
+        self.crons.stop()
         await self.workers.stop(grace=self.settings.shutdown_grace_seconds)
         await self.compacting.stop()
         for task in self._background:
@@ -150,6 +162,7 @@ class Platform:
         await self.providers.aclose()
         await self.bus.close(grace=self.settings.shutdown_grace_seconds)
         await self.db.close()
+        self.vault.close()
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any] | None:
         """Run ``coroutine`` in the background while the platform runs (plugins' deferred

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -26,6 +27,14 @@ class ToolContext:
     speaker: Speaker | None = None
     #: The id of the queued message that started the turn (``None`` outside a turn).
     trigger_id: int | None = None
+    #: For a sub-Kin: the Kin it instantiates, whose memories and contacts it uses.
+    owner_kin_id: str | None = None
+
+    @property
+    def owner_id(self) -> str:
+        """Whose memories, contacts and workspace the call works with: the calling Kin's,
+        or for a sub-Kin the Kin it is a copy or an instance of."""
+        return self.owner_kin_id or self.kin_id
 
 
 class ToolError(Exception):
@@ -47,6 +56,37 @@ class Tool(Protocol):
         """Do the work; return something JSON-serialisable (or text) for the model.
         Raise ``ToolError`` with a message for the model when the call cannot be done."""
         ...
+
+
+#: Who a tool is offered to, from its optional ``audience`` attribute: every Kin and sub-Kin
+#: (``"all"``, the default), main sessions only (``"main"``) or sub-Kins only (``"task"``).
+AUDIENCES = ("all", "main", "task")
+
+
+def offered_to(tool: Tool, *, is_task: bool) -> bool:
+    """Whether ``tool`` is offered in a main session (``is_task`` false) or to a sub-Kin."""
+    audience = getattr(tool, "audience", "all")
+    return audience == "all" or audience == ("task" if is_task else "main")
+
+
+#: The work of a ``FunctionTool``: ``runner(context, arguments)``.
+Runner = Callable[[ToolContext, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass
+class FunctionTool:
+    """A tool made of its schema for the model and an async function doing the work; the
+    arguments are checked against the schema's names first (``named_arguments``)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    runner: Runner
+    prompt_hint: str = ""
+    audience: str = "all"
+
+    async def run(self, context: ToolContext, arguments: dict[str, Any]) -> Any:
+        return await self.runner(context, named_arguments(self, arguments))
 
 
 # -- helpers for tool authors --------------------------------------------------------------

@@ -14,15 +14,23 @@ from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
     auth,
     compacting,
+    crons,
+    custom_tools,
     events,
+    frontend,
     health,
+    kin_avatars,
     kins,
+    mcp,
     me,
     onboarding,
     plugin_routes,
     plugins,
     providers,
+    tasks,
+    uploads,
     users,
+    vault,
 )
 
 BLUEPRINTS = (
@@ -37,8 +45,16 @@ BLUEPRINTS = (
     providers.search_blueprint,
     kins.blueprint,
     compacting.blueprint,
+    crons.blueprint,
+    tasks.blueprint,
+    vault.blueprint,
+    mcp.blueprint,
+    custom_tools.blueprint,
+    uploads.blueprint,
+    kin_avatars.blueprint,
     events.blueprint,
     plugin_routes.blueprint,
+    frontend.blueprint,  # last: its fallback serves every other non-API path
 )
 
 
@@ -51,8 +67,9 @@ def create_app(platform: Platform) -> Quart:
     settings = platform.settings
     app = Quart("kinbot_web")
     app.extensions[EXTENSION_KEY] = platform
-    # The largest body any route accepts; bigger requests get 413 before being read.
-    app.config["MAX_CONTENT_LENGTH"] = settings.upload_max_bytes
+    # The largest body any route accepts (an upload and its multipart framing); bigger
+    # requests get 413 before being read.
+    app.config["MAX_CONTENT_LENGTH"] = settings.upload_max_bytes + uploads.MULTIPART_SLACK
     QuartSchema(
         app,
         info=Info(title="KinBot API", version=__version__),

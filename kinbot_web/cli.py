@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ from kinbot_core.db import DatabaseDriverError
 from kinbot_core.master_key import MasterKeyError
 from kinbot_core.platform import Platform
 from kinbot_core.plugins import PluginInfo, PluginRequired, UnknownPlugin
+from kinbot_core.vault.rotation import RotationError, rotate_master_key
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,6 +49,15 @@ def _parser() -> argparse.ArgumentParser:
             verb, parents=[common], help=f"{verb} a plugin (from the next start)"
         )
         toggle.add_argument("name")
+
+    vault = commands.add_parser("vault", help="manage the Vault and the master key")
+    vault_commands = vault.add_subparsers(dest="vault_command", required=True)
+    vault_commands.add_parser(
+        "rotate-key",
+        parents=[common],
+        help="re-encrypt every secret under a new master key (stop the server first; with "
+        "KINBOT_SECRET_KEY, give the new passphrase in KINBOT_NEW_SECRET_KEY)",
+    )
 
     config = commands.add_parser(
         "config", parents=[common], help="print the effective configuration"
@@ -112,6 +123,19 @@ async def _plugins_command(settings: Settings, args: argparse.Namespace) -> int:
         await platform.stop()
 
 
+async def _rotate_key(settings: Settings) -> int:
+    report = await rotate_master_key(
+        settings, new_passphrase=os.environ.get("KINBOT_NEW_SECRET_KEY") or None
+    )
+    counts = ", ".join(f"{n} in {table}" for table, n in report.resealed.items()) or "none"
+    print(f"re-encrypted under the new master key: {counts}")
+    if report.key_file is None:
+        print("now set KINBOT_SECRET_KEY to the new passphrase before starting KinBot")
+    else:
+        print(f"the new key is in {report.key_file}: back it up with the database")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kinbot`` console script."""
     args = _parser().parse_args(argv)
@@ -132,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             asyncio.run(serve(settings))
             return 0
+        if args.command == "vault":
+            return asyncio.run(_rotate_key(settings))
         if args.command == "plugins":
             return asyncio.run(_plugins_command(settings, args))
         if args.markdown:
@@ -139,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print(json.dumps(public_settings(settings), indent=2))
         return 0
-    except (DatabaseDriverError, MasterKeyError, OSError) as exc:
+    except (DatabaseDriverError, MasterKeyError, RotationError, OSError) as exc:
         print(f"kinbot: {exc}", file=sys.stderr)
         return 2
     except (UnknownPlugin, PluginRequired) as exc:

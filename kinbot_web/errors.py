@@ -22,6 +22,7 @@ from kinbot_core.providers import (
     ProviderError,
 )
 from kinbot_core.providers import RateLimited as ProviderRateLimited
+from kinbot_core.tasks import TaskError, TaskNotFound
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +116,12 @@ def register(app: Quart) -> None:
     async def kin_error(exc: KinError) -> Response:
         status = 404 if isinstance(exc, KinNotFound) else 400
         return error_response(status, exc.code, exc.message)
+
+    @app.errorhandler(TaskError)
+    async def task_error(exc: TaskError) -> Response:
+        if isinstance(exc, TaskNotFound):
+            return error_response(404, "not_found", exc.message)
+        return error_response(409, exc.code, exc.message)
 
     @app.errorhandler(MemoryError)
     async def memory_error(exc: MemoryError) -> Response:

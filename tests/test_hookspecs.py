@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LIFECYCLE = {
     "before_chat", "after_chat", "before_tool_call", "after_tool_call",
     "before_compacting", "after_compacting", "on_task_spawn", "on_cron_trigger",
+    "tools_for_kin",
 }  # fmt: skip
 REGISTRATION = {
     "register_providers", "register_tools", "register_memory_backends",

@@ -6,21 +6,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from kinbot_core.config import load_settings
-from kinbot_core.platform import Platform
-from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
-from tests.support.provider_setups import add_openai_provider
-from tests.support.server import RunningServer, running_server
-from tests.support.sse import SseEvent, sse_stream
+from tests.support.kin_chat import (
+    make_kin,
+    serve_with_openai,
+    session,
+    tell,
+    tool_results,
+    turn_ended,
+)
+from tests.support.server import RunningServer
+from tests.support.sse import sse_stream
 
 #: How a Kin's behaviour answers the last user message it sees (the label included).
 Behaviour = Callable[[str], Reply]
@@ -59,31 +61,6 @@ def fake_llm() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-@asynccontextmanager
-async def serve(
-    data_dir: Path, fake: FakeOpenAI, *, first_start: bool = True, **settings: Any
-) -> AsyncIterator[RunningServer]:
-    platform = Platform(load_settings(data_dir=data_dir, llm_max_retries=0, **settings))
-    async with running_server(platform) as server:
-        if first_start:
-            await set_up_admin(server.client)
-            await add_openai_provider(server.client, fake)
-        else:
-            login = await server.client.post(
-                "/api/auth/login", json={"email": NICOLAS["email"], "password": PASSWORD}
-            )
-            assert login.status_code == 200, login.text
-        yield server
-
-
-async def make_kin(client: httpx.AsyncClient, name: str) -> str:
-    body = {"name": name, "role": "Helper", "character": "Brief.", "model": "gpt-4o"}
-    response = await client.post("/api/kins", json=body)
-    assert response.status_code == 201, response.text
-    kin_id: str = response.json()["kin"]["id"]
-    return kin_id
-
-
 async def two_kins(server: RunningServer, script: TwoKins, fake: FakeOpenAI) -> tuple[str, str]:
     alpha, beta = await make_kin(server.client, "Alpha"), await make_kin(server.client, "Beta")
     script.ids.update(Alpha=alpha, Beta=beta)
@@ -91,35 +68,8 @@ async def two_kins(server: RunningServer, script: TwoKins, fake: FakeOpenAI) -> 
     return alpha, beta
 
 
-async def tell(client: httpx.AsyncClient, kin_id: str, text: str) -> int:
-    response = await client.post(f"/api/kins/{kin_id}/messages", json={"content": text})
-    assert response.status_code == 202, response.text
-    message_id: int = response.json()["message"]["id"]
-    return message_id
-
-
-async def session(client: httpx.AsyncClient, kin_id: str) -> list[dict[str, Any]]:
-    response = await client.get(f"/api/kins/{kin_id}/messages", params={"limit": 200})
-    assert response.status_code == 200, response.text
-    messages: list[dict[str, Any]] = response.json()["messages"]
-    return messages
-
-
-def turn_ended(turn: int) -> Callable[[SseEvent], bool]:
-    """The turn started by message ``turn`` is over (done or failed)."""
-    return lambda e: (
-        e.type == "message.status"
-        and e.data.get("id") == turn
-        and e.data.get("status") in ("done", "failed")
-    )
-
-
 def from_kins(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in messages if m["role"] == "user" and m["source"] == "kin"]
-
-
-def tool_results(messages: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    return [m for m in messages if m["role"] == "tool" and m["sender_name"] == name]
 
 
 async def wait_for_kin_message(
@@ -142,7 +92,7 @@ async def test_a_request_and_its_reply_are_correlated_without_ping_pong(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
     script = TwoKins()
-    async with serve(data_dir, fake_llm) as server:
+    async with serve_with_openai(data_dir, fake_llm) as server:
         alpha, beta = await two_kins(server, script, fake_llm)
         # Alpha asks; Beta answers the request; Alpha, given the answer, tries to answer it
         # back (a model that would ping-pong): the reply tool refuses.
@@ -224,7 +174,7 @@ async def test_a_request_and_its_reply_are_correlated_without_ping_pong(
 
 async def test_an_inform_cannot_be_replied_to(data_dir: Path, fake_llm: FakeOpenAI) -> None:
     script = TwoKins()
-    async with serve(data_dir, fake_llm) as server:
+    async with serve_with_openai(data_dir, fake_llm) as server:
         alpha, beta = await two_kins(server, script, fake_llm)
         script.behaviours["Alpha"] = lambda label: Reply(
             tool_calls=[
@@ -254,7 +204,7 @@ async def test_an_inform_cannot_be_replied_to(data_dir: Path, fake_llm: FakeOpen
 
 async def test_the_rate_limit_stops_a_burst(data_dir: Path, fake_llm: FakeOpenAI) -> None:
     script = TwoKins()
-    async with serve(data_dir, fake_llm, inter_kin_rate_limit=3) as server:
+    async with serve_with_openai(data_dir, fake_llm, inter_kin_rate_limit=3) as server:
         alpha, beta = await two_kins(server, script, fake_llm)
         burst = [
             ("send_message", {"kin_id": beta, "message": f"News #{n}", "type": "inform"})
@@ -276,7 +226,7 @@ async def test_the_depth_counter_stops_a_runaway_chain(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
     script = TwoKins()
-    async with serve(data_dir, fake_llm, inter_kin_max_chain_depth=3) as server:
+    async with serve_with_openai(data_dir, fake_llm, inter_kin_max_chain_depth=3) as server:
         alpha, beta = await two_kins(server, script, fake_llm)
 
         def ask_the_other(name: str) -> Behaviour:
@@ -318,7 +268,7 @@ async def test_an_open_request_is_answerable_after_a_restart(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
     script = TwoKins()
-    async with serve(data_dir, fake_llm) as server:
+    async with serve_with_openai(data_dir, fake_llm) as server:
         alpha, beta = await two_kins(server, script, fake_llm)
         script.behaviours["Alpha"] = lambda label: Reply(
             tool_calls=[
@@ -332,7 +282,7 @@ async def test_an_open_request_is_answerable_after_a_restart(
             await stream.wait_for(turn_ended(request["id"]))
     request_id = request["request_id"]
 
-    async with serve(data_dir, fake_llm, first_start=False) as server:
+    async with serve_with_openai(data_dir, fake_llm, first_start=False) as server:
         fake_llm.responder = script
         script.behaviours["Beta"] = lambda label: Reply(
             tool_calls=[("reply", {"request_id": request_id, "message": "400 euros."})]
@@ -348,7 +298,7 @@ async def test_an_open_request_is_answerable_after_a_restart(
 
 async def test_bad_calls_get_clear_tool_errors(data_dir: Path, fake_llm: FakeOpenAI) -> None:
     script = TwoKins()
-    async with serve(data_dir, fake_llm) as server:
+    async with serve_with_openai(data_dir, fake_llm) as server:
         alpha, beta = await two_kins(server, script, fake_llm)
         calls = [
             ("send_message", {"kin_id": "nobody", "message": "Hi", "type": "inform"}),

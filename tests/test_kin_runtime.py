@@ -16,6 +16,7 @@ from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.kin_chat import reply_to
 from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import SseEvent, sse_stream
@@ -92,19 +93,6 @@ async def send(client: httpx.AsyncClient, kin_id: str, text: str) -> dict[str, A
     assert response.status_code == 202, response.text
     message: dict[str, Any] = response.json()["message"]
     return message
-
-
-def reply_to(message_id: int) -> Callable[[SseEvent], bool]:
-    def matches(event: SseEvent) -> bool:
-        message = event.data.get("message", {})
-        return (
-            event.type == "message"
-            and message.get("role") == "assistant"
-            and message.get("turn_of") == message_id
-            and not message.get("tool_calls")
-        )
-
-    return matches
 
 
 def status_of(message_id: int, status: str) -> Callable[[SseEvent], bool]:

@@ -226,3 +226,37 @@ async def test_injected_memories_stay_within_their_token_budget(
             platform, kin_id, "Can Marie eat peanuts?"
         )
     assert memory.memories == ["Marie is allergic to peanuts (fact, about Marie)"]
+
+
+async def test_a_sub_kin_uses_the_memories_of_the_kin_it_copies(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin_id = await new_kin(server)
+    await memorize_all(server, kin_id)
+    sub_systems: list[str] = []
+
+    def respond(request: Any) -> Reply | None:
+        if request.endpoint != "chat":
+            return None
+        messages = request.body["messages"]
+        last = messages[-1]
+        if "ephemeral sub-Kin" not in messages[0]["content"]:  # Chef's main session
+            if last["content"].startswith("[Nico"):
+                return Reply(tool_calls=[("spawn_self", {"task_description": "Snacks for Marie?"})])
+            return Reply(text="Ok.")
+        sub_systems.append(messages[0]["content"])
+        if last["role"] == "tool":
+            return Reply(text="No peanuts for Marie.")
+        return Reply(tool_calls=[("recall", {"query": "Marie allergy"})])
+
+    fake_llm.responder = respond
+    async with sse_stream(server.client) as stream:
+        await server.client.post(f"/api/kins/{kin_id}/messages", json={"content": "Delegate."})
+        ended = await stream.wait_for(
+            lambda e: e.type == "task.updated" and e.data["task"]["status"] == "completed"
+        )
+    task = (await server.client.get(f"/api/tasks/{ended.data['task']['id']}")).json()
+    recalled = next(m for m in task["messages"] if m["role"] == "tool")
+    assert "Marie is allergic to peanuts" in recalled["content"]
+    assert "- Marie is allergic to peanuts (fact, about Marie)" in sub_systems[0]
+    assert task["task"]["result"] == "No peanuts for Marie."

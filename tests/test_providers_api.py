@@ -97,6 +97,14 @@ async def test_onboarding_needs_llm_and_embedding(
         "step": "first_kin",
         "completed": ["identity", "providers", "search_providers"],
     }
+    created = await client.post(
+        "/api/kins", json={"name": "Chef", "model": "Claude/claude-sonnet-4-5"}
+    )
+    assert created.status_code == 201, created.text
+    assert (await client.get("/api/onboarding")).json() == {
+        "step": "done",
+        "completed": ["identity", "providers", "search_providers", "first_kin"],
+    }
 
 
 async def test_one_openai_key_covers_llm_embedding_and_image(

@@ -154,6 +154,8 @@ class KinRecord(BaseModel):
     created_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
     created_at = peewee.FloatField(default=time.time)
     updated_at = peewee.FloatField(default=time.time)
+    #: Set on the hidden row an ephemeral sub-Kin runs as: the task it works on.
+    task_id = peewee.TextField(null=True)
 
     class Meta:
         table_name = "kin"
@@ -189,9 +191,45 @@ class MessageRecord(BaseModel):
     request_id = peewee.TextField(null=True)
     #: How many inter-Kin exchanges led to this message (1 for the first).
     chain_depth = peewee.IntegerField(null=True)
+    #: The sub-Kin task the message comes from (a result, a report, a question) or answers.
+    task_id = peewee.TextField(null=True)
+    #: Files a user attached: a JSON list of upload ids (``None``: none).
+    attachments = peewee.TextField(null=True)
 
     class Meta:
         table_name = "message"
+
+
+class TaskRecord(BaseModel):
+    """A sub-Kin task: who asked for it, whose identity the sub-Kin takes, the hidden Kin row
+    it runs as (its session), and where it stands."""
+
+    id = peewee.TextField(primary_key=True)
+    #: Whose session receives its reports and result (a main Kin, or a sub-Kin's hidden row).
+    parent_kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    #: The Kin whose character and expertise the sub-Kin takes.
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    session_kin = peewee.ForeignKeyField(KinRecord, null=True, on_delete="SET NULL", backref="+")
+    parent_task = peewee.ForeignKeyField("self", null=True, on_delete="CASCADE", backref="+")
+    cron_id = peewee.TextField(null=True)
+    title = peewee.TextField()
+    description = peewee.TextField()
+    mode = peewee.TextField()
+    model = peewee.TextField()
+    status = peewee.TextField()
+    depth = peewee.IntegerField()
+    awaiting_input = peewee.BooleanField(default=False)
+    input_requests = peewee.IntegerField(default=0)
+    #: The turn (its starting message id) in which the sub-Kin last reported to its parent.
+    reported_in_turn = peewee.IntegerField(null=True)
+    result = peewee.TextField(null=True)
+    error = peewee.TextField(null=True)
+    created_at = peewee.FloatField(default=time.time)
+    started_at = peewee.FloatField(null=True)
+    ended_at = peewee.FloatField(null=True)
+
+    class Meta:
+        table_name = "task"
 
 
 class KinRequestRecord(BaseModel):
@@ -247,3 +285,40 @@ class MemoryRecord(BaseModel):
 
     class Meta:
         table_name = "memory"
+
+
+class CustomToolRecord(BaseModel):
+    """A script of a Kin's workspace the Kin registered as one of its own tools."""
+
+    id = peewee.AutoField()
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    name = peewee.TextField()
+    description = peewee.TextField()
+    #: The JSON Schema of its arguments.
+    parameters = peewee.TextField()
+    #: The script, relative to the workspace.
+    path = peewee.TextField()
+    created_at = peewee.FloatField(default=time.time)
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "custom_tool"
+
+
+class UploadRecord(BaseModel):
+    """A file a user uploaded into a Kin's chat (stored under ``data_dir/uploads``)."""
+
+    id = peewee.TextField(primary_key=True)
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    uploaded_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
+    filename = peewee.TextField()
+    mime_type = peewee.TextField()
+    #: ``image``, ``pdf`` or ``document``.
+    kind = peewee.TextField()
+    size = peewee.IntegerField()
+    #: The text given to the model (PDFs and documents), cut at ``upload_text_max_chars``.
+    text = peewee.TextField(null=True)
+    created_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "upload"

@@ -124,6 +124,34 @@ class CronCreated(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CronUpdated(Event):
+    type = "cron.updated"
+    description = "A cron was changed, activated, deactivated or confirmed."
+    cron_id: str
+    kin_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CronDeleted(Event):
+    type = "cron.deleted"
+    description = "A cron was deleted."
+    cron_id: str
+    kin_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CronSkipped(Event):
+    type = "cron.skipped"
+    description = (
+        "A cron's scheduled time passed without a run; ``reason`` says why (a limit, its "
+        "previous run still going, a plugin's veto, the missed-run policy)."
+    )
+    cron_id: str
+    kin_id: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class CronTriggered(Event):
     type = "cron.triggered"
     description = "A cron fired."
@@ -249,6 +277,9 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     TaskCompleted,
     TaskFailed,
     CronCreated,
+    CronUpdated,
+    CronDeleted,
+    CronSkipped,
     CronTriggered,
     CronExecutionCompleted,
     ContactCreated,

@@ -22,8 +22,24 @@ class ContactLine:
     type: str
 
 
-def identity_section(kin: KinView) -> str:
+@dataclass(frozen=True)
+class TaskBrief:
+    """What a sub-Kin's prompt says of its task."""
+
+    task_id: str
+    description: str
+    questions_left: int
+    depth: int
+
+
+def identity_section(kin: KinView, task: TaskBrief | None = None) -> str:
     role = f", {kin.role}" if kin.role else ""
+    if task is not None:
+        return (
+            f"You are {kin.name}{role}, working as an ephemeral sub-Kin of KinBot: an instance "
+            "created for one task, which ends when the task ends. Your session holds only this "
+            "task: the messages in it come from the one who gave you the task (your parent)."
+        )
     return (
         f"You are {kin.name}{role}, a Kin of KinBot: an assistant that lives with a family or a "
         "small group. You have one continuous session: everyone talks to you in the same "
@@ -77,6 +93,23 @@ def tools_section(tools: Sequence[Tool]) -> str:
     return text
 
 
+def task_section(task: TaskBrief) -> str:
+    asking = (
+        f"If you cannot go on without a decision or a detail from your parent, call "
+        f"request_input(question) and end your turn: the answer comes as your next message "
+        f"(you may ask {task.questions_left} more question(s))."
+        if task.questions_left
+        else "You may not ask your parent any more questions: go on with what you know."
+    )
+    return (
+        f"## Your task ({task.task_id})\n{task.description.strip()}\n\n"
+        "When you are done, give your result: call report_to_parent(message) with it, or "
+        "simply end your turn with the result as your answer; it is sent to your parent and "
+        f"the task completes. {asking} If the task cannot be done, call "
+        "update_task_status(status='failed', message=reason)."
+    )
+
+
 def now_section(now: datetime) -> str:
     return f"## Now\nIt is {now.strftime('%A %d %B %Y, %H:%M')} ({now.tzname() or 'local time'})."
 
@@ -90,10 +123,12 @@ def build_sections(
     tools: Sequence[Tool],
     memory: MemoryContext | None,
     now: datetime,
+    task: TaskBrief | None = None,
 ) -> list[str]:
-    """The system prompt's sections, in their fixed order. Never includes a secret: vault
-    values are only reachable through the ``get_secret`` tool."""
-    sections = [identity_section(kin)]
+    """The system prompt's sections, in their fixed order (a sub-Kin's includes its task).
+    Never includes a secret: vault values are only reachable through the ``get_secret``
+    tool."""
+    sections = [identity_section(kin, task)]
     if kin.character:
         sections.append("## Character\n" + kin.character.strip())
     if kin.expertise:
@@ -101,6 +136,8 @@ def build_sections(
     sections.append(speaker_section(speaker, language))
     sections.append(contacts_section(contacts))
     sections.extend(memory_sections(memory))
+    if task is not None:
+        sections.append(task_section(task))
     sections.append(tools_section(tools))
     sections.append(now_section(now))
     return sections

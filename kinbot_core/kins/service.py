@@ -14,7 +14,7 @@ import peewee
 
 from kinbot_core.accounts.avatars import AvatarStore
 from kinbot_core.db import Database
-from kinbot_core.db.models import KinRecord, MessageRecord
+from kinbot_core.db.models import KinRecord, MessageRecord, TaskRecord
 from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import KinCreated, KinDeleted, KinMessageReceived, KinUpdated
 from kinbot_core.live import LiveFeed
@@ -59,6 +59,8 @@ class KinView:
     updated_at: float
     #: The model that extracts its memories (``None``: the platform's choice).
     memory_extraction_model: str | None = None
+    #: For the hidden row an ephemeral sub-Kin runs as: its task (``None`` for a Kin).
+    task_id: str | None = None
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -77,6 +79,7 @@ class KinView:
             created_at=row.created_at,
             updated_at=row.updated_at,
             memory_extraction_model=row.memory_extraction_model,
+            task_id=row.task_id,
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -122,6 +125,10 @@ class MessageView:
     request_id: str | None = None
     #: Inter-Kin exchanges that led to it.
     chain_depth: int | None = None
+    #: The sub-Kin task it comes from or is about.
+    task_id: str | None = None
+    #: Files a user attached (``kinbot_core.uploads.UploadView.reference`` dicts), or ``None``.
+    attachments: list[dict[str, Any]] | None = None
 
     @classmethod
     def of(cls, row: MessageRecord) -> MessageView:
@@ -142,6 +149,8 @@ class MessageView:
             kin_message_type=row.kin_message_type,
             request_id=row.request_id,
             chain_depth=row.chain_depth,
+            task_id=row.task_id,
+            attachments=json.loads(row.attachments) if row.attachments else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -173,14 +182,19 @@ class KinService:
     # -- Kins --------------------------------------------------------------------------------
 
     async def list_all(self) -> list[KinView]:
-        """Every Kin, oldest first."""
-        rows = await self._db.read(lambda: list(KinRecord.select().order_by(KinRecord.created_at)))
+        """Every Kin, oldest first (not the hidden rows sub-Kins run as)."""
+        rows = await self._db.read(
+            lambda: list(
+                KinRecord.select().where(KinRecord.task_id.is_null()).order_by(KinRecord.created_at)
+            )
+        )
         return [KinView.of(row) for row in rows]
 
-    async def get(self, kin_id: str) -> KinView:
-        """One Kin, or ``KinNotFound``."""
+    async def get(self, kin_id: str, *, include_tasks: bool = False) -> KinView:
+        """One Kin, or ``KinNotFound``; the hidden row of a sub-Kin only with
+        ``include_tasks``."""
         row = await self._db.read(lambda: KinRecord.get_or_none(KinRecord.id == kin_id))
-        if row is None:
+        if row is None or (row.task_id is not None and not include_tasks):
             raise KinNotFound("No such Kin.")
         return KinView.of(row)
 
@@ -251,16 +265,38 @@ class KinService:
         self._live.publish("kin.updated", {"kin": view.to_dict()})
         return view
 
-    async def delete(self, kin_id: str) -> None:
-        """Delete a Kin and its session (its workspace directory is left on disk)."""
-        deleted = await self._db.write(
-            lambda: KinRecord.delete().where(KinRecord.id == kin_id).execute()
-        )
-        if not deleted:
+    async def delete(self, kin_id: str) -> list[str]:
+        """Delete a Kin and its session (its workspace directory is left on disk), with the
+        sub-Kins working for it or as it, and theirs. Returns the ids of the sub-Kins'
+        hidden rows deleted with it."""
+
+        def remove() -> list[str] | None:
+            row = KinRecord.get_or_none(KinRecord.id == kin_id)
+            if row is None or row.task_id is not None:
+                return None
+            hidden: list[str] = []
+            frontier = [kin_id]
+            while frontier:
+                found = [
+                    task.__data__["session_kin"]
+                    for task in TaskRecord.select(TaskRecord.session_kin).where(
+                        TaskRecord.parent_kin.in_(frontier) | TaskRecord.kin.in_(frontier)
+                    )
+                    if task.__data__.get("session_kin")
+                ]
+                frontier = [session for session in found if session not in hidden]
+                hidden.extend(frontier)
+            KinRecord.delete().where(KinRecord.id.in_([kin_id, *hidden])).execute()
+            return hidden
+
+        hidden = await self._db.write(remove)
+        if hidden is None:
             raise KinNotFound("No such Kin.")
-        self._queue_lengths.pop(kin_id, None)
+        for removed in (kin_id, *hidden):
+            self._queue_lengths.pop(removed, None)
         self._bus.emit(KinDeleted(kin_id=kin_id))
         self._live.publish("kin.deleted", {"kin_id": kin_id})
+        return hidden
 
     async def set_avatar(self, kin_id: str, avatars: AvatarStore, data: bytes) -> KinView:
         """Store an uploaded avatar image for the Kin (checked and re-encoded)."""
@@ -294,17 +330,25 @@ class KinService:
         kin_message_type: str | None = None,
         request_id: str | None = None,
         chain_depth: int | None = None,
+        task_id: str | None = None,
+        guard: Callable[[], None] | None = None,
+        attachments: list[dict[str, Any]] | None = None,
     ) -> MessageView:
         """Store an incoming message as queued for the Kin's next turn (users' messages go
         ahead of automatic ones) and return it at once. A message from another Kin carries
-        its type (request, inform, reply), request id and chain depth."""
-        if not content.strip():
+        its type (request, inform, reply), request id and chain depth; one from or to a
+        sub-Kin, its task id. ``guard`` runs in the same transaction first (on the writer
+        thread): what it changes is stored with the message, and it may raise to refuse.
+        ``attachments``: the files a user attached (checked by ``UploadStore.references``)."""
+        if not content.strip() and not attachments:
             raise KinError("The message is empty.")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
 
         def insert() -> MessageRecord:
             if not KinRecord.select().where(KinRecord.id == kin_id).exists():
                 raise KinNotFound("No such Kin.")
+            if guard is not None:
+                guard()
             return MessageRecord.create(
                 kin=kin_id,
                 role="user",
@@ -318,6 +362,8 @@ class KinService:
                 kin_message_type=kin_message_type,
                 request_id=request_id,
                 chain_depth=chain_depth,
+                task_id=task_id,
+                attachments=json.dumps(attachments) if attachments else None,
             )
 
         row = await self._db.write(insert)
@@ -345,8 +391,9 @@ class KinService:
     async def messages(
         self, kin_id: str, *, before: int | None = None, limit: int = 50
     ) -> list[MessageView]:
-        """A page of the session, oldest first: the ``limit`` messages before ``before``."""
-        await self.get(kin_id)
+        """A page of the session (a Kin's or a sub-Kin's), oldest first: the ``limit`` messages
+        before ``before``."""
+        await self.get(kin_id, include_tasks=True)
 
         def page() -> list[MessageRecord]:
             query = MessageRecord.select().where(MessageRecord.kin == kin_id)

@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hookspecs import HookVeto
 from hookspecs.types import ChatContext, KinRef, Outcome, ToolCall
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
-from kinbot_core.kins.prompt import ContactLine, build_sections
+from kinbot_core.kins.prompt import ContactLine, TaskBrief, build_sections
 from kinbot_core.kins.service import KinView, MessageView
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import (
@@ -27,7 +28,9 @@ from kinbot_core.providers import (
     ToolSpec,
     Usage,
 )
-from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError
+from kinbot_core.tasks import TaskView
+from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError, offered_to
+from kinbot_core.uploads import ModelAttachment, UploadStore, attachment_ids, with_attachments
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
@@ -63,12 +66,24 @@ def labelled(message: MessageView) -> str:
     return f"[{label}{message.sender_name or message.source}{detail}] {message.content}"
 
 
-def llm_messages(history: list[MessageView]) -> list[dict[str, Any]]:
-    """The session as provider-neutral message dicts, starting at a user message."""
+def llm_messages(
+    history: list[MessageView],
+    attachments: Mapping[str, ModelAttachment] | None = None,
+    *,
+    vision: bool = False,
+) -> list[dict[str, Any]]:
+    """The session as provider-neutral message dicts, starting at a user message. Users'
+    attached files come from ``attachments`` (by upload id): documents as text, images as
+    ``images`` when the model can see them (``vision``)."""
     messages: list[dict[str, Any]] = []
     for message in history:
         if message.role == "user":
-            messages.append({"role": "user", "content": labelled(message)})
+            entry = {"role": "user", "content": labelled(message)}
+            if message.attachments:
+                entry = with_attachments(
+                    entry, message.attachments, attachments or {}, vision=vision
+                )
+            messages.append(entry)
         elif message.role == "assistant":
             messages.append(
                 {
@@ -94,7 +109,8 @@ def llm_messages(history: list[MessageView]) -> list[dict[str, Any]]:
 def paired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every tool call followed by its result, every result after its call: calls left
     without a result (a turn stopped, failed or cut by a restart) get an "interrupted"
-    result, and stray results are dropped, as every provider requires."""
+    result, and stray results are dropped, as every provider requires. A message added to
+    the session while tools ran (a task's result, say) moves after the results."""
     result: list[dict[str, Any]] = []
     index = 0
     while index < len(messages):
@@ -107,8 +123,17 @@ def paired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if message["role"] != "assistant" or not calls:
             continue
         answers: dict[str, dict[str, Any]] = {}
-        while index < len(messages) and messages[index]["role"] == "tool":
-            answers.setdefault(messages[index].get("tool_call_id") or "", messages[index])
+        unanswered = {call["id"] for call in calls}
+        deferred: list[dict[str, Any]] = []
+        while index < len(messages) and messages[index]["role"] in ("tool", "user"):
+            following = messages[index]
+            if following["role"] == "user":
+                if not unanswered:
+                    break
+                deferred.append(following)
+            else:
+                answers.setdefault(following.get("tool_call_id") or "", following)
+                unanswered.discard(following.get("tool_call_id"))
             index += 1
         for call in calls:
             result.append(
@@ -120,6 +145,7 @@ def paired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "is_error": True,
                 }
             )
+        result.extend(deferred)
     return result
 
 
@@ -137,6 +163,7 @@ def chat_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
             ChatMessage(
                 role=message["role"],
                 content=message.get("content") or "",
+                images=tuple(message.get("images") or ()),
                 tool_calls=calls,
                 tool_call_id=message.get("tool_call_id"),
                 is_error=bool(message.get("is_error")),
@@ -153,17 +180,30 @@ class Turn:
         self.kin = kin
         self.trigger = trigger
         self.speaker = speaker_of(trigger)
-        self.ref = KinRef(id=kin.id, name=kin.name, model=kin.model)
+        self.ref = KinRef(id=kin.id, name=kin.name, model=kin.model, task_id=kin.task_id)
+        #: For a sub-Kin: its task (loaded when the turn starts).
+        self.task: TaskView | None = None
+        #: Whose memories and contacts the turn uses: the Kin's, or for a sub-Kin the Kin it
+        #: is a copy or an instance of.
+        self.owner_id = kin.id
         self._memory_context: MemoryContext | None = None
         self._memory_fetched = False
+        #: Users' attached files, by upload id, as the model gets them.
+        self._attached: dict[str, ModelAttachment] = {}
 
-    async def run(self) -> None:
+    async def run(self) -> str | None:
         """Run to the end; provider errors become an error message and the warning state.
+        Returns the error that ended the turn, if any.
 
         The Kin was marked thinking when its message was taken from the queue.
         """
         kins = self.platform.kins
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="thinking"))
+        if self.kin.task_id is not None:
+            self.task = await self.platform.tasks.of_session(self.kin.id)
+            self.owner_id = self.task.kin_id if self.task else self.kin.id
+        # A vault value pasted in the message is masked before anything reads it.
+        self.trigger = await self.platform.vault.screen(self.trigger)
         try:
             await self._steps()
         except ProviderError as error:
@@ -180,12 +220,13 @@ class Turn:
                 self.kin.id, self.trigger.id, "failed", state="error", error=error.message
             )
             self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
-            return
+            return error.message
         await kins.finish(self.kin.id, self.trigger.id, "done", state="idle")
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
+        return None
 
     async def _steps(self) -> None:
-        tools = self._tools()
+        tools = await self._tools()
         by_name = {tool.name: tool for tool in tools}
         for _step in range(self.platform.settings.turn_max_steps):
             context = await self._context(tools)
@@ -199,7 +240,12 @@ class Turn:
                 sender_name=self.kin.name,
                 content=text,
                 tool_calls=[
-                    {"id": c.id, "name": c.name, "arguments": c.arguments, "extra": c.extra}
+                    {
+                        "id": c.id,
+                        "name": c.name,
+                        "arguments": self.platform.vault.masker().mask_data(c.arguments),
+                        "extra": c.extra,
+                    }
                     for c in calls
                 ]
                 or None,
@@ -222,8 +268,22 @@ class Turn:
             turn_of=self.trigger.id,
         )
 
-    def _tools(self) -> list[Tool]:
-        return list(self.platform.registries.tools)
+    async def _tools(self) -> list[Tool]:
+        """The registered tools offered to this Kin (main session or sub-Kin), then the ones
+        plugins add for it alone (``tools_for_kin``); a name is offered once."""
+        is_task = self.ref.task_id is not None
+        tools = [t for t in self.platform.registries.tools if offered_to(t, is_task=is_task)]
+        names = {tool.name for tool in tools}
+        for contributed in await self.platform.hooks.call("tools_for_kin", kin=self.ref):
+            for tool in contributed:
+                if (
+                    isinstance(tool, Tool)
+                    and tool.name not in names
+                    and offered_to(tool, is_task=is_task)
+                ):
+                    tools.append(tool)
+                    names.add(tool.name)
+        return tools
 
     async def _context(self, tools: list[Tool]) -> ChatContext:
         platform = self.platform
@@ -231,11 +291,12 @@ class Turn:
         # summary and the messages after its cut (capped), contacts, language, memories.
         session, summary, language, memory = await asyncio.gather(
             platform.compacting.session(self.kin.id, platform.settings.compacting_max_messages),
-            platform.contacts.summary(self.kin.id),
+            platform.contacts.summary(self.owner_id),
             self._language(),
             self._memory(),
         )
         contacts = [ContactLine(c.id, c.name, c.type) for c in summary]
+        attached, vision = await self._attachments(session.messages)
         if session.summary:
             memory = replace(memory or MemoryContext(), summary=session.summary)
         sections = build_sections(
@@ -246,17 +307,45 @@ class Turn:
             tools=tools,
             memory=memory,
             now=datetime.now().astimezone(),
+            task=self._task_brief(),
         )
         return ChatContext(
             model=self.kin.model,
             system_prompt=sections,
-            messages=llm_messages(session.messages),
+            messages=platform.vault.reveal(
+                self.trigger.id, llm_messages(session.messages, attached, vision=vision)
+            ),
             tools=[
                 {"name": t.name, "description": t.description, "parameters": t.parameters}
                 for t in tools
             ],
             speaker=self.speaker.name,
         )
+
+    async def _attachments(
+        self, history: list[MessageView]
+    ) -> tuple[dict[str, ModelAttachment], bool]:
+        """The files attached to the messages of the window (loaded once per turn), and
+        whether the Kin's model can see images."""
+        wanted = [i for m in history if m.attachments for i in attachment_ids(m.attachments)]
+        missing = [upload_id for upload_id in wanted if upload_id not in self._attached]
+        if missing:
+            store = UploadStore(self.platform.db, self.platform.settings)
+            self._attached.update(await store.for_model(missing))
+        if not wanted:
+            return self._attached, False
+        try:
+            resolved = await self.platform.providers.resolve_model(self.kin.model)
+        except ProviderError:
+            return self._attached, False
+        return self._attached, bool(resolved.llm.supports_vision(resolved.model))
+
+    def _task_brief(self) -> TaskBrief | None:
+        task = self.task
+        if task is None:
+            return None
+        limit = self.platform.settings.task_max_request_input
+        return TaskBrief(task.id, task.description, max(limit - task.input_requests, 0), task.depth)
 
     async def _language(self) -> str:
         if self.speaker.kind == "user" and self.speaker.id:
@@ -291,7 +380,7 @@ class Turn:
         for backend in backends:
             try:
                 context: MemoryContext = await backend.prompt_context(
-                    self.platform, self.kin.id, query
+                    self.platform, self.owner_id, query
                 )
                 return context
             except Exception:
@@ -311,13 +400,15 @@ class Turn:
         calls: list[ToolCallEvent] = []
         started = time.perf_counter()
         live = self.platform.live
+        # Vault values never leave in a reply, even split across deltas (held back, masked).
+        masked = self.platform.vault.masker().stream()
         try:
             async for event in self.platform.providers.chat(context.model, request):
-                if isinstance(event, TextDelta):
-                    parts.append(event.text)
+                if isinstance(event, TextDelta) and (shown := masked.feed(event.text)):
+                    parts.append(shown)
                     live.publish(
                         "kin.delta",
-                        {"kin_id": self.kin.id, "turn": self.trigger.id, "text": event.text},
+                        {"kin_id": self.kin.id, "turn": self.trigger.id, "text": shown},
                     )
                 elif isinstance(event, ToolCallEvent):
                     calls.append(event)
@@ -331,6 +422,11 @@ class Turn:
                 "after_chat", kin=self.ref, context=context, outcome=outcome
             )
             raise
+        if rest := masked.flush():
+            parts.append(rest)
+            live.publish(
+                "kin.delta", {"kin_id": self.kin.id, "turn": self.trigger.id, "text": rest}
+            )
         text = "".join(parts)
         outcome = Outcome(duration=time.perf_counter() - started, result=text)
         await self.platform.hooks.call("after_chat", kin=self.ref, context=context, outcome=outcome)
@@ -358,6 +454,8 @@ class Turn:
             content = f"The call was refused ({veto.plugin}): {veto.reason}"
         else:
             content, error = await self._execute(call, tools.get(call.name))
+        # Stored (and shown to plugins) masked; this turn's model sees get_secret's value.
+        content = self.platform.vault.masker().mask(content)
         outcome = Outcome(duration=time.perf_counter() - started, result=content, error=error)
         await self.platform.hooks.call("after_tool_call", kin=self.ref, call=call, outcome=outcome)
         await self.platform.kins.add_message(
@@ -386,11 +484,17 @@ class Turn:
         if tool is None:
             return f"There is no tool named {call.name!r}.", LookupError(call.name)
         context = ToolContext(
-            self.platform, self.kin.id, self.kin.name, self.speaker, trigger_id=self.trigger.id
+            self.platform,
+            self.kin.id,
+            self.kin.name,
+            self.speaker,
+            trigger_id=self.trigger.id,
+            owner_kin_id=self.owner_id,
         )
         try:
             async with asyncio.timeout(TOOL_TIMEOUT):
-                value = await tool.run(context, call.arguments)
+                arguments = self.platform.vault.arguments_for(tool, call.arguments)
+                value = await tool.run(context, arguments)
         except ToolError as exc:
             return str(exc), exc
         except TimeoutError as exc:

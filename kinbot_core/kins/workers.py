@@ -21,21 +21,33 @@ class KinWorkers:
         self._platform = platform
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._wake: dict[str, asyncio.Event] = {}
-        self._turns: dict[str, asyncio.Task[None]] = {}
+        self._turns: dict[str, asyncio.Task[str | None]] = {}
         self._stopped_by_user: set[str] = set()
+        self._retired: set[str] = set()
         self._stopping = False
 
     async def start(self) -> None:
-        """Recover turns cut short by the last stop, then start every Kin's worker."""
+        """Recover turns cut short by the last stop, then the tasks they belong to (before
+        any turn runs), then start every Kin's worker."""
         requeued = await self._platform.kins.recover()
         if requeued:
             logger.info("resuming %d queued message(s) after a restart", len(requeued))
+        await self._platform.tasks.recover()
         for kin in await self._platform.kins.list_all():
             self.wake(kin.id)
+        for kin_id in await self._platform.tasks.running_sessions():
+            self.wake(kin_id)  # sub-Kins whose task goes on (an ended one never runs again)
+
+    def retire(self, kin_id: str) -> None:
+        """A sub-Kin's task ended: its worker stops once its running turn (if any) is over."""
+        self._retired.add(kin_id)
+        wake = self._wake.get(kin_id)
+        if wake is not None:
+            wake.set()
 
     def wake(self, kin_id: str) -> None:
         """Tell the Kin's worker there is work (starting it if needed)."""
-        if self._stopping:
+        if self._stopping or kin_id in self._retired:
             return
         self._wake.setdefault(kin_id, asyncio.Event()).set()
         worker = self._workers.get(kin_id)
@@ -56,6 +68,7 @@ class KinWorkers:
 
     async def forget(self, kin_id: str) -> None:
         """A Kin was deleted: stop its turn and its worker."""
+        self._retired.add(kin_id)  # the worker may swallow one cancellation (a stopped turn)
         self.stop_turn(kin_id)
         worker = self._workers.pop(kin_id, None)
         self._wake.pop(kin_id, None)
@@ -66,7 +79,7 @@ class KinWorkers:
     async def _run(self, kin_id: str) -> None:
         wake = self._wake[kin_id]
         kins = self._platform.kins
-        while not self._stopping:
+        while not self._stopping and kin_id not in self._retired:
             wake.clear()
             claimed = await kins.claim_next(kin_id)
             if claimed is None:
@@ -77,11 +90,13 @@ class KinWorkers:
                 Turn(self._platform, kin, message).run(), name=f"kin-turn:{kin_id}:{message.id}"
             )
             self._turns[kin_id] = turn
+            error: str | None = None
             try:
-                await asyncio.shield(turn)
+                error = await asyncio.shield(turn)
             except asyncio.CancelledError:
                 if kin_id not in self._stopped_by_user:
                     raise  # the platform is stopping: recovery handles the message at next start
+                error = "The turn was stopped."
                 await kins.finish(kin_id, message.id, "cancelled", state="idle")
             except Exception:
                 logger.exception("turn of Kin %s failed", kin_id)
@@ -90,6 +105,14 @@ class KinWorkers:
             finally:
                 self._stopped_by_user.discard(kin_id)
                 self._turns.pop(kin_id, None)
+            if kin.task_id is not None:
+                try:
+                    await self._platform.tasks.turn_ended(kin_id, message.id, error)
+                except Exception:
+                    logger.exception("the task of sub-Kin %s could not be updated", kin_id)
+        if kin_id in self._retired:
+            self._workers.pop(kin_id, None)
+            self._wake.pop(kin_id, None)
 
     async def stop(self, grace: float) -> None:
         """Let running turns finish for up to ``grace`` seconds, then cancel what is left

@@ -244,12 +244,14 @@ class HistoryIndexer:
         db = self._platform.db
         ids = [
             row[0]
-            # A message flagged for redaction waits (queued) until its redaction is done: its
-            # text may hold a secret that must not reach an embedding provider.
+            # A message flagged for redaction, or whose turn has not ended (the Kin may still
+            # redact a secret pasted in it), waits in the queue: its text may hold a secret
+            # that must not reach an embedding provider.
             for row in db.sql(
                 "select q.message_id from message_embedding_queue q "
                 "left join message m on m.id = q.message_id "
-                "where m.id is null or m.redaction_pending = 0 order by q.message_id limit ?",
+                "where m.id is null or (m.redaction_pending = 0 "
+                "and m.status not in ('queued', 'processing')) order by q.message_id limit ?",
                 (size,),
             )
         ]
@@ -267,6 +269,7 @@ class HistoryIndexer:
             context = db.sql(
                 "select sender_name, content from message where kin_id = ? and id < ? "
                 "and role in ('user', 'assistant') and content != '' and redaction_pending = 0 "
+                "and status not in ('queued', 'processing') "
                 "order by id desc limit ?",
                 (kin_id, message_id, context_messages),
             ).fetchall()

@@ -71,7 +71,7 @@ class GetContactTool:
         arguments = named_arguments(self, arguments)
         contact_id = required_text(arguments, "contact_id")
         with _as_tool_errors():
-            contact = await _contacts(context).get(context.kin_id, contact_id)
+            contact = await _contacts(context).get(context.owner_id, contact_id)
         return contact.to_dict()
 
 
@@ -95,7 +95,7 @@ class SearchContactsTool:
         arguments = named_arguments(self, arguments)
         query = required_text(arguments, "query")
         with _as_tool_errors():
-            found = await _contacts(context).search(context.kin_id, query)
+            found = await _contacts(context).search(context.owner_id, query)
         return {"contacts": [contact.to_dict() for contact in found]}
 
 
@@ -132,7 +132,7 @@ class CreateContactTool:
         relation = optional_text(arguments, "relation") or ""
         with _as_tool_errors():
             contact = await _contacts(context).create(
-                context.kin_id, name, kind, notes=notes, relation=relation
+                context.owner_id, name, kind, notes=notes, relation=relation
             )
         return contact.to_dict()
 
@@ -182,7 +182,7 @@ class UpdateContactTool:
             else:
                 changes[field] = _text_list(updates, field)
         with _as_tool_errors():
-            contact = await _contacts(context).update(context.kin_id, contact_id, **changes)
+            contact = await _contacts(context).update(context.owner_id, contact_id, **changes)
         return contact.to_dict()
 
 

@@ -6,15 +6,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.memory import CATEGORIES, MemoryError
-from kinbot_core.tools import Tool, ToolContext, ToolError, object_schema
-
-Runner = Callable[[ToolContext, dict[str, Any]], Awaitable[Any]]
+from kinbot_core.tools import FunctionTool, Tool, ToolContext, ToolError, object_schema
 
 
 def _text(arguments: dict[str, Any], name: str, *, required: bool = True) -> str:
@@ -34,14 +32,8 @@ def _memory_id(arguments: dict[str, Any]) -> int:
 
 
 @dataclass
-class MemoryTool:
-    """A memory tool: its schema for the model and the function doing the work."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    runner: Runner
-    prompt_hint: str = ""
+class MemoryTool(FunctionTool):
+    """A memory tool: a ``MemoryError`` becomes the model's ``ToolError``."""
 
     async def run(self, context: ToolContext, arguments: dict[str, Any]) -> Any:
         try:
@@ -51,7 +43,7 @@ class MemoryTool:
 
 
 async def _recall(context: ToolContext, arguments: dict[str, Any]) -> Any:
-    found = await context.platform.memory.recall(context.kin_id, _text(arguments, "query"))
+    found = await context.platform.memory.recall(context.owner_id, _text(arguments, "query"))
     return {"memories": [m.to_dict() for m in found]}
 
 
@@ -60,7 +52,7 @@ async def _memorize(context: ToolContext, arguments: dict[str, Any]) -> Any:
     if category not in CATEGORIES:
         raise ToolError(f"'category' is one of: {', '.join(CATEGORIES)}.")
     memory = await context.platform.memory.memorize(
-        context.kin_id,
+        context.owner_id,
         _text(arguments, "content"),
         category,
         _text(arguments, "subject", required=False),
@@ -70,14 +62,14 @@ async def _memorize(context: ToolContext, arguments: dict[str, Any]) -> Any:
 
 async def _update(context: ToolContext, arguments: dict[str, Any]) -> Any:
     memory = await context.platform.memory.update(
-        context.kin_id, _memory_id(arguments), _text(arguments, "new_content")
+        context.owner_id, _memory_id(arguments), _text(arguments, "new_content")
     )
     return {"memory": memory.to_dict()}
 
 
 async def _forget(context: ToolContext, arguments: dict[str, Any]) -> Any:
     memory_id = _memory_id(arguments)
-    await context.platform.memory.forget(context.kin_id, memory_id)
+    await context.platform.memory.forget(context.owner_id, memory_id)
     return {"forgotten": memory_id}
 
 
@@ -85,13 +77,13 @@ async def _list(context: ToolContext, arguments: dict[str, Any]) -> Any:
     subject = arguments.get("subject") or None
     category = arguments.get("category") or None
     found = await context.platform.memory.memories(
-        context.kin_id, subject=subject, category=category
+        context.owner_id, subject=subject, category=category
     )
     return {"memories": [m.to_dict() for m in found[:100]]}
 
 
 async def _search_history(context: ToolContext, arguments: dict[str, Any]) -> Any:
-    hits = await context.platform.memory.search_history(context.kin_id, _text(arguments, "query"))
+    hits = await context.platform.memory.search_history(context.owner_id, _text(arguments, "query"))
     return {"messages": [hit.to_dict() for hit in hits]}
 
 

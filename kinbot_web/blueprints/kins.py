@@ -8,6 +8,7 @@ from quart_schema import validate_request
 
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
+from kinbot_web.blueprints.uploads import attachment_references
 from kinbot_web.errors import ApiError
 from kinbot_web.images import avatar_response, uploaded_avatar
 
@@ -35,7 +36,9 @@ class KinUpdate(BaseModel):
 
 
 class MessageIn(BaseModel):
-    content: str = Field(min_length=1, max_length=100_000)
+    content: str = Field("", max_length=100_000)
+    #: Ids of files uploaded with ``POST /api/kins/<id>/uploads``.
+    attachments: list[str] = Field(default_factory=list, max_length=10)
 
 
 @blueprint.get("/api/kins")
@@ -81,10 +84,11 @@ async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
 @blueprint.delete("/api/kins/<kin_id>")
 @signed_in
 async def delete_kin(kin_id: str) -> Response:
-    """Delete a Kin and its session."""
+    """Delete a Kin and its session (and the sub-Kins working for it or as it)."""
     platform = current_platform()
-    await platform.kins.delete(kin_id)
-    await platform.workers.forget(kin_id)
+    hidden = await platform.kins.delete(kin_id)
+    for removed in (kin_id, *hidden):
+        await platform.workers.forget(removed)
     return Response(status=204)
 
 
@@ -129,10 +133,19 @@ async def list_messages(kin_id: str) -> dict[str, object]:
 @signed_in
 @validate_request(MessageIn)
 async def send_message(kin_id: str, data: MessageIn) -> tuple[dict[str, object], int]:
-    """Queue a message from the signed-in user; the reply streams on ``/api/events``."""
+    """Queue a message from the signed-in user, with the files it attaches (ids from
+    ``POST /api/kins/<id>/uploads``); the reply streams on ``/api/events``. A sub-Kin's
+    session is read-only (404 here, as for any unknown Kin)."""
     user = current_user()
+    await current_platform().kins.get(kin_id)
+    attached = await attachment_references(kin_id, data.attachments) if data.attachments else None
     message = await current_platform().kins.enqueue(
-        kin_id, data.content, source="user", sender_id=user.id, sender_name=user.pseudonym
+        kin_id,
+        data.content,
+        source="user",
+        sender_id=user.id,
+        sender_name=user.pseudonym,
+        attachments=attached,
     )
     return {"message": message.to_dict()}, 202
 

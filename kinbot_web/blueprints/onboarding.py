@@ -32,7 +32,7 @@ async def status() -> OnboardingStatus:
         "identity": await platform.accounts.has_users(),
         "providers": (await platform.providers.coverage()).ready,
         "search_providers": await platform.providers.search_step_done(),
-        "first_kin": False,  # Kins come with the Kin runtime
+        "first_kin": bool(await platform.kins.list_all()),
     }
     completed = [step for step in STEPS if done[step]]
     pending = [step for step in STEPS if not done[step]]

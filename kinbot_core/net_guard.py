@@ -1,0 +1,149 @@
+"""Which network addresses a server-side fetch may reach (SSRF protection).
+
+A URL a model hands to a tool must not reach the machine KinBot runs on or its private
+network: loopback, private, link-local, shared, unspecified, multicast and reserved
+addresses are refused, in every spelling (IPv4, IPv6, IPv4-mapped or -embedded IPv6, and the
+legacy decimal, octal and hexadecimal IPv4 forms the system resolver accepts). An
+administrator may open some networks anyway (``fetch_allowed_networks``).
+
+The check must apply to the address actually connected to: :class:`GuardedResolver` plugs
+into aiohttp, so the addresses checked are the ones aiohttp connects to (no second DNS
+lookup an attacker could answer differently).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Iterable
+from typing import Any
+
+from aiohttp import ThreadedResolver
+from aiohttp.abc import ResolveResult
+from aiohttp.helpers import is_ip_address
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+#: IPv6 prefixes that carry an IPv4 address in their last 32 bits (NAT64).
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+class BlockedAddress(Exception):
+    """The URL's host is, or resolves to, an address outside the public internet."""
+
+
+def parse_networks(entries: Iterable[str]) -> tuple[IPNetwork, ...]:
+    """Addresses or CIDR ranges (``127.0.0.1``, ``10.0.0.0/8``, ``::1``) as networks.
+
+    Raises ``ValueError`` naming the entry that is neither.
+    """
+    networks: list[IPNetwork] = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"{entry!r} is not an IP address or CIDR network") from None
+    return tuple(networks)
+
+
+def embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address stands for (mapped, compatible, 6to4, Teredo, NAT64)."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if any(address in network for network in _NAT64):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    packed = address.packed
+    if packed[:12] == bytes(12) and int(address) > 1:  # deprecated IPv4-compatible ::a.b.c.d
+        return ipaddress.IPv4Address(packed[12:])
+    return None
+
+
+def why_blocked(address: IPAddress) -> str | None:
+    """Why ``address`` is not a public internet address, or ``None`` when it is one."""
+    inner = embedded_ipv4(address)
+    if inner is not None:
+        reason = why_blocked(inner)
+        return f"{reason} (inside the IPv6 address {address})" if reason else None
+    checks = (
+        ("unspecified", address.is_unspecified),
+        ("loopback", address.is_loopback),
+        ("link-local", address.is_link_local),
+        ("multicast", address.is_multicast),
+        ("private", address.is_private),
+        ("reserved", address.is_reserved),
+    )
+    for name, matched in checks:
+        if matched:
+            return f"{address} is a {name} address"
+    if not address.is_global:
+        return f"{address} is not a public address"
+    return None
+
+
+class AddressPolicy:
+    """Public addresses only, except the networks an administrator allowed."""
+
+    def __init__(self, allowed: Iterable[IPNetwork] = ()) -> None:
+        self.allowed = tuple(allowed)
+
+    def check(self, address: str | IPAddress) -> IPAddress:
+        """The parsed address if it may be reached; ``BlockedAddress`` otherwise."""
+        if isinstance(address, str):
+            address = address.split("%")[0]  # an IPv6 zone index
+        parsed = ipaddress.ip_address(address)
+        if any(parsed.version == net.version and parsed in net for net in self.allowed):
+            return parsed
+        reason = why_blocked(parsed)
+        if reason is not None:
+            raise BlockedAddress(f"Refused: {reason}.")
+        return parsed
+
+    async def check_literal(self, host: str, port: int) -> bool:
+        """For a host aiohttp takes as an IP address (and so connects to without resolving,
+        in any spelling the system accepts: ``2130706433``, ``0177.0.0.1``, ``::ffff:…``):
+        check every address it means and return ``True``. ``False`` for a host name."""
+        if not is_ip_address(host):
+            return False
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(
+                host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST
+            )
+        except socket.gaierror:
+            raise BlockedAddress(f"Refused: {host!r} is not a valid address.") from None
+        for info in infos:
+            self.check(str(info[4][0]))
+        return True
+
+
+class GuardedResolver(ThreadedResolver):
+    """aiohttp's resolver, refusing a host when any address it resolves to is blocked.
+
+    aiohttp reports resolver failures as connection errors; ``refused`` keeps the reason of
+    the last refusal so the caller can say why.
+    """
+
+    def __init__(self, policy: AddressPolicy, loop: Any = None) -> None:
+        super().__init__(loop)
+        self.policy = policy
+        self.refused: BlockedAddress | None = None
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        results = await super().resolve(host, port, family)
+        try:
+            for result in results:
+                self.policy.check(result["host"])
+        except BlockedAddress as refused:
+            self.refused = BlockedAddress(f"{refused} ({host} resolves to it)")
+            raise OSError(str(self.refused)) from None
+        return results

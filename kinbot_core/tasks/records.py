@@ -1,0 +1,112 @@
+"""What a task is, as the service, the tools and the API see it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kinbot_core.db.models import TaskRecord
+
+#: ``await``: the result enters the parent's queue (a turn); ``async``: it is added to the
+#: parent's session without a turn; ``cron``: like ``async``, shown as the cron's message.
+MODES = ("await", "async", "cron")
+#: The states a task ends in.
+ENDED = ("completed", "failed", "cancelled")
+#: Longest title derived from a task's description.
+TITLE_CHARS = 60
+
+
+class TaskError(Exception):
+    """A task request that cannot be done; ``message`` says why, for a model or a user."""
+
+    code = "task_invalid"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class TaskNotFound(TaskError):
+    code = "not_found"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A task to spawn."""
+
+    #: Whose session receives the reports and the result: a Kin, or a sub-Kin's hidden row.
+    parent_kin_id: str
+    #: The Kin whose character and expertise the sub-Kin takes.
+    kin_id: str
+    description: str
+    mode: str = "await"
+    #: ``None``: the model of ``kin_id``'s Kin.
+    model: str | None = None
+    #: ``None``: the start of the description.
+    title: str | None = None
+    cron_id: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """A task and where it stands."""
+
+    id: str
+    parent_kin_id: str
+    kin_id: str
+    session_kin_id: str | None
+    parent_task_id: str | None
+    cron_id: str | None
+    title: str
+    description: str
+    mode: str
+    model: str
+    status: str
+    depth: int
+    awaiting_input: bool
+    input_requests: int
+    result: str | None
+    error: str | None
+    created_at: float
+    started_at: float | None
+    ended_at: float | None
+
+    @classmethod
+    def of(cls, row: TaskRecord) -> TaskView:
+        data = row.__data__
+        return cls(
+            id=row.id,
+            parent_kin_id=data["parent_kin"],
+            kin_id=data["kin"],
+            session_kin_id=data.get("session_kin"),
+            parent_task_id=data.get("parent_task"),
+            cron_id=row.cron_id,
+            title=row.title,
+            description=row.description,
+            mode=row.mode,
+            model=row.model,
+            status=row.status,
+            depth=row.depth,
+            awaiting_input=bool(row.awaiting_input),
+            input_requests=row.input_requests,
+            result=row.result,
+            error=row.error,
+            created_at=row.created_at,
+            started_at=row.started_at,
+            ended_at=row.ended_at,
+        )
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ENDED
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def title_of(description: str) -> str:
+    """A short title from a task's description: its first line, cut at a word."""
+    line = description.strip().splitlines()[0].strip() if description.strip() else "Task"
+    if len(line) <= TITLE_CHARS:
+        return line
+    return line[:TITLE_CHARS].rsplit(" ", 1)[0].rstrip(",;:.") + "…"

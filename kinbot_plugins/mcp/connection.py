@@ -1,0 +1,248 @@
+"""One MCP server's connection: connect, list its tools, watch its health, reconnect.
+
+Each connection attempt runs in its own task, which enters the SDK's ``Client`` and stays in
+it until the server fails (a call finds the connection closed, a health check fails) or the
+connection is stopped; the supervisor then waits (1 s, doubling up to
+``mcp_reconnect_max_seconds``) and tries again. Tool calls come from the turns' tasks and are
+bounded by their own timeout, so a dead or slow server never holds a turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+
+from kinbot_plugins.mcp.store import ServerConfig
+
+logger = logging.getLogger(__name__)
+
+#: Resolves a server's configuration into what the transport gets (vault references filled).
+Resolver = Callable[[ServerConfig], Awaitable[ServerConfig]]
+_CLIENT_INFO = mcp_types.Implementation(name="kinbot", version="0.1.0")
+_MAX_TOOL_PAGES = 50
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """One tool a server offers."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """The limits a connection works within (from the settings)."""
+
+    connect: float
+    call: float
+    health_interval: float
+    reconnect_max: float
+
+
+class CallFailed(Exception):
+    """A tool call did not give a result; the message is for the model."""
+
+
+class ServerConnection:
+    """The live connection to one server, kept up by ``run`` (a background task)."""
+
+    def __init__(self, config: ServerConfig, timeouts: Timeouts, resolve: Resolver) -> None:
+        self.config = config
+        self.timeouts = timeouts
+        self._resolve = resolve
+        self.state = "connecting"
+        self.error: str | None = None
+        self.tools: list[ToolInfo] = []
+        self.connected_at: float | None = None
+        self.attempts = 0
+        self.next_attempt_at: float | None = None
+        self.first_attempt = asyncio.Event()
+        self._client: Client | None = None
+        self._broken = asyncio.Event()
+        self._retry_now = asyncio.Event()
+
+    def status(self) -> dict[str, Any]:
+        """The health shown in Settings."""
+        return {
+            "state": self.state,
+            "error": self.error,
+            "tools": [{"name": t.name, "description": t.description} for t in self.tools],
+            "connected_at": self.connected_at,
+            "attempts": self.attempts,
+            "next_attempt_at": self.next_attempt_at,
+        }
+
+    def reconnect(self) -> None:
+        """Drop the current connection (if any) and connect again without waiting."""
+        self._broken.set()
+        self._retry_now.set()
+
+    async def run(self) -> None:
+        """Keep the connection up until cancelled."""
+        delay = 1.0
+        while True:
+            self.attempts += 1
+            self.state, self.next_attempt_at = "connecting", None
+            self._broken.clear()
+            self._retry_now.clear()
+            was_connected = await self._attempt()
+            self.first_attempt.set()
+            if was_connected:
+                delay = 1.0
+            self.state = "failed"
+            self.next_attempt_at = time.time() + delay
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._retry_now.wait(), delay)
+            delay = min(delay * 2, self.timeouts.reconnect_max)
+
+    async def _attempt(self) -> bool:
+        """One connection, until it breaks; whether it got connected."""
+        ready = asyncio.Event()
+        session = asyncio.create_task(self._session(ready), name=f"mcp:{self.config.name}")
+        waiter = asyncio.create_task(ready.wait())
+        try:
+            await asyncio.wait(
+                {session, waiter}, timeout=self.timeouts.connect, return_when="FIRST_COMPLETED"
+            )
+            if not ready.is_set() and not session.done():
+                self.error = f"No answer within {self.timeouts.connect:g} seconds."
+                session.cancel()
+            await asyncio.wait({session})
+        finally:
+            waiter.cancel()
+            if not session.done():
+                session.cancel()
+                with contextlib.suppress(BaseException):
+                    await session
+            self._client = None
+            self.connected_at = None
+        failure = None if session.cancelled() else session.exception()
+        if failure is not None:
+            self.error = self.config.scrub(_describe(failure))
+            logger.warning("MCP server %s: %s", self.config.name, self.error)
+        return ready.is_set()
+
+    async def _session(self, ready: asyncio.Event) -> None:
+        config = await self._resolve(self.config)
+        async with Client(
+            _transport(config),
+            read_timeout_seconds=self.timeouts.connect,
+            client_info=_CLIENT_INFO,
+        ) as client:
+            self.tools = await _list_tools(client)
+            self._client = client
+            self.state, self.error = "connected", None
+            self.connected_at = time.time()
+            ready.set()
+            logger.info("MCP server %s connected: %d tools", config.name, len(self.tools))
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._broken.wait(), self.timeouts.health_interval)
+                if self._broken.is_set():
+                    if self.error is None:
+                        self.error = "Reconnecting."
+                    return
+                try:
+                    self.tools = await _list_tools(client, refresh=True)
+                except Exception as exc:
+                    self.error = f"Health check failed: {self.config.scrub(_describe(exc))}"
+                    return
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        """Call ``tool``; ``CallFailed`` when the server is down, fails or is too slow."""
+        client = self._client
+        if client is None or self.state != "connected":
+            raise CallFailed(
+                f"The MCP server {self.config.name!r} is not connected "
+                f"({self.error or self.state})."
+            )
+        limit = self.timeouts.call
+        try:
+            # The SDK's own timeout first; ours a moment later, should the SDK not give up.
+            async with asyncio.timeout(limit + 2):
+                return await client.call_tool(tool, arguments, read_timeout_seconds=limit)
+        except TimeoutError:
+            raise CallFailed(f"The tool {tool} did not answer within {limit:g} seconds.") from None
+        except MCPError as error:
+            if error.code == mcp_types.CONNECTION_CLOSED:
+                self.error = "The server closed the connection (it may have crashed)."
+                self._broken.set()
+                raise CallFailed(
+                    f"The MCP server {self.config.name!r} closed the connection during the call "
+                    "(it may have crashed); it is being restarted."
+                ) from None
+            if "timed out" in error.message:
+                raise CallFailed(
+                    f"The tool {tool} did not answer within {limit:g} seconds."
+                ) from None
+            raise CallFailed(f"The MCP server refused the call: {error.message}") from None
+        except Exception as exc:
+            self._broken.set()
+            raise CallFailed(
+                f"The MCP server {self.config.name!r} failed: {self.config.scrub(_describe(exc))}"
+            ) from None
+
+
+def _transport(config: ServerConfig) -> Any:
+    if config.transport == "http":
+        return _HttpTransport(config.url or "", config.headers)
+    return StdioServerParameters(
+        command=config.command or "", args=list(config.args), env=dict(config.env)
+    )
+
+
+class _HttpTransport:
+    """Streamable HTTP with the configured headers (the SDK takes them on its HTTP client)."""
+
+    def __init__(self, url: str, headers: dict[str, str]) -> None:
+        self._url = url
+        self._headers = headers
+        self._stack = contextlib.AsyncExitStack()
+
+    async def __aenter__(self) -> Any:
+        client = await self._stack.enter_async_context(create_mcp_http_client(self._headers))
+        return await self._stack.enter_async_context(
+            streamable_http_client(self._url, http_client=client)
+        )
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._stack.__aexit__(*exc)
+
+
+async def _list_tools(client: Client, *, refresh: bool = False) -> list[ToolInfo]:
+    tools: list[ToolInfo] = []
+    cursor: str | None = None
+    for _page in range(_MAX_TOOL_PAGES):
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
+        for tool in page.tools:
+            schema = dict(tool.input_schema or {})
+            schema.setdefault("type", "object")
+            schema.setdefault("properties", {})
+            tools.append(ToolInfo(tool.name, tool.description or "", schema))
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tools
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _describe(exc.exceptions[0])
+    if isinstance(exc, MCPError):
+        return exc.message
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:300]

@@ -1,0 +1,44 @@
+import { AlertTriangleIcon } from "lucide-react";
+import { useTranslation } from "react-i18next";
+
+import { Avatar } from "@/components/ui/avatar";
+import { Badge } from "@/components/ui/badge";
+import type { Kin } from "@/lib/types";
+import { cn } from "@/lib/utils";
+
+/** A Kin in the sidebar: picture, name, role, queue count, thinking and error markers. */
+export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" | "name" | "role" | "avatar_url" | "state" | "queue_length" | "last_error">; selected?: boolean; onSelect?: () => void }) {
+  const { t } = useTranslation();
+  const status = kin.state === "thinking" ? "thinking" : kin.state === "error" ? "error" : null;
+  return (
+    <button
+      type="button"
+      onClick={onSelect}
+      aria-current={selected ? "page" : undefined}
+      data-kin-id={kin.id}
+      className={cn(
+        "flex w-full items-center gap-3 rounded-xl px-2.5 py-2 text-left transition-colors duration-150 hover:bg-accent/70",
+        selected && "bg-card shadow-soft hover:bg-card",
+      )}
+    >
+      <Avatar name={kin.name} src={kin.avatar_url} status={status} />
+      <span className="min-w-0 flex-1">
+        <span className="flex items-center gap-1.5">
+          <span className="truncate text-sm font-semibold">{kin.name}</span>
+          {kin.state === "thinking" ? <span className="sr-only">{t("sidebar.thinking")}</span> : null}
+          {kin.state === "error" ? (
+            <AlertTriangleIcon className="size-3.5 shrink-0 text-destructive" aria-label={t("sidebar.error")}>
+              <title>{kin.last_error ?? t("sidebar.error")}</title>
+            </AlertTriangleIcon>
+          ) : null}
+        </span>
+        <span className="block truncate text-xs text-muted-foreground">{kin.role}</span>
+      </span>
+      {kin.queue_length > 0 ? (
+        <Badge variant="default" className="min-w-5 justify-center px-1.5" aria-label={t("sidebar.queue", { count: kin.queue_length })}>
+          {kin.queue_length}
+        </Badge>
+      ) : null}
+    </button>
+  );
+}

@@ -1,0 +1,160 @@
+import { CheckCircle2Icon, CircleAlertIcon, PlugZapIcon, PlusIcon } from "lucide-react";
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Field, Input } from "@/components/ui/input";
+import { NativeSelect } from "@/components/ui/native-select";
+import { api, ApiError } from "@/lib/api";
+import type { ConnectionReport, Provider, ProviderType } from "@/lib/types";
+
+/** The configured providers of one kind, and a form to test and add another. */
+export function ProviderSetup({ base, onChange }: { base: "/api/providers" | "/api/search-providers"; onChange?: () => void }) {
+  const { t } = useTranslation();
+  const ids = base === "/api/providers" ? "ai" : "search"; // prefix of the fields' ids
+  const [types, setTypes] = React.useState<ProviderType[]>([]);
+  const [providers, setProviders] = React.useState<Provider[]>([]);
+  const [typeName, setTypeName] = React.useState("");
+  const [name, setName] = React.useState("");
+  const [config, setConfig] = React.useState<Record<string, string>>({});
+  const [report, setReport] = React.useState<ConnectionReport | null>(null);
+  const [error, setError] = React.useState<string | null>(null);
+  const [busy, setBusy] = React.useState(false);
+
+  const reload = React.useCallback(async () => {
+    const [typeList, providerList] = await Promise.all([
+      api<{ types: ProviderType[] }>(`${base}/types`),
+      api<{ providers: Provider[] }>(base),
+    ]);
+    setTypes(typeList.types);
+    setProviders(providerList.providers);
+    setTypeName((current) => current || typeList.types[0]?.name || "");
+  }, [base]);
+
+  React.useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  const type = types.find((candidate) => candidate.name === typeName);
+  const body = () => ({
+    type: typeName,
+    name: name.trim() || type?.label || typeName,
+    config: Object.fromEntries(Object.entries(config).filter(([, value]) => value.trim() !== "")),
+  });
+
+  function chooseType(next: string) {
+    setTypeName(next);
+    setConfig({});
+    setReport(null);
+    setError(null);
+  }
+
+  async function run(action: () => Promise<void>) {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.message : String(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const test = () => run(async () => setReport(await api<ConnectionReport>(`${base}/test`, { body: body() })));
+  const add = () =>
+    run(async () => {
+      await api(base, { body: body() });
+      setConfig({});
+      setName("");
+      setReport(null);
+      await reload();
+      onChange?.();
+    });
+
+  return (
+    <div className="flex flex-col gap-4">
+      <section aria-labelledby={`${ids}-configured`} className="flex flex-col gap-2">
+        <h3 id={`${ids}-configured`} className="text-sm font-bold text-muted-foreground">
+          {t("onboarding.providers.configured")}
+        </h3>
+        {providers.length === 0 ? <p className="text-sm text-muted-foreground">{t("onboarding.providers.none")}</p> : null}
+        <ul className="flex flex-col gap-2">
+          {providers.map((provider) => (
+            <li key={provider.id} className="flex flex-wrap items-center gap-2 rounded-xl bg-muted px-3 py-2" data-provider={provider.name}>
+              <CheckCircle2Icon className="size-4 text-success" aria-hidden />
+              <span className="font-semibold">{provider.name}</span>
+              <span className="text-xs text-muted-foreground">{Object.values(provider.secrets).join(" ")}</span>
+              <span className="flex-1" />
+              {provider.capabilities.map((capability) => (
+                <Badge key={capability} variant="success">
+                  {capability}
+                </Badge>
+              ))}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <Card className="shadow-none">
+        <CardHeader className="pb-2">
+          <CardTitle className="text-base">{t("onboarding.providers.add")}</CardTitle>
+          {type ? <CardDescription>{type.capabilities.join(", ")}</CardDescription> : null}
+        </CardHeader>
+        <CardContent className="flex flex-col gap-3">
+          <div className="grid gap-3 sm:grid-cols-2">
+            <Field label={t("onboarding.providers.type")} htmlFor={`${ids}-type`}>
+              <NativeSelect id={`${ids}-type`} value={typeName} onChange={(event) => chooseType(event.target.value)}>
+                {types.map((candidate) => (
+                  <option key={candidate.name} value={candidate.name}>
+                    {candidate.label}
+                  </option>
+                ))}
+              </NativeSelect>
+            </Field>
+            <Field label={t("onboarding.providers.name")} htmlFor={`${ids}-name`}>
+              <Input id={`${ids}-name`} value={name} placeholder={type?.label} onChange={(event) => setName(event.target.value)} />
+            </Field>
+            {type?.config_fields.map((field) => (
+              <Field key={`${typeName}-${field.name}`} label={field.required ? field.label : `${field.label} (${t("common.optional")})`} htmlFor={`${ids}-${field.name}`} hint={field.help ?? undefined}>
+                <Input
+                  id={`${ids}-${field.name}`}
+                  type={field.secret ? "password" : "text"}
+                  autoComplete="off"
+                  value={config[field.name] ?? ""}
+                  placeholder={field.default ?? undefined}
+                  onChange={(event) => setConfig((current) => ({ ...current, [field.name]: event.target.value }))}
+                />
+              </Field>
+            ))}
+          </div>
+          {report ? (
+            <p className={report.ok ? "flex items-center gap-2 text-sm text-success" : "flex items-center gap-2 text-sm text-destructive"} role="status">
+              {report.ok ? <CheckCircle2Icon className="size-4" aria-hidden /> : <CircleAlertIcon className="size-4" aria-hidden />}
+              {report.ok ? report.message : `${t("onboarding.providers.testFailed")}: ${report.message}`}
+              {report.capabilities.map((capability) => (
+                <Badge key={capability} variant="success">
+                  {capability}
+                </Badge>
+              ))}
+            </p>
+          ) : null}
+          {error ? (
+            <p className="text-sm font-medium text-destructive" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <div className="flex flex-wrap gap-2">
+            <Button type="button" variant="outline" onClick={() => void test()} disabled={busy || !type}>
+              <PlugZapIcon /> {t("common.test")}
+            </Button>
+            <Button type="button" onClick={() => void add()} disabled={busy || !type}>
+              <PlusIcon /> {t("common.add")}
+            </Button>
+          </div>
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,129 @@
+import { ListChecksIcon, LogOutIcon, PlusIcon, SettingsIcon, UserIcon } from "lucide-react";
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+
+import { ThemeToggle } from "@/components/theme-toggle";
+import { Avatar } from "@/components/ui/avatar";
+import { Button } from "@/components/ui/button";
+import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
+import type { Kin, User } from "@/lib/types";
+import { cn } from "@/lib/utils";
+
+import { KinListItem } from "./kin-list-item";
+
+export interface SidebarTask {
+  id: string;
+  title: string;
+  kinName: string;
+  status: string;
+  awaitingInput?: boolean;
+}
+
+export interface SidebarProps {
+  me: Pick<User, "pseudonym" | "first_name" | "avatar_url">;
+  kins: Kin[];
+  tasks: SidebarTask[];
+  selectedKinId?: string | null;
+  onSelectKin?: (kinId: string) => void;
+  selectedTaskId?: string | null;
+  onSelectTask?: (taskId: string) => void;
+  onNewKin?: () => void;
+  onSignOut?: () => void;
+  onOpenAccount?: () => void;
+  onOpenSettings?: () => void;
+}
+
+function Section({ title, action, children }: { title: string; action?: React.ReactNode; children: React.ReactNode }) {
+  return (
+    <section className="flex flex-col gap-1">
+      <div className="flex items-center justify-between px-2.5 pt-2 pb-1">
+        <h2 className="text-xs font-bold tracking-wider text-muted-foreground uppercase">{title}</h2>
+        {action}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** The left column: Kins, running tasks, and the way to My account and Settings. */
+export function Sidebar({ me, kins, tasks, selectedKinId, onSelectKin, selectedTaskId, onSelectTask, onNewKin, onSignOut, onOpenAccount, onOpenSettings }: SidebarProps) {
+  const { t } = useTranslation();
+  return (
+    <nav className="flex h-full w-full flex-col gap-2 bg-sidebar p-3" aria-label="KinBot">
+      <div className="flex items-center gap-2.5 px-2 py-1.5">
+        <img src="/favicon.svg" alt="" className="size-8" />
+        <span className="text-lg font-extrabold tracking-tight">{t("app.name")}</span>
+        <span className="flex-1" />
+        <ThemeToggle />
+      </div>
+      <div className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto">
+        <Section
+          title={t("sidebar.kins")}
+          action={
+            <Button variant="ghost" size="icon-sm" onClick={onNewKin} aria-label={t("sidebar.newKin")}>
+              <PlusIcon />
+            </Button>
+          }
+        >
+          {kins.length === 0 ? <p className="px-2.5 py-2 text-sm text-muted-foreground">{t("sidebar.noKins")}</p> : null}
+          <ul className="flex flex-col gap-0.5">
+            {kins.map((kin) => (
+              <li key={kin.id}>
+                <KinListItem kin={kin} selected={kin.id === selectedKinId} onSelect={() => onSelectKin?.(kin.id)} />
+              </li>
+            ))}
+          </ul>
+        </Section>
+        <Section title={t("sidebar.tasks")}>
+          {tasks.length === 0 ? <p className="px-2.5 py-2 text-sm text-muted-foreground">{t("sidebar.noTasks")}</p> : null}
+          <ul className="flex flex-col gap-0.5">
+            {tasks.map((task) => (
+              <li key={task.id}>
+                <button
+                  type="button"
+                  onClick={() => onSelectTask?.(task.id)}
+                  aria-current={task.id === selectedTaskId ? "page" : undefined}
+                  className={cn("flex w-full items-center gap-2.5 rounded-xl px-2.5 py-2 text-left text-sm transition-colors hover:bg-accent/70", task.id === selectedTaskId && "bg-card shadow-soft hover:bg-card")}
+                >
+                  <span className="flex size-7 shrink-0 items-center justify-center rounded-lg bg-bubble-task text-bubble-task-accent">
+                    <ListChecksIcon className="size-4" aria-hidden />
+                  </span>
+                  <span className="min-w-0 flex-1">
+                    <span className="block truncate font-semibold">{task.title}</span>
+                    <span className="block truncate text-xs text-muted-foreground">
+                      {task.kinName} · {task.status}
+                    </span>
+                  </span>
+                  {task.awaitingInput ? <span className="size-2 shrink-0 rounded-full bg-warning" aria-hidden /> : null}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </Section>
+      </div>
+      <DropdownMenu>
+        <DropdownMenuTrigger asChild>
+          <button type="button" className="flex items-center gap-2.5 rounded-xl px-2.5 py-2 text-left hover:bg-accent/70">
+            <Avatar name={me.pseudonym || me.first_name} src={me.avatar_url} size="sm" />
+            <span className="min-w-0 flex-1 truncate text-sm font-semibold">{me.pseudonym || me.first_name}</span>
+            <SettingsIcon className="size-4 text-muted-foreground" aria-hidden />
+          </button>
+        </DropdownMenuTrigger>
+        <DropdownMenuContent side="top" align="start" className="w-56">
+          <DropdownMenuItem onSelect={onOpenAccount}>
+            <UserIcon /> {t("sidebar.account")}
+          </DropdownMenuItem>
+          {onOpenSettings ? (
+            <DropdownMenuItem onSelect={onOpenSettings}>
+              <SettingsIcon /> {t("sidebar.settings")}
+            </DropdownMenuItem>
+          ) : null}
+          <DropdownMenuSeparator />
+          <DropdownMenuItem onSelect={onSignOut}>
+            <LogOutIcon /> {t("sidebar.signOut")}
+          </DropdownMenuItem>
+        </DropdownMenuContent>
+      </DropdownMenu>
+    </nav>
+  );
+}

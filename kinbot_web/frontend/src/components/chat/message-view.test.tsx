@@ -1,0 +1,87 @@
+import { cleanup, render, screen, within } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+
+import "@/i18n";
+import type { Message } from "@/lib/types";
+
+import { MessageView } from "./message-view";
+
+const kin = { id: "k-chef", name: "Chef", avatar_url: null };
+const me = { id: "u-nico" };
+
+function message(fields: Partial<Message>): Message {
+  return {
+    id: 1, kin_id: "k-chef", role: "user", source: "user", sender_id: "u-nico", sender_name: "Nico", content: "Hello",
+    tool_calls: null, tool_call_id: null, is_error: false, status: "done", turn_of: null, created_at: 1796217600,
+    attachments: null, ...fields,
+  };
+}
+
+function bubble(fields: Partial<Message>) {
+  const { container } = render(<MessageView message={message(fields)} me={me} kin={kin} />);
+  return container.querySelector<HTMLElement>("[data-origin]");
+}
+
+afterEach(cleanup);
+
+describe("MessageView", () => {
+  it("shows the signed-in user's message as theirs, on the right", () => {
+    const element = bubble({});
+    expect(element?.dataset.origin).toBe("me");
+    expect(element?.className).toContain("flex-row-reverse");
+    expect(within(element!).getByText("You")).toBeTruthy();
+  });
+
+  it("names another user", () => {
+    const element = bubble({ sender_id: "u-marie", sender_name: "Marie" });
+    expect(element?.dataset.origin).toBe("user");
+    expect(within(element!).getByText("Marie")).toBeTruthy();
+  });
+
+  it("marks another Kin, a task and a cron with their names", () => {
+    expect(within(bubble({ source: "kin", sender_id: "k-penny", sender_name: "Penny" })!).getByText("Penny")).toBeTruthy();
+    cleanup();
+    const task = bubble({ source: "task", sender_id: "t-1", sender_name: "Compare flights" })!;
+    expect(task.dataset.origin).toBe("task");
+    expect(within(task).getByText(/Task · Compare flights/)).toBeTruthy();
+    cleanup();
+    const cron = bubble({ source: "cron", sender_id: "t-2", sender_name: "Sunday meal plan" })!;
+    expect(cron.dataset.origin).toBe("cron");
+    expect(within(cron).getByText(/Scheduled · Sunday meal plan/)).toBeTruthy();
+  });
+
+  it("names the Kin on its own replies", () => {
+    const element = bubble({ role: "assistant", source: null, sender_id: null, sender_name: null, content: "Curry?" })!;
+    expect(element.dataset.origin).toBe("assistant");
+    expect(within(element).getByText("Chef")).toBeTruthy();
+  });
+
+  it("shows errors as alerts and queued messages as waiting", () => {
+    const error = bubble({ role: "system", source: "system", is_error: true, content: "The provider failed." })!;
+    expect(error.dataset.origin).toBe("error");
+    expect(screen.getByRole("alert").textContent).toContain("The provider failed.");
+    cleanup();
+    const queued = bubble({ status: "queued" })!;
+    expect(within(queued).getByText("Waiting")).toBeTruthy();
+  });
+
+  it("renders Markdown without raw HTML, event handlers or script links", async () => {
+    const content = 'Hi **there** <img src=x onerror="alert(1)"> [click](javascript:alert(2)) <script>alert(3)</script>';
+    const element = bubble({ content })!;
+    // The renderer is loaded lazily; the stored text shows meanwhile.
+    expect(await within(element).findByText("there", { selector: "strong" })).toBeTruthy();
+    expect(element.querySelector("img")).toBeNull();
+    expect(element.querySelector("script")).toBeNull();
+    expect(element.innerHTML).not.toContain("onerror");
+    const link = within(element).getByText("click").closest("a");
+    expect(link?.getAttribute("href") ?? "").not.toContain("javascript:");
+  });
+
+  it("folds a reply made only of tool calls into one expandable line", () => {
+    const element = render(
+      <MessageView message={message({ role: "assistant", source: null, content: "", tool_calls: [{ id: "c1", name: "web_search", arguments: { query: "curry" } }] })} me={me} kin={kin} />,
+    ).container;
+    const details = element.querySelector("details");
+    expect(details?.textContent).toContain("1 tool call: web_search");
+  });
+});

@@ -1,0 +1,97 @@
+import { ChevronRightIcon, WrenchIcon } from "lucide-react";
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+
+import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
+import { originOf } from "@/lib/chat";
+import type { Kin, Message, User } from "@/lib/types";
+
+const Markdown = React.lazy(() => import("@/components/markdown"));
+
+/** Message text: plain while the Markdown renderer loads, then rendered and sanitised. */
+export function MessageText({ text }: { text: string }) {
+  return (
+    <React.Suspense fallback={<p className="whitespace-pre-wrap">{text}</p>}>
+      <Markdown text={text} />
+    </React.Suspense>
+  );
+}
+
+/** The bubble labels in the current language. */
+export function useBubbleLabels(): ChatBubbleLabels {
+  const { t } = useTranslation();
+  return {
+    waiting: t("chat.waiting"),
+    task: t("chat.task"),
+    cron: t("chat.cron"),
+    system: t("chat.system"),
+    error: t("chat.error"),
+    you: t("chat.you"),
+  };
+}
+
+/** Tool calls of an assistant message, one line each, expandable to their arguments. */
+export function ToolCalls({ message }: { message: Message }) {
+  const { t } = useTranslation();
+  const calls = message.tool_calls ?? [];
+  if (calls.length === 0) return null;
+  return (
+    <details className="group/tools mt-1 rounded-xl bg-muted/70 px-3 py-1.5 text-xs text-muted-foreground">
+      <summary className="flex cursor-pointer list-none items-center gap-1.5 font-semibold">
+        <ChevronRightIcon className="size-3.5 transition-transform group-open/tools:rotate-90" aria-hidden />
+        <WrenchIcon className="size-3.5" aria-hidden />
+        {t("chat.toolCalls", { count: calls.length })}: {calls.map((call) => call.name).join(", ")}
+      </summary>
+      <ul className="mt-1.5 space-y-1">
+        {calls.map((call) => (
+          <li key={call.id}>
+            <code className="font-semibold">{call.name}</code>
+            {call.arguments !== undefined ? <pre className="mt-0.5 overflow-x-auto whitespace-pre-wrap">{JSON.stringify(call.arguments, null, 2)}</pre> : null}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+export interface MessageViewProps {
+  message: Message;
+  me: Pick<User, "id"> | null;
+  /** The Kin whose session this is (names and pictures its replies). */
+  kin: Pick<Kin, "id" | "name" | "avatar_url">;
+  /** Pictures of other senders by id (users and Kins). */
+  avatars?: Record<string, string | null>;
+}
+
+/** One stored message as a chat bubble; tool results are folded into their call's line. */
+export function MessageView({ message, me, kin, avatars = {} }: MessageViewProps) {
+  const labels = useBubbleLabels();
+  const origin = originOf(message, me?.id ?? null);
+  if (origin === "tool") return null;
+  if (origin === "assistant" && !message.content && message.tool_calls?.length) {
+    return (
+      <div className="pl-12">
+        <ToolCalls message={message} />
+      </div>
+    );
+  }
+  const name = origin === "assistant" ? kin.name : (message.sender_name ?? labels.system);
+  const avatarUrl = origin === "assistant" ? kin.avatar_url : message.sender_id ? (avatars[message.sender_id] ?? null) : null;
+  return (
+    <ChatBubble origin={origin} name={name} avatarUrl={avatarUrl} status={message.status} time={message.created_at} labels={labels}>
+      {message.content ? <MessageText text={message.content} /> : null}
+      {message.attachments?.length ? (
+        <ul className="mt-1 flex flex-wrap gap-2">
+          {message.attachments.map((file) => (
+            <li key={file.id}>
+              <a href={file.url} className="text-xs font-semibold underline" target="_blank" rel="noopener noreferrer">
+                {file.filename}
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {origin === "assistant" ? <ToolCalls message={message} /> : null}
+    </ChatBubble>
+  );
+}

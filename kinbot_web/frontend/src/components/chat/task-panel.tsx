@@ -1,0 +1,106 @@
+import { ListChecksIcon, MenuIcon, XCircleIcon } from "lucide-react";
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { ChatBubble } from "@/components/ui/chat-bubble";
+import { useToast } from "@/components/ui/toast";
+import { api } from "@/lib/api";
+import { chatReducer, emptyChat } from "@/lib/chat";
+import type { EventStream } from "@/lib/events";
+import type { Kin, Message, Task, User } from "@/lib/types";
+
+import { MessageText, MessageView, useBubbleLabels } from "./message-view";
+
+const ACTIVE = new Set(["pending", "in_progress"]);
+
+/** A task's own session (its sub-Kin's work), live while it runs; it can be cancelled. */
+export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId: string; me: User; kins: Kin[]; stream: EventStream; onOpenSidebar?: () => void }) {
+  const { t } = useTranslation();
+  const { toast } = useToast();
+  const labels = useBubbleLabels();
+  const [task, setTask] = React.useState<Task | null>(null);
+  const [chat, dispatch] = React.useReducer(chatReducer, emptyChat);
+
+  const load = React.useCallback(async () => {
+    const data = await api<{ task: Task; messages: Message[] }>(`/api/tasks/${taskId}?limit=200`);
+    setTask(data.task);
+    dispatch({ type: "reset" });
+    dispatch({ type: "page", messages: data.messages, nextBefore: null });
+  }, [taskId]);
+
+  React.useEffect(() => {
+    void load().catch((error: Error) => toast({ title: t("errors.generic"), description: error.message, tone: "error" }));
+  }, [load, toast, t]);
+
+  const sessionId = task?.session_kin_id;
+  React.useEffect(() => {
+    if (!sessionId) return;
+    const off = [
+      stream.on("message", ({ message }) => message.kin_id === sessionId && dispatch({ type: "message", message })),
+      stream.on("message.status", (data) => data.kin_id === sessionId && dispatch({ type: "status", data })),
+      stream.on("kin.delta", (data) => data.kin_id === sessionId && dispatch({ type: "delta", data })),
+      stream.on("task.updated", ({ task: updated }) => updated.id === taskId && setTask(updated as unknown as Task)),
+      stream.onResync(() => void load()),
+    ];
+    return () => off.forEach((unsubscribe) => unsubscribe());
+  }, [sessionId, stream, taskId, load]);
+
+  if (!task) return <main className="flex-1" />;
+  const parent = kins.find((kin) => kin.id === task.kin_id);
+  const speaker = { id: task.session_kin_id, name: task.title, avatar_url: null };
+  async function cancel() {
+    try {
+      const { task: updated } = await api<{ task: Task }>(`/api/tasks/${taskId}/cancel`, { method: "POST" });
+      setTask(updated);
+    } catch (error) {
+      toast({ title: t("errors.generic"), description: (error as Error).message, tone: "error" });
+    }
+  }
+  return (
+    <main className="flex h-full min-w-0 flex-1 flex-col" aria-label={task.title}>
+      <header className="flex items-center gap-3 border-b border-border/70 px-4 py-3">
+        <Button variant="ghost" size="icon" className="md:hidden" onClick={onOpenSidebar} aria-label={t("sidebar.openMenu")}>
+          <MenuIcon />
+        </Button>
+        <span className="flex size-9 shrink-0 items-center justify-center rounded-xl bg-bubble-task text-bubble-task-accent">
+          <ListChecksIcon className="size-4.5" aria-hidden />
+        </span>
+        <div className="min-w-0 flex-1">
+          <h1 className="truncate font-bold">{task.title}</h1>
+          <p className="truncate text-xs text-muted-foreground">{t("chat.taskOf", { name: parent?.name ?? "" })}</p>
+        </div>
+        <Badge variant={task.status === "failed" ? "destructive" : task.status === "completed" ? "success" : "task"}>{t(`chat.taskStatus.${task.status}`)}</Badge>
+        {ACTIVE.has(task.status) ? (
+          <Button variant="outline" size="sm" onClick={() => void cancel()}>
+            <XCircleIcon /> {t("chat.cancelTask")}
+          </Button>
+        ) : null}
+      </header>
+      <div className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
+        <div className="mx-auto flex max-w-3xl flex-col gap-4 px-4 py-6">
+          <p className="rounded-2xl bg-muted px-4 py-3 text-sm text-muted-foreground">{task.description}</p>
+          {chat.messages.map((message) => (
+            <MessageView key={message.id} message={message} me={me} kin={speaker} />
+          ))}
+          {Object.entries(chat.streaming).map(([turn, text]) => (
+            <ChatBubble key={`stream-${turn}`} origin="assistant" name={task.title} labels={labels}>
+              <MessageText text={text} />
+            </ChatBubble>
+          ))}
+          {task.result ? (
+            <ChatBubble origin="task" name={task.title} labels={labels}>
+              <MessageText text={task.result} />
+            </ChatBubble>
+          ) : null}
+          {task.error ? (
+            <ChatBubble origin="error" name={task.title} labels={labels}>
+              {task.error}
+            </ChatBubble>
+          ) : null}
+        </div>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,138 @@
+/** The API objects the front end reads (docs/api.md is the reference). */
+
+export type Language = "en" | "fr";
+
+export interface User {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  pseudonym: string;
+  language: Language;
+  role: "admin" | "member";
+  is_active: boolean;
+  avatar_url: string | null;
+  created_at: number;
+}
+
+export type KinState = "idle" | "thinking" | "error";
+
+export interface Kin {
+  id: string;
+  name: string;
+  role: string;
+  avatar_url: string | null;
+  character: string;
+  expertise: string;
+  model: string;
+  tools: string[];
+  state: KinState;
+  last_error: string | null;
+  queue_length: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type MessageRole = "user" | "assistant" | "tool" | "system";
+export type MessageSource = "user" | "kin" | "task" | "cron" | "system" | string;
+export type MessageStatus = "queued" | "processing" | "done" | "failed" | "cancelled";
+
+export interface Attachment {
+  id: string;
+  filename: string;
+  mime_type: string;
+  kind: "image" | "pdf" | "document";
+  size: number;
+  url: string;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments?: unknown;
+}
+
+export interface Message {
+  id: number;
+  kin_id: string;
+  role: MessageRole;
+  source: MessageSource | null;
+  sender_id: string | null;
+  sender_name: string | null;
+  content: string;
+  tool_calls: ToolCall[] | null;
+  tool_call_id: string | null;
+  is_error: boolean;
+  status: MessageStatus | null;
+  turn_of: number | null;
+  created_at: number;
+  kin_message_type?: string | null;
+  request_id?: string | null;
+  chain_depth?: number | null;
+  task_id?: string | null;
+  attachments: Attachment[] | null;
+}
+
+export interface ProviderConfigField {
+  name: string;
+  label: string;
+  required: boolean;
+  secret: boolean;
+  default: string | null;
+  help: string | null;
+}
+
+export interface ProviderType {
+  name: string;
+  label: string;
+  capabilities: string[];
+  config_fields: ProviderConfigField[];
+}
+
+export interface Provider {
+  id: string;
+  kind: "ai" | "search";
+  type: string;
+  name: string;
+  capabilities: string[];
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+
+export interface ProviderModel {
+  id: string;
+  capability: string;
+  label?: string | null;
+}
+
+export interface ConnectionReport {
+  ok: boolean;
+  capabilities: string[];
+  message: string;
+  models?: ProviderModel[];
+}
+
+export interface Coverage {
+  capabilities: Record<string, string[]>;
+  ready: boolean;
+  missing_required: string[];
+  disabled_features: Record<string, string>;
+}
+
+export type TaskStatus = "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+
+export interface Task {
+  id: string;
+  parent_kin_id: string;
+  kin_id: string;
+  session_kin_id: string;
+  cron_id: string | null;
+  title: string;
+  description: string;
+  mode: "await" | "async" | "cron";
+  status: TaskStatus;
+  awaiting_input: boolean;
+  result: string | null;
+  error: string | null;
+  created_at: number;
+}

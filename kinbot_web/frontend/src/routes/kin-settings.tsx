@@ -1,0 +1,337 @@
+import { ImageUpIcon, SearchIcon, SparklesIcon, Trash2Icon } from "lucide-react";
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+import { useNavigate, useParams } from "react-router";
+
+import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
+import { PageFrame } from "@/components/app/page-frame";
+import { Avatar } from "@/components/ui/avatar";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle, DialogTrigger } from "@/components/ui/dialog";
+import { Field, Input } from "@/components/ui/input";
+import { NativeSelect } from "@/components/ui/native-select";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { Textarea } from "@/components/ui/textarea";
+import { useToast } from "@/components/ui/toast";
+import { api } from "@/lib/api";
+import type { Kin } from "@/lib/types";
+
+interface Memory {
+  id: number;
+  content: string;
+  category: string;
+  subject: string | null;
+  created_at: number;
+}
+
+interface Snapshot {
+  id: number;
+  kind: "summary" | "purge";
+  summary: string;
+  messages_folded: number;
+  active: boolean;
+  created_at: number;
+}
+
+interface Compacting {
+  active: Snapshot | null;
+  context_tokens: number;
+  threshold_tokens: number;
+  running: boolean;
+  snapshots: Snapshot[];
+}
+
+function useFailure() {
+  const { toast } = useToast();
+  const { t } = useTranslation();
+  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
+}
+
+function Profile({ kin, onChange }: { kin: Kin; onChange: (kin: Kin) => void }) {
+  const { t } = useTranslation();
+  const { toast } = useToast();
+  const fail = useFailure();
+  const navigate = useNavigate();
+  const [models, setModels] = React.useState<ModelChoice[]>([]);
+  const [modes, setModes] = React.useState<string[]>(["upload"]);
+  const [prompt, setPrompt] = React.useState("");
+  const [version, setVersion] = React.useState(0);
+  const [busy, setBusy] = React.useState(false);
+
+  React.useEffect(() => {
+    languageModels().then(setModels).catch(fail);
+    api<{ modes: string[] }>(`/api/kins/${kin.id}/avatar/modes`).then(({ modes: found }) => setModes(found)).catch(fail);
+  }, [kin.id, fail]);
+
+  const modelChoices = models.some((model) => model.value === kin.model) ? models : [{ value: kin.model, label: kin.model }, ...models];
+
+  async function save(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    try {
+      const { kin: updated } = await api<{ kin: Kin }>(`/api/kins/${kin.id}`, {
+        method: "PATCH",
+        body: Object.fromEntries(["name", "role", "character", "expertise", "model"].map((key) => [key, String(data.get(key) ?? "")])),
+      });
+      onChange(updated);
+      toast({ title: t("account.saved"), tone: "success" });
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  async function avatar(action: () => Promise<{ kin: Kin }>) {
+    setBusy(true);
+    try {
+      onChange((await action()).kin);
+      setVersion((value) => value + 1);
+    } catch (error) {
+      fail(error);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function upload(file: File) {
+    const body = new FormData();
+    body.append("avatar", file);
+    void avatar(() => api(`/api/kins/${kin.id}/avatar`, { method: "PUT", body }));
+  }
+
+  async function remove() {
+    try {
+      await api(`/api/kins/${kin.id}`, { method: "DELETE" });
+      navigate("/", { replace: true });
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
+      <Card>
+        <form onSubmit={(event) => void save(event)}>
+          <CardContent className="flex flex-col gap-4 pt-6">
+            <div className="grid gap-4 sm:grid-cols-2">
+              <Field label={t("kin.name")} htmlFor="kin-name">
+                <Input id="kin-name" name="name" defaultValue={kin.name} required />
+              </Field>
+              <Field label={t("kin.role")} htmlFor="kin-role">
+                <Input id="kin-role" name="role" defaultValue={kin.role} required />
+              </Field>
+            </div>
+            <Field label={t("kin.character")} htmlFor="kin-character">
+              <Textarea id="kin-character" name="character" defaultValue={kin.character} rows={3} />
+            </Field>
+            <Field label={t("kin.expertise")} htmlFor="kin-expertise">
+              <Textarea id="kin-expertise" name="expertise" defaultValue={kin.expertise} rows={3} />
+            </Field>
+            <Field label={t("kin.model")} htmlFor="kin-model">
+              <NativeSelect id="kin-model" name="model" defaultValue={kin.model} key={modelChoices.length}>
+                {modelChoices.map((model) => (
+                  <option key={model.value} value={model.value}>
+                    {model.label}
+                  </option>
+                ))}
+              </NativeSelect>
+            </Field>
+          </CardContent>
+          <CardFooter className="justify-between">
+            <Dialog>
+              <DialogTrigger asChild>
+                <Button type="button" variant="ghost" className="text-destructive">
+                  <Trash2Icon /> {t("kinSettings.deleteKin")}
+                </Button>
+              </DialogTrigger>
+              <DialogContent closeLabel={t("common.close")}>
+                <DialogHeader>
+                  <DialogTitle>{t("kinSettings.deleteKin")}</DialogTitle>
+                  <DialogDescription>{t("kinSettings.deleteConfirm", { name: kin.name })}</DialogDescription>
+                </DialogHeader>
+                <DialogFooter>
+                  <DialogClose asChild>
+                    <Button variant="secondary">{t("common.cancel")}</Button>
+                  </DialogClose>
+                  <Button variant="destructive" onClick={() => void remove()}>
+                    {t("common.delete")}
+                  </Button>
+                </DialogFooter>
+              </DialogContent>
+            </Dialog>
+            <Button type="submit">{t("common.save")}</Button>
+          </CardFooter>
+        </form>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle className="text-base">{t("kinSettings.avatar")}</CardTitle>
+        </CardHeader>
+        <CardContent className="flex flex-col items-start gap-3">
+          <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} size="xl" />
+          <Button asChild variant="outline" size="sm">
+            <label htmlFor="kin-avatar" className="cursor-pointer">
+              <ImageUpIcon /> {t("kinSettings.upload")}
+            </label>
+          </Button>
+          <input id="kin-avatar" type="file" accept="image/png,image/jpeg,image/webp,image/gif" className="sr-only" onChange={(event) => event.target.files?.[0] && upload(event.target.files[0])} />
+          {modes.includes("auto") ? (
+            <Button variant="secondary" size="sm" disabled={busy} onClick={() => void avatar(() => api(`/api/kins/${kin.id}/avatar/generate`, { body: { mode: "auto" } }))}>
+              <SparklesIcon /> {t("kinSettings.generate")}
+            </Button>
+          ) : null}
+          {modes.includes("prompt") ? (
+            <div className="flex w-full flex-col gap-2">
+              <Textarea aria-label={t("kinSettings.generateFromPrompt")} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder={t("kinSettings.promptPlaceholder")} rows={2} />
+              <Button variant="secondary" size="sm" className="self-start" disabled={busy || !prompt.trim()} onClick={() => void avatar(() => api(`/api/kins/${kin.id}/avatar/generate`, { body: { mode: "prompt", prompt } }))}>
+                <SparklesIcon /> {t("kinSettings.generateFromPrompt")}
+              </Button>
+            </div>
+          ) : null}
+        </CardContent>
+      </Card>
+    </div>
+  );
+}
+
+function Memories({ kin }: { kin: Kin }) {
+  const { t } = useTranslation();
+  const fail = useFailure();
+  const [query, setQuery] = React.useState("");
+  const [memories, setMemories] = React.useState<Memory[] | null>(null);
+  const load = React.useCallback(
+    (q: string) => {
+      const suffix = q.trim() ? `?q=${encodeURIComponent(q.trim())}` : "";
+      api<{ memories: Memory[] }>(`/api/kins/${kin.id}/memories${suffix}`).then(({ memories: found }) => setMemories(found)).catch(fail);
+    },
+    [kin.id, fail],
+  );
+  React.useEffect(() => load(""), [load]);
+
+  async function remove(id: number) {
+    try {
+      await api(`/api/kins/${kin.id}/memories/${id}`, { method: "DELETE" });
+      setMemories((list) => list?.filter((memory) => memory.id !== id) ?? null);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return (
+    <div className="flex flex-col gap-4">
+      <form
+        role="search"
+        className="flex gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          load(query);
+        }}
+      >
+        <Input aria-label={t("kinSettings.searchMemories")} placeholder={t("kinSettings.searchMemories")} value={query} onChange={(event) => setQuery(event.target.value)} />
+        <Button type="submit" variant="outline" size="icon" aria-label={t("common.search")}>
+          <SearchIcon />
+        </Button>
+      </form>
+      {memories?.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinSettings.noMemories")}</p> : null}
+      <ul className="flex flex-col gap-2">
+        {memories?.map((memory) => (
+          <li key={memory.id} className="flex items-start gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-memory={memory.id}>
+            <div className="min-w-0 flex-1">
+              <p className="text-sm">{memory.content}</p>
+              <p className="mt-1 flex flex-wrap gap-1.5">
+                <Badge variant="secondary">{memory.category}</Badge>
+                {memory.subject ? <Badge variant="outline">{memory.subject}</Badge> : null}
+              </p>
+            </div>
+            <Button variant="ghost" size="icon-sm" aria-label={t("kinSettings.deleteMemory")} onClick={() => void remove(memory.id)}>
+              <Trash2Icon />
+            </Button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function Summary({ kin }: { kin: Kin }) {
+  const { t } = useTranslation();
+  const fail = useFailure();
+  const [state, setState] = React.useState<Compacting | null>(null);
+  const load = React.useCallback(() => void api<Compacting>(`/api/kins/${kin.id}/compacting`).then(setState).catch(fail), [kin.id, fail]);
+  React.useEffect(load, [load]);
+  async function act(path: string, body?: unknown) {
+    try {
+      await api(`/api/kins/${kin.id}/compacting${path}`, { method: "POST", body });
+    } catch (error) {
+      fail(error);
+    }
+    load();
+  }
+  if (!state) return null;
+  return (
+    <div className="flex flex-col gap-4">
+      <p className="text-sm text-muted-foreground">{t("kinSettings.contextTokens", { tokens: state.context_tokens, threshold: state.threshold_tokens })}</p>
+      <div className="flex flex-wrap gap-2">
+        <Button variant="outline" disabled={state.running} onClick={() => void act("")}>
+          {t("kinSettings.compactNow")}
+        </Button>
+        <Button variant="outline" disabled={state.running} onClick={() => void act("/purge")}>
+          {t("kinSettings.purge")}
+        </Button>
+      </div>
+      {state.snapshots.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinSettings.noSnapshots")}</p> : null}
+      <ul className="flex flex-col gap-2">
+        {state.snapshots.map((snapshot) => (
+          <li key={snapshot.id} className="flex flex-col gap-2 rounded-xl border border-border/70 bg-card px-4 py-3">
+            <div className="flex flex-wrap items-center gap-2 text-xs text-muted-foreground">
+              <span>{new Date(snapshot.created_at * 1000).toLocaleString()}</span>
+              <span>{t("kinSettings.messagesFolded", { count: snapshot.messages_folded })}</span>
+              <span className="flex-1" />
+              {snapshot.active ? (
+                <Badge variant="success">{t("kinSettings.active")}</Badge>
+              ) : (
+                <Button variant="ghost" size="sm" onClick={() => void act("/rollback", { snapshot_id: snapshot.id })}>
+                  {t("kinSettings.rollback")}
+                </Button>
+              )}
+            </div>
+            <p className="text-sm whitespace-pre-wrap">{snapshot.kind === "purge" ? t("kinSettings.purgeSnapshot") : snapshot.summary}</p>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** `/kins/:kinId/settings`: a Kin's profile and avatar, its memories and its summary layer. */
+export default function KinSettingsPage() {
+  const { t } = useTranslation();
+  const { kinId } = useParams();
+  const fail = useFailure();
+  const [kin, setKin] = React.useState<Kin | null>(null);
+  React.useEffect(() => {
+    api<{ kin: Kin }>(`/api/kins/${kinId}`).then(({ kin: found }) => setKin(found)).catch(fail);
+  }, [kinId, fail]);
+  if (!kin) return null;
+  return (
+    <PageFrame title={t("kinSettings.title", { name: kin.name })} back={`/kins/${kin.id}`}>
+      <Tabs defaultValue="profile">
+        <TabsList>
+          <TabsTrigger value="profile">{t("kinSettings.profile")}</TabsTrigger>
+          <TabsTrigger value="memories">{t("kinSettings.memories")}</TabsTrigger>
+          <TabsTrigger value="compacting">{t("kinSettings.compacting")}</TabsTrigger>
+        </TabsList>
+        <TabsContent value="profile">
+          <Profile kin={kin} onChange={setKin} />
+        </TabsContent>
+        <TabsContent value="memories">
+          <Memories kin={kin} />
+        </TabsContent>
+        <TabsContent value="compacting">
+          <Summary kin={kin} />
+        </TabsContent>
+      </Tabs>
+    </PageFrame>
+  );
+}

@@ -1,0 +1,159 @@
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+import { useNavigate, useParams } from "react-router";
+
+import { CreateKinDialog } from "@/components/app/create-kin-dialog";
+import { Sidebar, type SidebarTask } from "@/components/app/sidebar";
+import { ChatPanel } from "@/components/chat/chat-panel";
+import { TaskPanel } from "@/components/chat/task-panel";
+import { setLanguage } from "@/i18n";
+import { api, ApiError } from "@/lib/api";
+import { EventStream } from "@/lib/events";
+import type { Kin, Task, User } from "@/lib/types";
+import { cn } from "@/lib/utils";
+
+/** The signed-in app: sidebar (Kins, tasks, account) and the selected Kin's chat. */
+export default function AppShell() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { kinId, taskId } = useParams();
+  const [me, setMe] = React.useState<User | null>(null);
+  const [kins, setKins] = React.useState<Kin[]>([]);
+  const [tasks, setTasks] = React.useState<Task[]>([]);
+  const [loaded, setLoaded] = React.useState(false);
+  const [creating, setCreating] = React.useState(false);
+  const [sidebarOpen, setSidebarOpen] = React.useState(false);
+  const stream = React.useMemo(() => new EventStream(), []);
+
+  const loadLists = React.useCallback(async () => {
+    const [kinList, taskList] = await Promise.all([
+      api<{ kins: Kin[] }>("/api/kins"),
+      api<{ tasks: Task[] }>("/api/tasks?status=active"),
+    ]);
+    setKins(kinList.kins);
+    setTasks(taskList.tasks);
+  }, []);
+
+  React.useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      try {
+        const { user } = await api<{ user: User }>("/api/me");
+        if (cancelled) return;
+        setLanguage(user.language);
+        setMe(user);
+        if (user.role === "admin") {
+          const { step } = await api<{ step: string }>("/api/onboarding");
+          if (step === "providers" || step === "search_providers") {
+            navigate("/onboarding", { replace: true });
+            return;
+          }
+        }
+        // Listen first, then load: what changes in between arrives as an event.
+        stream.connect();
+        await loadLists();
+        if (!cancelled) setLoaded(true);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 401) throw error;
+        const onboarding = await api<{ step: string }>("/api/onboarding");
+        if (cancelled) return;
+        navigate(onboarding.step === "identity" ? "/onboarding" : "/signin", { replace: true });
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [loadLists, navigate, stream]);
+
+  React.useEffect(() => {
+    const patch = (id: string, change: Partial<Kin>) => setKins((list) => list.map((kin) => (kin.id === id ? { ...kin, ...change } : kin)));
+    const off = [
+      stream.on("kin.queue", ({ kin_id, queue_length }) => patch(kin_id, { queue_length })),
+      stream.on("kin.state", ({ kin_id, state, error }) => patch(kin_id, { state, last_error: error })),
+      stream.on("kin.created", ({ kin }) => setKins((list) => (list.some((other) => other.id === kin.id) ? list : [...list, kin]))),
+      stream.on("kin.updated", ({ kin }) => patch(kin.id, kin)),
+      stream.on("kin.deleted", ({ kin_id }) => setKins((list) => list.filter((kin) => kin.id !== kin_id))),
+      stream.on("task.updated", () => void loadLists()),
+      stream.onResync(() => void loadLists()),
+    ];
+    return () => {
+      off.forEach((unsubscribe) => unsubscribe());
+      stream.close();
+    };
+  }, [stream, loadLists]);
+
+  const selected = kins.find((kin) => kin.id === kinId) ?? null;
+  React.useEffect(() => {
+    if (me && !kinId && !taskId && kins.length > 0) navigate(`/kins/${kins[0].id}`, { replace: true });
+  }, [me, kinId, taskId, kins, navigate]);
+
+  // The first visit after onboarding: offer to create the first Kin at once.
+  React.useEffect(() => {
+    if (loaded && kins.length === 0) setCreating(true);
+    // Only when the lists arrive, not after each later change of the list.
+  }, [loaded]);
+
+  if (!me) return null;
+  const firstKin = loaded && kins.length === 0;
+
+  const kinNames = new Map(kins.map((kin) => [kin.id, kin.name]));
+  const sidebarTasks: SidebarTask[] = tasks.map((task) => ({
+    id: task.id,
+    title: task.title,
+    kinName: kinNames.get(task.kin_id) ?? "",
+    status: t(`chat.taskStatus.${task.status}`),
+    awaitingInput: task.awaiting_input,
+  }));
+  const sidebar = (
+    <Sidebar
+      me={me}
+      kins={kins}
+      tasks={sidebarTasks}
+      selectedKinId={kinId}
+      onSelectKin={(id) => {
+        setSidebarOpen(false);
+        navigate(`/kins/${id}`);
+      }}
+      selectedTaskId={taskId}
+      onSelectTask={(id) => {
+        setSidebarOpen(false);
+        navigate(`/tasks/${id}`);
+      }}
+      onNewKin={() => setCreating(true)}
+      onOpenAccount={() => navigate("/account")}
+      onOpenSettings={me.role === "admin" ? () => navigate("/settings") : undefined}
+      onSignOut={() => {
+        void api("/api/auth/logout", { method: "POST" }).finally(() => {
+          stream.close();
+          navigate("/signin", { replace: true });
+        });
+      }}
+    />
+  );
+  return (
+    <div className="flex h-dvh overflow-hidden">
+      <aside className="hidden w-72 shrink-0 border-r border-border/70 md:block">{sidebar}</aside>
+      <div className={cn("fixed inset-0 z-40 md:hidden", sidebarOpen ? "block" : "hidden")}>
+        <button type="button" className="absolute inset-0 bg-foreground/25" aria-label={t("common.close")} onClick={() => setSidebarOpen(false)} />
+        <aside className="relative h-full w-72 max-w-[85%] shadow-lifted animate-rise-in">{sidebar}</aside>
+      </div>
+      {taskId ? (
+        <TaskPanel key={taskId} taskId={taskId} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
+      ) : selected ? (
+        <ChatPanel key={selected.id} kin={selected} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
+      ) : (
+        <main className="flex flex-1 items-center justify-center text-muted-foreground">{kins.length === 0 ? t("sidebar.noKins") : t("chat.select")}</main>
+      )}
+      <CreateKinDialog
+        open={creating}
+        onOpenChange={setCreating}
+        title={firstKin ? t("onboarding.firstKin.title") : undefined}
+        description={firstKin ? t("onboarding.firstKin.subtitle") : undefined}
+        onCreated={(kin) => {
+          setKins((list) => (list.some((other) => other.id === kin.id) ? list : [...list, kin]));
+          navigate(`/kins/${kin.id}`);
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,30 @@
+/// <reference types="vitest/config" />
+import { fileURLToPath, URL } from "node:url";
+
+import tailwindcss from "@tailwindcss/vite";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+// The build goes into the Python package (kinbot_web/static/, ignored by git), where the Quart
+// app serves it; the manifest lets scripts/bundle-size.mjs find what a first visit loads.
+export default defineConfig({
+  plugins: [react(), tailwindcss()],
+  resolve: {
+    alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) },
+  },
+  build: {
+    outDir: "../static",
+    emptyOutDir: true,
+    manifest: true,
+    target: "es2022",
+  },
+  server: {
+    // `npm run dev` talks to a `kinbot serve` on the default port.
+    proxy: { "/api": { target: "http://127.0.0.1:8787", changeOrigin: false } },
+  },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.{ts,tsx}"],
+    css: false,
+  },
+});

@@ -1,0 +1,154 @@
+"""Regenerate docs/screenshots/: every main screen, light and dark, desktop and phone width.
+
+Runs the real server on a temporary data directory with the fake OpenAI server standing in
+for the provider, fills it with a small household (two people, three Kins, a conversation, a
+secret), and photographs it with Debian's Chromium. Needs the built web interface
+(`make frontend`) and `/usr/bin/chromium`:
+
+    .venv/bin/python -m tests.screenshots
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.async_api import Browser, async_playwright
+
+from kinbot_core.config import load_settings
+from kinbot_core.platform import Platform
+from tests.support.accounts import MARIE, PASSWORD, register, set_up_admin
+from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.provider_setups import add_openai_provider
+from tests.support.server import RunningServer, running_server
+from tests.test_frontend_e2e import CHROMIUM, FLAGS
+
+OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+NICO = {
+    "first_name": "Nicolas",
+    "last_name": "Durand",
+    "email": "nicolas@example.org",
+    "pseudonym": "Nico",
+    "language": "en",
+    "password": PASSWORD,
+    "password_confirmation": PASSWORD,
+}
+DESKTOP = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+async def shoot(
+    browser: Browser,
+    server: RunningServer,
+    path: str,
+    name: str,
+    *,
+    signed_in: Any = None,
+    phone: bool = True,
+) -> None:
+    """Photograph ``path`` in both themes, at desktop width (and phone width).
+
+    ``signed_in`` is the storage state (cookies) of a signed-in browser, if any.
+    """
+    sizes = [("desktop", DESKTOP), ("phone", PHONE)] if phone else [("desktop", DESKTOP)]
+    for theme in ("light", "dark"):
+        for label, viewport in sizes:
+            context = await browser.new_context(
+                viewport=viewport,  # type: ignore[arg-type]
+                reduced_motion="reduce",
+                storage_state=signed_in,
+            )
+            await context.add_init_script(f"localStorage.setItem('kinbot.theme', '{theme}')")
+            page = await context.new_page()
+            await page.goto(server.url + path, wait_until="networkidle")
+            await page.evaluate("document.fonts.ready")
+            await page.wait_for_timeout(300)  # let the lazily loaded Markdown settle
+            file = OUT / f"{name}-{theme}-{label}.png"
+            await page.screenshot(path=str(file))
+            print(f"wrote {file.relative_to(OUT.parents[1])}")
+            await context.close()
+
+
+async def wait_idle(client: httpx.AsyncClient, kin_id: str) -> None:
+    for _ in range(200):
+        kin = (await client.get(f"/api/kins/{kin_id}")).json()["kin"]
+        if kin["state"] != "thinking" and kin["queue_length"] == 0:
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError("the Kin did not finish its turns")
+
+
+async def household(server: RunningServer, fake: FakeOpenAI) -> str:
+    """Set up people, Kins and a conversation; the id of the Kin to show."""
+    client = server.client
+    await add_openai_provider(client, fake)
+    await client.post("/api/onboarding/search-providers/skip")
+    kins: dict[str, str] = {}
+    for name, role in (("Chef", "Family cook"), ("Penny", "Budget keeper"), ("Atlas", "Travel")):
+        created = await client.post(
+            "/api/kins",
+            json={"name": name, "role": role, "character": "Warm and brief.", "model": "gpt-4o"},
+        )
+        kins[name] = created.json()["kin"]["id"]
+    chef = kins["Chef"]
+    fake.enqueue(
+        Reply(
+            text="How about a **coconut chickpea curry**? Everything is in the cupboard:\n\n"
+            "1. Soften an onion and garlic\n2. Add curry paste, chickpeas, coconut milk\n"
+            "3. Simmer 15 minutes, finish with lime"
+        ),
+        Reply(text="Of course: a mild paste and a spoon of yoghurt for Léo."),
+        Reply(text="Noted, thank you Penny. I will keep it under budget."),
+    )
+    await client.post(f"/api/kins/{chef}/messages", json={"content": "Dinner idea, veggie?"})
+    await wait_idle(client, chef)
+    async with server.new_client() as marie:
+        await register(client, marie, MARIE)
+        await marie.post(f"/api/kins/{chef}/messages", json={"content": "Less spicy for Léo?"})
+    await wait_idle(client, chef)
+    await server.platform.kins.enqueue(
+        chef,
+        "This week's grocery budget has 18 euros left.",
+        source="kin",
+        sender_id=kins["Penny"],
+        sender_name="Penny",
+        kin_message_type="inform",
+    )
+    await wait_idle(client, chef)
+    await client.post(
+        "/api/vault", json={"key": "GITHUB_TOKEN", "value": "ghp_not_a_real_token_0123"}
+    )
+    return chef
+
+
+async def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as data_dir, FakeOpenAI() as fake:
+        settings = load_settings(data_dir=Path(data_dir), llm_max_retries=0)
+        async with running_server(Platform(settings)) as server, async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+            await shoot(browser, server, "/onboarding", "onboarding")
+            await set_up_admin(server.client, NICO)
+            chef = await household(server, fake)
+            await shoot(browser, server, "/signin", "signin", phone=False)
+            context = await browser.new_context()
+            await context.request.post(
+                server.url + "/api/auth/login",
+                data={"email": NICO["email"], "password": PASSWORD},
+                headers={"Origin": server.url},
+            )
+            nico = await context.storage_state()
+            await context.close()
+            await shoot(browser, server, f"/kins/{chef}", "chat", signed_in=nico)
+            await shoot(browser, server, "/settings", "settings", signed_in=nico)
+            await shoot(browser, server, f"/kins/{chef}/settings", "kin-settings", signed_in=nico)
+            await shoot(browser, server, "/account", "account", signed_in=nico, phone=False)
+            await shoot(browser, server, "/design", "design", phone=False)
+            await browser.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

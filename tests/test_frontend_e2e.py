@@ -1,0 +1,378 @@
+"""The web interface in Debian's Chromium, against the real server and a fake OpenAI server."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+from kinbot_core.config import load_settings
+from kinbot_core.platform import Platform
+from kinbot_web.blueprints.frontend import PACKAGED_BUILD
+from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
+from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.provider_setups import API_KEY, add_openai_provider
+from tests.support.server import RunningServer, running_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's Chromium (apt-get install chromium)"
+    ),
+    pytest.mark.skipif(
+        not (PACKAGED_BUILD / "index.html").is_file(),
+        reason="the web interface is not built (make test builds it)",
+    ),
+]
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
+    settings = load_settings(data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=30)
+    async with running_server(Platform(settings)) as server:
+        await set_up_admin(server.client)  # Nicolas, who reads French
+        await add_openai_provider(server.client, fake_llm)
+        skipped = await server.client.post("/api/onboarding/search-providers/skip")
+        assert skipped.status_code == 204
+        yield server
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield browser
+        await browser.close()
+
+
+@pytest.fixture
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    context = await browser.new_context(locale="en-US", viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(30_000)  # generous: CI machines can be slow
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    await context.close()
+    assert errors == [], errors
+
+
+async def make_kin(server: RunningServer) -> dict[str, Any]:
+    response = await server.client.post(
+        "/api/kins",
+        json={"name": "Chef", "role": "Family cook", "character": "Warm and brief.",
+              "expertise": "Vegetarian cooking.", "model": "gpt-4o"},
+    )  # fmt: skip
+    assert response.status_code == 201, response.text
+    kin: dict[str, Any] = response.json()["kin"]
+    return kin
+
+
+def bubble(page: Page, origin: str, text: str) -> Any:
+    return page.locator(f'[data-origin="{origin}"]', has_text=text)
+
+
+@pytest.fixture
+async def empty_server(data_dir: Path) -> AsyncIterator[RunningServer]:
+    settings = load_settings(data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=30)
+    async with running_server(Platform(settings)) as server:
+        yield server
+
+
+async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
+    empty_server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await page.goto(empty_server.url + "/")
+    await expect(page).to_have_url(re.compile(r"/onboarding$"))
+
+    # Screen 1: identity. Choosing French switches the interface at once.
+    await page.get_by_label("First name").fill("Nicolas")
+    await page.get_by_label("Last name").fill("Durand")
+    await page.get_by_label("Email").fill(NICOLAS["email"])
+    await page.get_by_label("Pseudonym").fill("Nico")
+    await page.get_by_label("Language").select_option("fr")
+    await page.get_by_label("Mot de passe", exact=True).fill(PASSWORD)
+    await page.get_by_label("Confirmer le mot de passe").fill(PASSWORD + "!")
+    await page.get_by_role("button", name="Continuer").click()
+    await expect(page.get_by_text("Les deux mots de passe diffèrent.")).to_be_visible()
+    await page.get_by_label("Confirmer le mot de passe").fill(PASSWORD)
+    await page.get_by_role("button", name="Continuer").click()
+
+    # Screen 2: providers. Continue only once llm and embedding are covered.
+    await expect(page.get_by_text("Connectez vos fournisseurs d'IA")).to_be_visible()
+    cont = page.get_by_role("button", name="Continuer")
+    await expect(cont).to_be_disabled()
+    await page.locator("#ai-type").select_option("openai")
+    await page.locator("#ai-api_key").fill(API_KEY)
+    await page.locator("#ai-base_url").fill(f"{fake_llm.base_url}/v1")
+    await page.get_by_role("button", name="Tester la connexion").click()
+    await expect(page.get_by_role("status").filter(has_text="Connected")).to_be_visible()
+    await page.get_by_role("button", name="Ajouter", exact=True).click()
+    await expect(page.locator('[data-provider="OpenAI"]')).to_contain_text("embedding")
+    await expect(page.get_by_text("llm et embedding sont couverts")).to_be_visible()
+    await cont.click()
+
+    # Screen 3: search providers, skipped; then the first Kin's dialog opens by itself.
+    await page.get_by_role("button", name="Passer").click()
+    dialog = page.get_by_role("dialog")
+    await expect(dialog.get_by_text("Créez votre premier Kin")).to_be_visible()
+    await dialog.get_by_label("Nom").fill("Chef")
+    await dialog.get_by_label("Rôle").fill("Cuisinier de la famille")
+    await dialog.get_by_label("Modèle").select_option(index=1)
+    await dialog.get_by_role("button", name="Créer le Kin").click()
+    await expect(page).to_have_url(re.compile(r"/kins/[^/]+$"))
+    await expect(page.get_by_role("heading", name="Chef")).to_be_visible()
+
+    fake_llm.enqueue(Reply(text="Bonjour Nico ! Que cuisinons-nous ?"))
+    composer = page.get_by_placeholder("Écrire à Chef…")
+    await composer.fill("Bonjour Chef")
+    await composer.press("Enter")
+    await expect(bubble(page, "assistant", "Bonjour Nico ! Que cuisinons-nous ?")).to_be_visible()
+    status = (await empty_server.client.get("/api/onboarding")).json()
+    assert status == {
+        "step": "done",
+        "completed": ["identity", "providers", "search_providers", "first_kin"],
+    }
+
+
+async def test_sign_in_talk_to_a_kin_and_see_everyone_in_the_chat(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    kin = await make_kin(server)
+    await page.goto(server.url + "/")
+    await expect(page).to_have_url(re.compile(r"/signin$"))
+    await page.get_by_label("Email").fill(NICOLAS["email"])
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+
+    # Signed in: the interface speaks Nicolas's language and opens the only Kin.
+    await expect(page).to_have_url(re.compile(f"/kins/{kin['id']}$"))
+    sidebar = page.get_by_role("navigation", name="KinBot")
+    await expect(sidebar.get_by_text("Family cook")).to_be_visible()
+    composer = page.get_by_placeholder("Écrire à Chef…")
+
+    # A long reply: it streams until the test stops it, so nothing of it is stored before.
+    fake_llm.enqueue(Reply(text="Un très long récit. " * 200, chunk_size=4, chunk_delay=0.05))
+    await composer.fill("Raconte-moi tout.")
+    await composer.press("Enter")
+    await expect(bubble(page, "me", "Raconte-moi tout.")).to_be_visible()
+    await expect(bubble(page, "assistant", "Un très long récit.")).to_be_visible()
+    stored = (await server.client.get(f"/api/kins/{kin['id']}/messages")).json()["messages"]
+    assert [m["role"] for m in stored] == ["user"]  # the text on screen came from the stream
+
+    # While the turn runs, a new message waits in the queue, and says so.
+    await composer.fill("Et un dessert ?")
+    await composer.press("Enter")
+    await expect(bubble(page, "me", "Et un dessert ?").get_by_text("En attente")).to_be_visible()
+
+    # Another person's message shows with their name.
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        sent = await marie.post(
+            f"/api/kins/{kin['id']}/messages", json={"content": "Sans cacahuètes !"}
+        )
+        assert sent.status_code == 202, sent.text
+    marie_bubble = bubble(page, "user", "Sans cacahuètes !")
+    await expect(marie_bubble).to_be_visible()
+    await expect(marie_bubble.get_by_text("Marie", exact=True)).to_be_visible()
+
+    # Stop the running turn from the composer; the queued messages then get their replies.
+    await page.get_by_role("button", name="Arrêter").click()
+    await expect(bubble(page, "assistant", "Hello from the fake")).to_have_count(2)
+    await expect(page.get_by_text("En attente")).to_have_count(0)
+
+    # Dark mode, kept across a reload; the history reloads from the API.
+    html = page.locator("html")
+    await expect(html).not_to_have_class(re.compile(r"\bdark\b"))
+    await page.get_by_role("button", name="Basculer le mode sombre").first.click()
+    await expect(html).to_have_class(re.compile(r"\bdark\b"))
+    await page.reload()
+    await expect(html).to_have_class(re.compile(r"\bdark\b"))
+    await expect(bubble(page, "user", "Sans cacahuètes !")).to_be_visible()
+
+
+async def test_the_design_page_shows_every_component_in_light_and_dark(
+    server: RunningServer, page: Page
+) -> None:
+    await page.goto(server.url + "/design")
+    for theme in ("light", "dark"):
+        panel = page.locator(f'[data-theme-panel="{theme}"]')
+        await expect(panel.get_by_role("button", name="Create Kin")).to_be_visible()
+        for origin in ("me", "user", "assistant", "kin", "task", "cron", "error", "system"):
+            await expect(panel.locator(f'[data-origin="{origin}"]').first).to_be_visible()
+    await page.get_by_role("button", name="Open a dialog").first.click()
+    dialog = page.get_by_role("dialog")
+    await expect(dialog).to_be_visible()
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_have_count(0)
+    await page.get_by_role("button", name="Show a toast").first.click()
+    await expect(page.get_by_text("Your changes are kept.", exact=True)).to_be_visible()
+
+
+async def sign_in(page: Page, server: RunningServer) -> None:
+    """Sign Nicolas in, with a Kin already there (else the first Kin's dialog opens)."""
+    await make_kin(server)
+    await page.goto(server.url + "/signin")
+    await page.get_by_label("Email").fill(NICOLAS["email"])
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await expect(page.get_by_role("navigation", name="KinBot")).to_be_visible()
+
+
+async def test_settings_keep_secrets_masked_and_disable_plugins(
+    server: RunningServer, page: Page
+) -> None:
+    await sign_in(page, server)
+    await page.get_by_role("button", name="Nico").click()
+    await page.get_by_role("menuitem", name="Réglages").click()
+    await expect(page.get_by_role("heading", name="Réglages")).to_be_visible()
+
+    # The vault: a secret added is listed by its key, its value masked and gone from the page.
+    await page.get_by_role("tab", name="Coffre-fort").click()
+    value = "ghp_0123456789abcdefSECRET"
+    await page.get_by_label("Clé", exact=True).fill("GITHUB_TOKEN")
+    await page.get_by_label("Valeur").fill(value)
+    await page.get_by_role("button", name="Ajouter", exact=True).click()
+    secret = page.locator('[data-secret="GITHUB_TOKEN"]')
+    await expect(secret).to_contain_text("********")
+    await expect(page.get_by_label("Valeur")).to_have_value("")
+    assert value not in await page.content()
+    stored = (await server.client.get("/api/vault")).json()["secrets"]
+    assert [s["key"] for s in stored] == ["GITHUB_TOKEN"]
+
+    # Plugins: switching one off takes effect at once (its routes answer 404).
+    assert (await server.client.get("/api/ext/metrics/prometheus")).status_code == 200
+    await page.get_by_role("tab", name="Plugins").click()
+    switch = page.get_by_role("switch", name="Activer metrics")
+    await expect(switch).to_be_checked()
+    await switch.click()
+    await expect(switch).not_to_be_checked()
+    await expect(page.locator('[data-plugin="metrics"]')).to_contain_text("Désactivé")
+    assert (await server.client.get("/api/ext/metrics/prometheus")).status_code == 404
+
+
+async def test_my_account_switches_the_language(server: RunningServer, page: Page) -> None:
+    await sign_in(page, server)
+    await page.get_by_role("button", name="Nico").click()
+    await page.get_by_role("menuitem", name="Mon compte").click()
+    await expect(page.get_by_role("heading", name="Mon compte")).to_be_visible()
+    await page.get_by_label("Langue").select_option("en")
+    await page.get_by_role("button", name="Save").click()
+    await expect(page.get_by_text("Saved", exact=True)).to_be_visible()
+    me = (await server.client.get("/api/me")).json()["user"]
+    assert me["language"] == "en"
+    await page.reload()
+    await expect(page.get_by_role("heading", name="My account")).to_be_visible()
+
+
+async def test_a_file_goes_along_with_a_message(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page, tmp_path: Path
+) -> None:
+    await sign_in(page, server)
+    recipe = tmp_path / "recipe.txt"
+    recipe.write_text("Coconut chickpea curry: onion, garlic, curry paste, chickpeas.")
+    await page.get_by_test_id("composer-files").set_input_files(str(recipe))
+    await expect(page.get_by_role("list", name="Joindre un fichier")).to_contain_text("recipe.txt")
+    fake_llm.enqueue(Reply(text="Lovely recipe!"))
+    await page.get_by_placeholder("Écrire à Chef…").fill("Voici la recette")
+    await page.get_by_role("button", name="Envoyer").click()
+    sent = bubble(page, "me", "Voici la recette")
+    await expect(sent.get_by_role("link", name="recipe.txt")).to_be_visible()
+    await expect(bubble(page, "assistant", "Lovely recipe!")).to_be_visible()
+    await expect(page.get_by_role("list", name="Joindre un fichier")).to_have_count(0)
+    kin_id = page.url.rsplit("/", 1)[-1]
+    history = (await server.client.get(f"/api/kins/{kin_id}/messages")).json()["messages"]
+    assert history[0]["attachments"][0]["filename"] == "recipe.txt"
+    prompt = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"]
+    assert "Coconut chickpea curry" in str(prompt[-1]["content"])
+
+
+async def test_a_running_task_is_listed_opened_and_cancelled(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)
+    long = Reply(text="Je cherche encore. " * 300, chunk_size=4, chunk_delay=0.02)
+    # The parent's follow-up and the sub-Kin's work both take long: the task stays running.
+    fake_llm.enqueue(
+        Reply(
+            tool_calls=[
+                ("spawn_self", {"task_description": "Find three soup recipes", "mode": "async"})
+            ]
+        ),
+        long,
+        long,
+    )
+    composer = page.get_by_placeholder("Écrire à Chef…")
+    await composer.fill("Trouve des soupes")
+    await composer.press("Enter")
+    sidebar = page.get_by_role("navigation", name="KinBot")
+    task_button = sidebar.get_by_role("button", name=re.compile("Find three soup recipes"))
+    await expect(task_button).to_contain_text("en cours")
+    await task_button.click()
+    await expect(page).to_have_url(re.compile(r"/tasks/[^/]+$"))
+    panel = page.get_by_role("main", name="Find three soup recipes")
+    await expect(panel.get_by_text("Find three soup recipes", exact=True).first).to_be_visible()
+    await expect(panel.get_by_text("Je cherche encore.").first).to_be_visible()
+    await panel.get_by_role("button", name="Annuler la tâche").click()
+    await expect(panel.get_by_text("annulée", exact=True)).to_be_visible()
+    await expect(task_button).to_have_count(0)
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    await server.client.post(f"/api/kins/{kin_id}/stop")
+
+
+async def test_a_kins_settings_edit_it_and_forget_a_memory(
+    server: RunningServer, page: Page
+) -> None:
+    await sign_in(page, server)
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    memory = server.platform.memory
+    await memory.memorize(kin_id, "Marie is allergic to peanuts", "fact", "Marie")
+    await memory.memorize(kin_id, "Léo does not like spicy food", "preference", "Léo")
+    await page.get_by_role("link", name="Réglages du Kin").click()
+    await expect(page.get_by_role("heading", name="Réglages de Chef")).to_be_visible()
+
+    await page.get_by_label("Rôle").fill("Chef de la maison")
+    await page.get_by_role("button", name="Enregistrer").click()
+    await expect(page.get_by_text("Enregistré", exact=True)).to_be_visible()
+    kin = (await server.client.get(f"/api/kins/{kin_id}")).json()["kin"]
+    assert kin["role"] == "Chef de la maison"
+
+    await page.get_by_role("tab", name="Souvenirs").click()
+    peanuts = page.locator("[data-memory]", has_text="Marie is allergic to peanuts")
+    await expect(peanuts).to_be_visible()
+    await page.get_by_label("Chercher dans les souvenirs").fill("spicy")
+    await page.get_by_label("Chercher dans les souvenirs").press("Enter")
+    await expect(page.locator("[data-memory]").first).to_contain_text("spicy")
+    await page.get_by_label("Chercher dans les souvenirs").fill("")
+    await page.get_by_label("Chercher dans les souvenirs").press("Enter")
+    await peanuts.get_by_role("button", name="Supprimer ce souvenir").click()
+    await expect(peanuts).to_have_count(0)
+    left = (await server.client.get(f"/api/kins/{kin_id}/memories")).json()["memories"]
+    assert [m["content"] for m in left] == ["Léo does not like spicy food"]
+
+    await page.get_by_role("tab", name="Résumé").click()
+    await expect(page.get_by_text("Pas encore de résumé")).to_be_visible()
+    await page.get_by_role("link", name="Retour au chat").click()
+    await expect(page).to_have_url(re.compile(f"/kins/{kin_id}$"))
+    sidebar = page.get_by_role("navigation", name="KinBot")
+    await expect(sidebar.get_by_text("Chef de la maison")).to_be_visible()
