@@ -1,5 +1,28 @@
+# syntax=docker/dockerfile:1
 # One container, one process, one volume for the data directory.
-FROM python:3.11-slim
+# docker build -t kinbot . && docker run -p 8787:8787 -v kinbot-data:/data kinbot
+
+# The web interface (Node.js >= 20.19): npm ci, then npm run build into kinbot_web/static/.
+FROM node:22-bookworm-slim AS frontend
+WORKDIR /src/kinbot_web/frontend
+COPY kinbot_web/frontend/package.json kinbot_web/frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY kinbot_web/frontend/ ./
+RUN npm run build
+
+# The wheel, with the interface built above (so the build hook, hatch_build.py, skips npm).
+FROM python:3.11-slim-bookworm AS wheel
+WORKDIR /src
+COPY pyproject.toml README.md hatch_build.py constraints.txt ./
+COPY hookspecs ./hookspecs
+COPY kinbot_core ./kinbot_core
+COPY kinbot_plugins ./kinbot_plugins
+COPY kinbot_web ./kinbot_web
+COPY --from=frontend /src/kinbot_web/static ./kinbot_web/static
+RUN PIP_CONSTRAINT=/src/constraints.txt KINBOT_SKIP_FRONTEND_BUILD=1 \
+    pip wheel --no-cache-dir --no-deps --wheel-dir /dist .
+
+FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -8,19 +31,27 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     KINBOT_HOST=0.0.0.0 \
     KINBOT_PORT=8787
 
+# bubblewrap confines custom tools (when the container may create user namespaces; otherwise
+# KinBot logs it and runs them unconfined); Node.js and npx run MCP servers from npm.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=frontend /usr/local/bin/node /usr/local/bin/node
+COPY --from=frontend /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
+    && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
+    && node --version && npx --version
+
 RUN useradd --create-home --uid 1000 kinbot \
     && mkdir /data \
     && chown kinbot:kinbot /data
 
-WORKDIR /app
-COPY pyproject.toml README.md constraints.txt ./
-COPY hookspecs ./hookspecs
-COPY kinbot_core ./kinbot_core
-COPY kinbot_plugins ./kinbot_plugins
-COPY kinbot_web ./kinbot_web
-RUN pip install --constraint constraints.txt .
+RUN --mount=type=bind,from=wheel,source=/dist,target=/tmp/dist \
+    --mount=type=bind,source=constraints.txt,target=/tmp/constraints.txt \
+    pip install --constraint /tmp/constraints.txt /tmp/dist/*.whl
 
 USER kinbot
+WORKDIR /home/kinbot
 VOLUME ["/data"]
 EXPOSE 8787
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \

@@ -21,7 +21,7 @@ from playwright.async_api import Browser, async_playwright
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, PASSWORD, register, set_up_admin
-from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.test_frontend_e2e import CHROMIUM, FLAGS
@@ -48,10 +48,12 @@ async def shoot(
     *,
     signed_in: Any = None,
     phone: bool = True,
+    tab: str | None = None,
 ) -> None:
     """Photograph ``path`` in both themes, at desktop width (and phone width).
 
-    ``signed_in`` is the storage state (cookies) of a signed-in browser, if any.
+    ``signed_in`` is the storage state (cookies) of a signed-in browser, if any; ``tab`` the
+    name of a tab to open first.
     """
     sizes = [("desktop", DESKTOP), ("phone", PHONE)] if phone else [("desktop", DESKTOP)]
     for theme in ("light", "dark"):
@@ -64,6 +66,9 @@ async def shoot(
             await context.add_init_script(f"localStorage.setItem('kinbot.theme', '{theme}')")
             page = await context.new_page()
             await page.goto(server.url + path, wait_until="networkidle")
+            if tab is not None:
+                await page.get_by_role("tab", name=tab).click()
+                await page.wait_for_load_state("networkidle")
             await page.evaluate("document.fonts.ready")
             await page.wait_for_timeout(300)  # let the lazily loaded Markdown settle
             file = OUT / f"{name}-{theme}-{label}.png"
@@ -124,6 +129,49 @@ async def household(server: RunningServer, fake: FakeOpenAI) -> str:
     return chef
 
 
+def asking_task(request: RecordedRequest) -> Reply | None:
+    """The Kin spawns a task whose sub-Kin asks a question that waits for an answer."""
+    if request.endpoint != "chat":
+        return None
+    messages = request.body["messages"]
+    last = messages[-1]
+    if "ephemeral sub-Kin" in messages[0]["content"]:
+        if last["role"] == "user":
+            question = "Leek and potato, or roasted pumpkin soup?"
+            return Reply(tool_calls=[("request_input", {"question": question})])
+        return Reply(text="I will wait for the family's choice.")
+    if last["role"] == "tool" or "asks you" in str(last.get("content")):
+        return Reply(text="I asked the family.")
+    task = {"task_description": "Find a soup for tonight", "mode": "await"}
+    return Reply(tool_calls=[("spawn_self", task)])
+
+
+async def crons_and_a_question(server: RunningServer, fake: FakeOpenAI, chef: str) -> str:
+    """Two crons (one a Kin's proposal) and a task waiting for an answer; the task's id."""
+    client = server.client
+    await client.post(
+        "/api/crons",
+        json={"kin_id": chef, "name": "Weekly menu", "schedule": "0 18 * * 0",
+              "task_description": "Plan next week's dinners."},
+    )  # fmt: skip
+    fake.enqueue(
+        Reply(tool_calls=[("create_cron", {"name": "Market list", "schedule": "0 8 * * 6",
+                                           "task_description": "List the market's produce."})]),
+        Reply(text="I proposed it: confirm it in my settings."),
+    )  # fmt: skip
+    await client.post(f"/api/kins/{chef}/messages", json={"content": "A market list on Saturdays?"})
+    await wait_idle(client, chef)
+    fake.responder = asking_task
+    await client.post(f"/api/kins/{chef}/messages", json={"content": "Soup tonight?"})
+    for _ in range(200):
+        tasks = (await client.get("/api/tasks?status=active")).json()["tasks"]
+        if tasks and tasks[0]["awaiting_input"]:
+            await wait_idle(client, chef)
+            return str(tasks[0]["id"])
+        await asyncio.sleep(0.1)
+    raise RuntimeError("the task did not ask its question")
+
+
 async def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data_dir, FakeOpenAI() as fake:
@@ -145,6 +193,11 @@ async def main() -> None:
             await shoot(browser, server, f"/kins/{chef}", "chat", signed_in=nico)
             await shoot(browser, server, "/settings", "settings", signed_in=nico)
             await shoot(browser, server, f"/kins/{chef}/settings", "kin-settings", signed_in=nico)
+            task_id = await crons_and_a_question(server, fake, chef)
+            await shoot(browser, server, f"/tasks/{task_id}", "task", signed_in=nico)
+            await shoot(
+                browser, server, f"/kins/{chef}/settings", "kin-crons", signed_in=nico, tab="Crons"
+            )
             await shoot(browser, server, "/account", "account", signed_in=nico, phone=False)
             await shoot(browser, server, "/design", "design", phone=False)
             await browser.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -149,3 +150,16 @@ async def test_the_real_build_is_served_with_its_assets(data_dir: Path) -> None:
         manifest = await server.client.get("/manifest.webmanifest")
         assert manifest.headers["content-type"].startswith("application/manifest+json")
         assert manifest.json()["start_url"] == "/"
+        # Installable: PNG icons of 192 and 512 pixels, one of them maskable, served as PNG.
+        icons = manifest.json()["icons"]
+        sizes = {icon["sizes"] for icon in icons if icon["type"] == "image/png"}
+        assert {"192x192", "512x512"} <= sizes
+        assert any(icon["purpose"] == "maskable" for icon in icons)
+        for icon in icons:
+            served = await server.client.get(icon["src"])
+            assert served.status_code == 200, icon["src"]
+            assert served.headers["content-type"].split(";")[0] == icon["type"]
+            if icon["type"] == "image/png":
+                assert served.content.startswith(b"\x89PNG\r\n\x1a\n")
+                width, height = struct.unpack(">II", served.content[16:24])
+                assert f"{width}x{height}" == icon["sizes"]

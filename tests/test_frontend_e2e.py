@@ -14,7 +14,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_web.blueprints.frontend import PACKAGED_BUILD
 from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
-from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 
@@ -326,7 +326,8 @@ async def test_a_running_task_is_listed_opened_and_cancelled(
     await composer.fill("Trouve des soupes")
     await composer.press("Enter")
     sidebar = page.get_by_role("navigation", name="KinBot")
-    task_button = sidebar.get_by_role("button", name=re.compile("Find three soup recipes"))
+    running = sidebar.get_by_role("list", name="Tâches", exact=True)
+    task_button = running.get_by_role("button", name=re.compile("Find three soup recipes"))
     await expect(task_button).to_contain_text("en cours")
     await task_button.click()
     await expect(page).to_have_url(re.compile(r"/tasks/[^/]+$"))
@@ -336,8 +337,71 @@ async def test_a_running_task_is_listed_opened_and_cancelled(
     await panel.get_by_role("button", name="Annuler la tâche").click()
     await expect(panel.get_by_text("annulée", exact=True)).to_be_visible()
     await expect(task_button).to_have_count(0)
+    recent = sidebar.get_by_role("list", name="Tâches récentes")
+    await expect(recent.get_by_role("button", name=re.compile("Find three soup"))).to_be_visible()
     kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
     await server.client.post(f"/api/kins/{kin_id}/stop")
+
+
+def family_script(request: RecordedRequest) -> Reply | None:
+    """The Kin spawns an awaited task whose sub-Kin asks a question; nobody answers it yet."""
+    if request.endpoint != "chat":
+        return None
+    messages = request.body["messages"]
+    last = messages[-1]
+    text = last.get("content") if isinstance(last.get("content"), str) else ""
+    if "ephemeral sub-Kin" in messages[0]["content"]:
+        if last["role"] == "user":
+            return Reply(tool_calls=[("request_input", {"question": "Leek or pumpkin soup?"})])
+        return Reply(text="Waiting for the answer.")
+    if last["role"] == "tool" or "asks you" in text:
+        return Reply(text="Je transmets la question.")
+    task = {"task_description": "Find a soup for tonight", "mode": "await"}
+    return Reply(tool_calls=[("spawn_self", task)])
+
+
+async def test_a_tasks_question_shows_in_the_chat_and_on_the_task_page(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    fake_llm.responder = family_script
+    await sign_in(page, server)
+    composer = page.get_by_placeholder("Écrire à Chef…")
+    await composer.fill("Une soupe ce soir ?")
+    await composer.press("Enter")
+
+    # The question reaches the Kin's chat as the task's message, with how to answer it.
+    question = bubble(page, "task", "Leek or pumpkin soup?")
+    await expect(question).to_be_visible()
+    hint = question.locator("[data-task-question]")
+    await expect(hint).to_contain_text("Find a soup for tonight pose une question")
+    await expect(hint).to_contain_text("Chef transmet votre réponse à la tâche")
+    await hint.get_by_role("link", name="Ouvrir la tâche").click()
+
+    # The task page: its state, whom it reports to, the question waiting, its session.
+    await expect(page).to_have_url(re.compile(r"/tasks/task_[^/]+$"))
+    panel = page.get_by_role("main", name="Find a soup for tonight")
+    waiting = panel.get_by_role("status", name="Une question attend une réponse")
+    await expect(waiting).to_contain_text("Leek or pumpkin soup?")
+    await expect(panel.get_by_text("en cours", exact=True)).to_be_visible()
+    await expect(panel.get_by_text("attendue", exact=True)).to_be_visible()
+    await expect(panel.get_by_text("La session de la tâche")).to_be_visible()
+    await expect(panel.get_by_text("Waiting for the answer.")).to_be_visible()
+    task_id = page.url.rsplit("/", 1)[-1]
+    task = (await server.client.get(f"/api/tasks/{task_id}")).json()["task"]
+    assert task["awaiting_input"] is True and task["status"] == "in_progress"
+
+    # Once cancelled, the task moves to the recent ones and its page stays reachable.
+    await panel.get_by_role("button", name="Annuler la tâche").click()
+    await expect(panel.get_by_text("annulée", exact=True)).to_be_visible()
+    await expect(waiting).to_have_count(0)
+    recent = page.get_by_role("list", name="Tâches récentes")
+    finished = recent.get_by_role("button", name=re.compile("Find a soup for tonight"))
+    await expect(finished).to_contain_text("annulée")
+    await panel.get_by_role("link", name="Rend compte à Chef").click()
+    await expect(page).to_have_url(re.compile(r"/kins/[^/]+$"))
+    await finished.click()
+    await expect(page).to_have_url(re.compile(f"/tasks/{task_id}$"))
+    await expect(page.get_by_role("main", name="Find a soup for tonight")).to_be_visible()
 
 
 async def test_a_kins_settings_edit_it_and_forget_a_memory(
@@ -376,3 +440,202 @@ async def test_a_kins_settings_edit_it_and_forget_a_memory(
     await expect(page).to_have_url(re.compile(f"/kins/{kin_id}$"))
     sidebar = page.get_by_role("navigation", name="KinBot")
     await expect(sidebar.get_by_text("Chef de la maison")).to_be_visible()
+
+
+async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+
+    # The Kin proposes a cron: it waits for a person's confirmation.
+    proposal = {"name": "Weekly menu", "schedule": "0 18 * * 0",
+                "task_description": "Plan next week's dinners."}  # fmt: skip
+    fake_llm.enqueue(Reply(tool_calls=[("create_cron", proposal)]), Reply(text="Proposé."))
+    composer = page.get_by_placeholder("Écrire à Chef…")
+    await composer.fill("Planifie les menus chaque dimanche")
+    await composer.press("Enter")
+    await expect(bubble(page, "assistant", "Proposé.")).to_be_visible()
+
+    await page.get_by_role("link", name="Réglages du Kin").click()
+    await page.get_by_role("tab", name="Crons").click()
+    weekly = page.get_by_role("listitem", name="Weekly menu")
+    await expect(weekly.get_by_text("En attente de confirmation")).to_be_visible()
+    await expect(weekly.get_by_text("Proposé par Chef")).to_be_visible()
+    await weekly.get_by_role("button", name="Confirmer").click()
+    await expect(weekly.get_by_text("Actif", exact=True)).to_be_visible()
+    await expect(weekly.get_by_role("button", name="Confirmer")).to_have_count(0)
+
+    # A person's own cron: a bad schedule is refused in the dialog, a good one is active at once.
+    await page.get_by_role("button", name="Nouveau cron").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Nom").fill("Tea time")
+    await dialog.get_by_label("Planification").fill("every day at four")
+    await dialog.get_by_label("Ce que fait la tâche").fill("Remind everyone of tea.")
+    await dialog.get_by_role("button", name="Enregistrer").click()
+    await expect(dialog.get_by_role("alert")).to_be_visible()
+    await dialog.get_by_label("Planification").fill("0 16 * * *")
+    await dialog.get_by_role("button", name="Enregistrer").click()
+    await expect(dialog).to_have_count(0)
+    tea = page.get_by_role("listitem", name="Tea time")
+    await expect(tea.get_by_text("0 16 * * *")).to_be_visible()
+    await expect(tea.get_by_text("Actif", exact=True)).to_be_visible()
+
+    # Edited, paused, resumed: the API has each change.
+    await tea.get_by_role("button", name="Modifier Tea time").click()
+    await dialog.get_by_label("Planification").fill("30 16 * * 1-5")
+    await dialog.get_by_role("button", name="Enregistrer").click()
+    await expect(tea.get_by_text("30 16 * * 1-5")).to_be_visible()
+    await tea.get_by_role("button", name="Mettre en pause").click()
+    await expect(tea.get_by_text("En pause", exact=True)).to_be_visible()
+    crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
+    by_name = {cron["name"]: cron for cron in crons}
+    assert by_name["Tea time"]["schedule"] == "30 16 * * 1-5"
+    assert by_name["Tea time"]["state"] == "inactive"
+    assert by_name["Weekly menu"]["state"] == "active"
+    await tea.get_by_role("button", name="Reprendre").click()
+    await expect(tea.get_by_text("Actif", exact=True)).to_be_visible()
+
+    # Deleted after a confirmation.
+    await tea.get_by_role("button", name="Supprimer le cron Tea time").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Supprimer").click()
+    await expect(tea).to_have_count(0)
+    crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
+    assert [cron["name"] for cron in crons] == ["Weekly menu"]
+
+
+async def test_an_invitation_brings_in_a_person_whom_the_admin_then_manages(
+    server: RunningServer, browser: Browser, page: Page
+) -> None:
+    await sign_in(page, server)
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name="Utilisateurs").click()
+    await page.get_by_label("Note").fill("Pour Marie")
+    await page.get_by_role("button", name="Créer une invitation").click()
+    shown = page.get_by_role("status", name="Lien d'invitation")
+    link = (await shown.locator("code").inner_text()).strip()
+    code = link.rsplit("/", 1)[-1]
+    invitations = page.get_by_role("list", name="Invitations")
+    await expect(invitations.get_by_text("Pour Marie")).to_be_visible()
+    await expect(invitations.get_by_text("En attente", exact=True)).to_be_visible()
+    assert code not in (await server.client.get("/api/invitations")).text  # shown once only
+
+    # Marie follows the link in her own browser and creates her account.
+    context = await browser.new_context(locale="en-US")
+    marie = await context.new_page()
+    await marie.goto(f"{server.url}/invite/{code}")
+    await expect(marie.get_by_text("You were invited as Member")).to_be_visible()
+    for label, value in (("First name", "Marie"), ("Last name", "Durand"),
+                         ("Email", MARIE["email"]), ("Pseudonym", "Marie")):  # fmt: skip
+        await marie.get_by_label(label, exact=True).fill(value)
+    await marie.get_by_label("Password", exact=True).fill(PASSWORD)
+    await marie.get_by_label("Confirm password").fill(PASSWORD)
+    await marie.get_by_role("button", name="Create my account").click()
+    await expect(marie.get_by_role("navigation", name="KinBot")).to_be_visible()
+    # The code is used up: a second visit says so.
+    await marie.goto(f"{server.url}/register?code={code}")
+    await expect(marie.get_by_role("alert")).to_contain_text("already used")
+    await context.close()
+
+    # The administrator sees her, makes her an administrator, disables her, removes her.
+    await page.reload()
+    await page.get_by_role("tab", name="Utilisateurs").click()
+    await expect(invitations.get_by_text("Utilisée", exact=True)).to_be_visible()
+    row = page.get_by_role("listitem", name="Marie Durand")
+    await row.get_by_label("Rôle de Marie Durand").select_option("admin")
+    await expect(row.get_by_label("Rôle de Marie Durand")).to_have_value("admin")
+    await row.get_by_role("switch", name="Marie Durand peut se connecter").click()
+    await expect(row.get_by_text("Désactivé", exact=True)).to_be_visible()
+    users = {u["email"]: u for u in (await server.client.get("/api/users")).json()["users"]}
+    assert users[MARIE["email"]]["role"] == "admin"
+    assert users[MARIE["email"]]["is_active"] is False
+    await row.get_by_role("button", name="Supprimer Marie Durand").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Supprimer").click()
+    await expect(row).to_have_count(0)
+    emails = {u["email"] for u in (await server.client.get("/api/users")).json()["users"]}
+    assert MARIE["email"] not in emails
+
+
+async def test_an_ai_provider_is_renamed_and_removed_in_the_settings(
+    server: RunningServer, page: Page
+) -> None:
+    await sign_in(page, server)
+    provider = (await server.client.get("/api/providers")).json()["providers"][0]
+    await page.goto(server.url + "/settings")
+    row = page.locator(f'[data-provider="{provider["name"]}"]')
+    await row.get_by_role("button", name=f"Modifier {provider['name']}").click()
+    dialog = page.get_by_role("dialog")
+    await expect(dialog.get_by_label("API key")).to_have_value("")  # a secret is never shown
+    await dialog.get_by_label("Nom").fill("Maison")
+    await dialog.get_by_role("button", name="Enregistrer").click()
+    renamed = page.locator('[data-provider="Maison"]')
+    await expect(renamed).to_be_visible()
+    found = (await server.client.get(f"/api/providers/{provider['id']}")).json()["provider"]
+    assert found["name"] == "Maison"
+    await renamed.get_by_role("button", name="Supprimer Maison").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Supprimer").click()
+    await expect(renamed).to_have_count(0)
+    assert (await server.client.get("/api/providers")).json()["providers"] == []
+
+
+async def test_a_kins_tools_tab_assigns_mcp_servers_and_shows_the_sandbox(
+    server: RunningServer, page: Page
+) -> None:
+    await sign_in(page, server)
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    created = await server.client.post(
+        "/api/mcp-servers",
+        json={"name": "pantry", "transport": "stdio", "command": "/nonexistent/pantry-mcp"},
+    )
+    assert created.status_code == 201, created.text
+    server_id = created.json()["server"]["id"]
+    await page.get_by_role("link", name="Réglages du Kin").click()
+    await page.get_by_role("tab", name="Outils").click()
+    pantry = page.get_by_role("listitem", name="pantry")
+    await expect(pantry.get_by_text("stdio", exact=True)).to_be_visible()
+    switch = pantry.get_by_role("switch", name="Chef peut utiliser pantry")
+    await expect(switch).to_have_attribute("aria-checked", "false")
+    await switch.click()
+    await expect(switch).to_have_attribute("aria-checked", "true")
+    assigned = (await server.client.get(f"/api/kins/{kin_id}/mcp-servers")).json()
+    assert assigned["server_ids"] == [server_id]
+    tools = (await server.client.get(f"/api/kins/{kin_id}/custom-tools")).json()
+    sandbox = page.locator(f'[data-sandbox="{tools["sandbox"]}"]')
+    await expect(sandbox).to_be_visible()
+    await expect(page.get_by_text("Ce Kin n'a enregistré aucun outil.")).to_be_visible()
+
+
+async def test_mcp_servers_are_added_edited_with_masked_values_and_removed(
+    server: RunningServer, page: Page
+) -> None:
+    await sign_in(page, server)
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name="Serveurs MCP").click()
+    await page.get_by_role("button", name="Ajouter un serveur MCP").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Nom").fill("pantry")
+    await dialog.get_by_label("Commande").fill("/nonexistent/pantry-mcp")
+    await dialog.get_by_label("Arguments").fill("--stdio")
+    await dialog.get_by_label("Environnement").fill("PANTRY_TOKEN=tok-very-secret-42")
+    await dialog.get_by_role("button", name="Enregistrer").click()
+    pantry = page.get_by_role("listitem", name="pantry")
+    await expect(pantry.get_by_text("/nonexistent/pantry-mcp --stdio")).to_be_visible()
+    listed = (await server.client.get("/api/mcp-servers")).json()["servers"][0]
+    assert listed["config"]["env"] == {"PANTRY_TOKEN": "********"}
+
+    # Editing shows the value masked, and keeps it while the command changes.
+    await pantry.get_by_role("button", name="Modifier pantry").click()
+    await expect(dialog.get_by_label("Environnement")).to_have_value("PANTRY_TOKEN=********")
+    await expect(page.get_by_text("tok-very-secret-42")).to_have_count(0)
+    await dialog.get_by_label("Commande").fill("/nonexistent/pantry-mcp-2")
+    await dialog.get_by_role("button", name="Enregistrer").click()
+    await expect(pantry.get_by_text("/nonexistent/pantry-mcp-2 --stdio")).to_be_visible()
+    found = (await server.client.get(f"/api/mcp-servers/{listed['id']}")).json()["server"]
+    assert found["config"]["command"] == "/nonexistent/pantry-mcp-2"
+    assert found["config"]["env"] == {"PANTRY_TOKEN": "********"}
+    assert "tok-very-secret-42" not in (await page.content())
+
+    await pantry.get_by_role("button", name="Supprimer pantry").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Supprimer").click()
+    await expect(pantry).to_have_count(0)
+    assert (await server.client.get("/api/mcp-servers")).json()["servers"] == []

@@ -10,6 +10,7 @@ const OnboardingMockup = React.lazy(() => import("./routes/mockups/onboarding"))
 const ChatMockup = React.lazy(() => import("./routes/mockups/chat"));
 const SettingsMockup = React.lazy(() => import("./routes/mockups/settings"));
 const SignInPage = React.lazy(() => import("./routes/signin"));
+const RegisterPage = React.lazy(() => import("./routes/register"));
 const OnboardingPage = React.lazy(() => import("./routes/onboarding"));
 const SettingsPage = React.lazy(() => import("./routes/settings"));
 const AccountPage = React.lazy(() => import("./routes/account"));
@@ -44,6 +45,8 @@ export function App() {
               <Route path="/design/mockups/chat" element={<ChatMockup />} />
               <Route path="/design/mockups/settings" element={<SettingsMockup />} />
               <Route path="/signin" element={<SignInPage />} />
+              <Route path="/register" element={<RegisterPage />} />
+              <Route path="/invite/:code" element={<RegisterPage />} />
               <Route path="/onboarding" element={<OnboardingPage />} />
               <Route path="/settings" element={<SettingsPage />} />
               <Route path="/account" element={<AccountPage />} />

@@ -4,6 +4,8 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
 
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
+import { KinCrons } from "@/components/app/kin-crons";
+import { KinTools } from "@/components/app/kin-tools";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
 import { Badge } from "@/components/ui/badge";
@@ -15,8 +17,9 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
+import { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
-import type { Kin } from "@/lib/types";
+import type { Kin, User } from "@/lib/types";
 
 interface Memory {
   id: number;
@@ -304,7 +307,7 @@ function Summary({ kin }: { kin: Kin }) {
   );
 }
 
-/** `/kins/:kinId/settings`: a Kin's profile and avatar, its memories and its summary layer. */
+/** `/kins/:kinId/settings`: a Kin's profile and avatar, its memories, its summary layer and its crons. */
 export default function KinSettingsPage() {
   const { t } = useTranslation();
   const { kinId } = useParams();
@@ -312,15 +315,19 @@ export default function KinSettingsPage() {
   const [kin, setKin] = React.useState<Kin | null>(null);
   React.useEffect(() => {
     api<{ kin: Kin }>(`/api/kins/${kinId}`).then(({ kin: found }) => setKin(found)).catch(fail);
+    // Opened directly (a reload, a link): speak the user's language.
+    api<{ user: User }>("/api/me").then(({ user }) => setLanguage(user.language), fail);
   }, [kinId, fail]);
   if (!kin) return null;
   return (
     <PageFrame title={t("kinSettings.title", { name: kin.name })} back={`/kins/${kin.id}`}>
       <Tabs defaultValue="profile">
-        <TabsList>
+        <TabsList className="max-w-full overflow-x-auto">
           <TabsTrigger value="profile">{t("kinSettings.profile")}</TabsTrigger>
           <TabsTrigger value="memories">{t("kinSettings.memories")}</TabsTrigger>
           <TabsTrigger value="compacting">{t("kinSettings.compacting")}</TabsTrigger>
+          <TabsTrigger value="crons">{t("kinSettings.crons")}</TabsTrigger>
+          <TabsTrigger value="tools">{t("kinTools.tab")}</TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
           <Profile kin={kin} onChange={setKin} />
@@ -330,6 +337,12 @@ export default function KinSettingsPage() {
         </TabsContent>
         <TabsContent value="compacting">
           <Summary kin={kin} />
+        </TabsContent>
+        <TabsContent value="crons">
+          <KinCrons kin={kin} />
+        </TabsContent>
+        <TabsContent value="tools">
+          <KinTools kin={kin} />
         </TabsContent>
       </Tabs>
     </PageFrame>

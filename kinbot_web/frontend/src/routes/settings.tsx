@@ -1,8 +1,10 @@
-import { BlocksIcon, BotIcon, EyeOffIcon, KeyRoundIcon, PlusIcon, SearchIcon, Trash2Icon } from "lucide-react";
+import { BlocksIcon, BotIcon, EyeOffIcon, KeyRoundIcon, PlugIcon, PlusIcon, SearchIcon, Trash2Icon, UsersIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { PageFrame } from "@/components/app/page-frame";
+import { McpAdmin } from "@/components/app/mcp-admin";
+import { UsersAdmin } from "@/components/app/users-admin";
 import { ProviderSetup } from "@/components/app/provider-setup";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -11,6 +13,7 @@ import { Field, Input } from "@/components/ui/input";
 import { Switch } from "@/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useToast } from "@/components/ui/toast";
+import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
 import type { User } from "@/lib/types";
 
@@ -158,7 +161,10 @@ export default function SettingsPage() {
   const [error, setError] = React.useState<string | null>(null);
   React.useEffect(() => {
     api<{ user: User }>("/api/me")
-      .then(({ user }) => setMe(user))
+      .then(({ user }) => {
+        setLanguage(user.language); // opened directly (a reload, a link): the user's language
+        setMe(user);
+      })
       .catch((caught) => setError(errorText(caught)));
   }, []);
   if (error) return <PageFrame title={t("settings.title")}>{t("settings.loadError", { error })}</PageFrame>;
@@ -174,21 +180,33 @@ export default function SettingsPage() {
           <TabsTrigger value="search">
             <SearchIcon /> {t("settings.search")}
           </TabsTrigger>
+          <TabsTrigger value="mcp">
+            <PlugIcon /> {t("settings.mcp")}
+          </TabsTrigger>
           <TabsTrigger value="vault">
             <KeyRoundIcon /> {t("settings.vault")}
+          </TabsTrigger>
+          <TabsTrigger value="users">
+            <UsersIcon /> {t("settings.users")}
           </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
         </TabsList>
         <TabsContent value="providers">
-          <ProviderSetup base="/api/providers" />
+          <ProviderSetup base="/api/providers" manage />
         </TabsContent>
         <TabsContent value="search">
-          <ProviderSetup base="/api/search-providers" />
+          <ProviderSetup base="/api/search-providers" manage />
+        </TabsContent>
+        <TabsContent value="mcp">
+          <McpAdmin />
         </TabsContent>
         <TabsContent value="vault">
           <Vault />
+        </TabsContent>
+        <TabsContent value="users">
+          <UsersAdmin me={me} />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />

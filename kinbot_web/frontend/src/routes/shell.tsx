@@ -9,6 +9,7 @@ import { TaskPanel } from "@/components/chat/task-panel";
 import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
 import { EventStream } from "@/lib/events";
+import { splitTasks } from "@/lib/tasks";
 import type { Kin, Task, User } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
@@ -20,18 +21,22 @@ export default function AppShell() {
   const [me, setMe] = React.useState<User | null>(null);
   const [kins, setKins] = React.useState<Kin[]>([]);
   const [tasks, setTasks] = React.useState<Task[]>([]);
+  const [recentTasks, setRecentTasks] = React.useState<Task[]>([]);
   const [loaded, setLoaded] = React.useState(false);
   const [creating, setCreating] = React.useState(false);
   const [sidebarOpen, setSidebarOpen] = React.useState(false);
   const stream = React.useMemo(() => new EventStream(), []);
 
   const loadLists = React.useCallback(async () => {
-    const [kinList, taskList] = await Promise.all([
+    const [kinList, taskList, latest] = await Promise.all([
       api<{ kins: Kin[] }>("/api/kins"),
       api<{ tasks: Task[] }>("/api/tasks?status=active"),
+      api<{ tasks: Task[] }>("/api/tasks?limit=20"),
     ]);
+    const lists = splitTasks(taskList.tasks, latest.tasks);
     setKins(kinList.kins);
-    setTasks(taskList.tasks);
+    setTasks(lists.running);
+    setRecentTasks(lists.recent);
   }, []);
 
   React.useEffect(() => {
@@ -97,18 +102,19 @@ export default function AppShell() {
   const firstKin = loaded && kins.length === 0;
 
   const kinNames = new Map(kins.map((kin) => [kin.id, kin.name]));
-  const sidebarTasks: SidebarTask[] = tasks.map((task) => ({
+  const toSidebar = (task: Task): SidebarTask => ({
     id: task.id,
     title: task.title,
     kinName: kinNames.get(task.kin_id) ?? "",
     status: t(`chat.taskStatus.${task.status}`),
     awaitingInput: task.awaiting_input,
-  }));
+  });
   const sidebar = (
     <Sidebar
       me={me}
       kins={kins}
-      tasks={sidebarTasks}
+      tasks={tasks.map(toSidebar)}
+      recentTasks={recentTasks.map(toSidebar)}
       selectedKinId={kinId}
       onSelectKin={(id) => {
         setSidebarOpen(false);

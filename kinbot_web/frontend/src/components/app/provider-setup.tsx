@@ -7,11 +7,13 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
+import { ProviderActions } from "@/components/app/provider-manage";
 import { api, ApiError } from "@/lib/api";
 import type { ConnectionReport, Provider, ProviderType } from "@/lib/types";
 
-/** The configured providers of one kind, and a form to test and add another. */
-export function ProviderSetup({ base, onChange }: { base: "/api/providers" | "/api/search-providers"; onChange?: () => void }) {
+/** The configured providers of one kind (edited and removed when `manage`), and a form to
+ * test and add another. */
+export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/providers" | "/api/search-providers"; onChange?: () => void; manage?: boolean }) {
   const { t } = useTranslation();
   const ids = base === "/api/providers" ? "ai" : "search"; // prefix of the fields' ids
   const [types, setTypes] = React.useState<ProviderType[]>([]);
@@ -93,6 +95,17 @@ export function ProviderSetup({ base, onChange }: { base: "/api/providers" | "/a
                   {capability}
                 </Badge>
               ))}
+              {manage ? (
+                <ProviderActions
+                  base={base}
+                  provider={provider}
+                  type={types.find((candidate) => candidate.name === provider.type)}
+                  onChange={() => {
+                    void reload();
+                    onChange?.();
+                  }}
+                />
+              ) : null}
             </li>
           ))}
         </ul>

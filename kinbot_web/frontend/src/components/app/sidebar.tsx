@@ -23,6 +23,8 @@ export interface SidebarProps {
   me: Pick<User, "pseudonym" | "first_name" | "avatar_url">;
   kins: Kin[];
   tasks: SidebarTask[];
+  /** Finished tasks, newest first (the task page stays reachable after they end). */
+  recentTasks?: SidebarTask[];
   selectedKinId?: string | null;
   onSelectKin?: (kinId: string) => void;
   selectedTaskId?: string | null;
@@ -45,8 +47,30 @@ function Section({ title, action, children }: { title: string; action?: React.Re
   );
 }
 
+function TaskButton({ task, selected, onSelect, muted = false }: { task: SidebarTask; selected: boolean; onSelect: () => void; muted?: boolean }) {
+  return (
+    <button
+      type="button"
+      onClick={onSelect}
+      aria-current={selected ? "page" : undefined}
+      className={cn("flex w-full items-center gap-2.5 rounded-xl px-2.5 py-2 text-left text-sm transition-colors hover:bg-accent/70", selected && "bg-card shadow-soft hover:bg-card")}
+    >
+      <span className={cn("flex size-7 shrink-0 items-center justify-center rounded-lg", muted ? "bg-muted text-muted-foreground" : "bg-bubble-task text-bubble-task-accent")}>
+        <ListChecksIcon className="size-4" aria-hidden />
+      </span>
+      <span className="min-w-0 flex-1">
+        <span className="block truncate font-semibold">{task.title}</span>
+        <span className="block truncate text-xs text-muted-foreground">
+          {task.kinName} · {task.status}
+        </span>
+      </span>
+      {task.awaitingInput ? <span className="size-2 shrink-0 rounded-full bg-warning" aria-hidden /> : null}
+    </button>
+  );
+}
+
 /** The left column: Kins, running tasks, and the way to My account and Settings. */
-export function Sidebar({ me, kins, tasks, selectedKinId, onSelectKin, selectedTaskId, onSelectTask, onNewKin, onSignOut, onOpenAccount, onOpenSettings }: SidebarProps) {
+export function Sidebar({ me, kins, tasks, recentTasks = [], selectedKinId, onSelectKin, selectedTaskId, onSelectTask, onNewKin, onSignOut, onOpenAccount, onOpenSettings }: SidebarProps) {
   const { t } = useTranslation();
   return (
     <nav className="flex h-full w-full flex-col gap-2 bg-sidebar p-3" aria-label="KinBot">
@@ -76,30 +100,25 @@ export function Sidebar({ me, kins, tasks, selectedKinId, onSelectKin, selectedT
         </Section>
         <Section title={t("sidebar.tasks")}>
           {tasks.length === 0 ? <p className="px-2.5 py-2 text-sm text-muted-foreground">{t("sidebar.noTasks")}</p> : null}
-          <ul className="flex flex-col gap-0.5">
+          <ul className="flex flex-col gap-0.5" aria-label={t("sidebar.tasks")}>
             {tasks.map((task) => (
               <li key={task.id}>
-                <button
-                  type="button"
-                  onClick={() => onSelectTask?.(task.id)}
-                  aria-current={task.id === selectedTaskId ? "page" : undefined}
-                  className={cn("flex w-full items-center gap-2.5 rounded-xl px-2.5 py-2 text-left text-sm transition-colors hover:bg-accent/70", task.id === selectedTaskId && "bg-card shadow-soft hover:bg-card")}
-                >
-                  <span className="flex size-7 shrink-0 items-center justify-center rounded-lg bg-bubble-task text-bubble-task-accent">
-                    <ListChecksIcon className="size-4" aria-hidden />
-                  </span>
-                  <span className="min-w-0 flex-1">
-                    <span className="block truncate font-semibold">{task.title}</span>
-                    <span className="block truncate text-xs text-muted-foreground">
-                      {task.kinName} · {task.status}
-                    </span>
-                  </span>
-                  {task.awaitingInput ? <span className="size-2 shrink-0 rounded-full bg-warning" aria-hidden /> : null}
-                </button>
+                <TaskButton task={task} selected={task.id === selectedTaskId} onSelect={() => onSelectTask?.(task.id)} />
               </li>
             ))}
           </ul>
         </Section>
+        {recentTasks.length > 0 ? (
+          <Section title={t("sidebar.recentTasks")}>
+            <ul className="flex flex-col gap-0.5" aria-label={t("sidebar.recentTasks")}>
+              {recentTasks.map((task) => (
+                <li key={task.id}>
+                  <TaskButton task={task} selected={task.id === selectedTaskId} onSelect={() => onSelectTask?.(task.id)} muted />
+                </li>
+              ))}
+            </ul>
+          </Section>
+        ) : null}
       </div>
       <DropdownMenu>
         <DropdownMenuTrigger asChild>

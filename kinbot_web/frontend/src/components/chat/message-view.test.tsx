@@ -38,6 +38,19 @@ describe("MessageView", () => {
     expect(within(element!).getByText("Marie")).toBeTruthy();
   });
 
+  it("shows a task's question with how to answer it and a link to the task", () => {
+    const element = bubble({
+      source: "task", sender_id: "task_1", sender_name: "Book a flight", content: "Which city?",
+      kin_message_type: "task_input", task_id: "task_1", status: "queued",
+    })!;
+    const hint = element.querySelector<HTMLElement>("[data-task-question]")!;
+    expect(within(hint).getByText("Book a flight asks a question")).toBeTruthy();
+    expect(within(hint).getByText(/Chef passes your answer on/)).toBeTruthy();
+    expect(within(hint).getByRole("link", { name: "Open the task" }).getAttribute("href")).toBe("/tasks/task_1");
+    const report = bubble({ source: "task", sender_name: "Book a flight", kin_message_type: "task_report", task_id: "task_1" })!;
+    expect(report.querySelector("[data-task-question]")).toBeNull();
+  });
+
   it("marks another Kin, a task and a cron with their names", () => {
     expect(within(bubble({ source: "kin", sender_id: "k-penny", sender_name: "Penny" })!).getByText("Penny")).toBeTruthy();
     cleanup();

@@ -1,6 +1,7 @@
-import { ChevronRightIcon, WrenchIcon } from "lucide-react";
+import { ChevronRightIcon, MessageCircleQuestionIcon, WrenchIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
+import { Link, useInRouterContext } from "react-router";
 
 import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
 import { originOf } from "@/lib/chat";
@@ -63,6 +64,32 @@ export interface MessageViewProps {
   avatars?: Record<string, string | null>;
 }
 
+/** Under a task's question in its parent's chat: how to answer it, and a way to the task. */
+export function TaskQuestionHint({ message, kinName }: { message: Message; kinName: string }) {
+  const { t } = useTranslation();
+  const inRouter = useInRouterContext();
+  const href = message.task_id ? `/tasks/${message.task_id}` : null;
+  const className = "font-semibold text-foreground underline underline-offset-2";
+  return (
+    <div className="mt-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 rounded-xl bg-warning/15 px-3 py-1.5 text-xs" data-task-question>
+      <MessageCircleQuestionIcon className="size-3.5 shrink-0" aria-hidden />
+      <span className="font-semibold">{t("chat.taskQuestion", { task: message.sender_name ?? t("chat.task") })}</span>
+      <span className="text-muted-foreground">{t("chat.taskQuestionHint", { name: kinName })}</span>
+      {href ? (
+        inRouter ? (
+          <Link to={href} className={className}>
+            {t("chat.openTask")}
+          </Link>
+        ) : (
+          <a href={href} className={className}>
+            {t("chat.openTask")}
+          </a>
+        )
+      ) : null}
+    </div>
+  );
+}
+
 /** One stored message as a chat bubble; tool results are folded into their call's line. */
 export function MessageView({ message, me, kin, avatars = {} }: MessageViewProps) {
   const labels = useBubbleLabels();
@@ -92,6 +119,7 @@ export function MessageView({ message, me, kin, avatars = {} }: MessageViewProps
         </ul>
       ) : null}
       {origin === "assistant" ? <ToolCalls message={message} /> : null}
+      {message.kin_message_type === "task_input" ? <TaskQuestionHint message={message} kinName={kin.name} /> : null}
     </ChatBubble>
   );
 }

@@ -1,6 +1,7 @@
-import { ListChecksIcon, MenuIcon, XCircleIcon } from "lucide-react";
+import { ListChecksIcon, MenuIcon, MessageCircleQuestionIcon, XCircleIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
+import { Link } from "react-router";
 
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -8,14 +9,14 @@ import { ChatBubble } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
 import { chatReducer, emptyChat } from "@/lib/chat";
+import { isActive, pendingQuestion } from "@/lib/tasks";
 import type { EventStream } from "@/lib/events";
 import type { Kin, Message, Task, User } from "@/lib/types";
 
 import { MessageText, MessageView, useBubbleLabels } from "./message-view";
 
-const ACTIVE = new Set(["pending", "in_progress"]);
-
-/** A task's own session (its sub-Kin's work), live while it runs; it can be cancelled. */
+/** A task: its state, the Kin it reports to, the question it waits on, and its own session
+ * (its sub-Kin's work), live while it runs; it can be cancelled. */
 export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId: string; me: User; kins: Kin[]; stream: EventStream; onOpenSidebar?: () => void }) {
   const { t } = useTranslation();
   const { toast } = useToast();
@@ -49,6 +50,9 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
 
   if (!task) return <main className="flex-1" />;
   const parent = kins.find((kin) => kin.id === task.kin_id);
+  // Results go to parent_kin_id: a Kin of the sidebar, or (for a sub-task) another task's session.
+  const reportsTo = kins.find((kin) => kin.id === task.parent_kin_id);
+  const question = pendingQuestion(task, chat.messages);
   const speaker = { id: task.session_kin_id, name: task.title, avatar_url: null };
   async function cancel() {
     try {
@@ -72,15 +76,40 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
           <p className="truncate text-xs text-muted-foreground">{t("chat.taskOf", { name: parent?.name ?? "" })}</p>
         </div>
         <Badge variant={task.status === "failed" ? "destructive" : task.status === "completed" ? "success" : "task"}>{t(`chat.taskStatus.${task.status}`)}</Badge>
-        {ACTIVE.has(task.status) ? (
-          <Button variant="outline" size="sm" onClick={() => void cancel()}>
-            <XCircleIcon /> {t("chat.cancelTask")}
+        {isActive(task) ? (
+          <Button variant="outline" size="sm" onClick={() => void cancel()} aria-label={t("chat.cancelTask")}>
+            <XCircleIcon /> <span className="hidden sm:inline">{t("chat.cancelTask")}</span>
           </Button>
         ) : null}
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
         <div className="mx-auto flex max-w-3xl flex-col gap-4 px-4 py-6">
+          <p className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-muted-foreground">
+            <span>{t(`chat.taskMode.${task.mode}`)}</span>
+            {reportsTo ? (
+              <Link to={`/kins/${reportsTo.id}`} className="font-semibold underline underline-offset-2">
+                {t("chat.reportsTo", { name: reportsTo.name })}
+              </Link>
+            ) : null}
+            <time dateTime={new Date(task.created_at * 1000).toISOString()}>{new Date(task.created_at * 1000).toLocaleString()}</time>
+          </p>
           <p className="rounded-2xl bg-muted px-4 py-3 text-sm text-muted-foreground">{task.description}</p>
+          {task.awaiting_input ? (
+            <section role="status" aria-label={t("chat.questionWaiting")} className="flex gap-3 rounded-2xl border border-warning/50 bg-warning/15 px-4 py-3 text-sm" data-question-waiting>
+              <MessageCircleQuestionIcon className="mt-0.5 size-4.5 shrink-0" aria-hidden />
+              <div className="min-w-0 flex-1">
+                <p className="font-semibold">{t("chat.questionWaiting")}</p>
+                {question ? <p className="mt-1 whitespace-pre-wrap">{question}</p> : null}
+                {reportsTo ? (
+                  <Link to={`/kins/${reportsTo.id}`} className="mt-1.5 inline-block text-xs font-semibold underline underline-offset-2">
+                    {t("chat.answerIn", { name: reportsTo.name })}
+                  </Link>
+                ) : null}
+              </div>
+            </section>
+          ) : null}
+          <h2 className="text-xs font-bold tracking-wider text-muted-foreground uppercase">{t("chat.session")}</h2>
+          {chat.messages.length === 0 && Object.keys(chat.streaming).length === 0 ? <p className="text-sm text-muted-foreground">{t("chat.noSession")}</p> : null}
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={speaker} />
           ))}

@@ -1,0 +1,122 @@
+import { PlugIcon, ShieldAlertIcon, ShieldCheckIcon, WrenchIcon } from "lucide-react";
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Switch } from "@/components/ui/switch";
+import { useToast } from "@/components/ui/toast";
+import { api, ApiError } from "@/lib/api";
+import type { Kin } from "@/lib/types";
+
+interface McpServer {
+  id: string;
+  name: string;
+  transport: "stdio" | "http";
+  enabled: boolean;
+  status: { state: "connecting" | "connected" | "failed" | "disabled"; error: string | null; tools: { name: string; description: string }[] };
+}
+
+interface CustomTool {
+  name: string;
+  description: string;
+  path: string;
+  updated_at: number;
+}
+
+const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline" } as const;
+
+/** A Kin's MCP servers (switched on and off for it) and its custom tools (read only). */
+export function KinTools({ kin }: { kin: Kin }) {
+  const { t } = useTranslation();
+  const { toast } = useToast();
+  const [servers, setServers] = React.useState<McpServer[] | null>(null);
+  const [assigned, setAssigned] = React.useState<string[]>([]);
+  const [mcpOff, setMcpOff] = React.useState(false);
+  const [tools, setTools] = React.useState<{ sandbox: string; tools: CustomTool[] } | null>(null);
+  const [toolsOff, setToolsOff] = React.useState(false);
+  const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
+
+  React.useEffect(() => {
+    // 503 while the plugin is off: say so instead of failing.
+    const off = (set: (value: boolean) => void) => (error: unknown) => (error instanceof ApiError && error.status === 503 ? set(true) : fail(error));
+    Promise.all([api<{ servers: McpServer[] }>("/api/mcp-servers"), api<{ server_ids: string[] }>(`/api/kins/${kin.id}/mcp-servers`)])
+      .then(([list, mine]) => {
+        setServers(list.servers);
+        setAssigned(mine.server_ids);
+      })
+      .catch(off(setMcpOff));
+    api<{ sandbox: string; tools: CustomTool[] }>(`/api/kins/${kin.id}/custom-tools`).then(setTools).catch(off(setToolsOff));
+  }, [kin.id, fail]);
+
+  async function toggle(server: McpServer, on: boolean) {
+    const next = on ? [...assigned, server.id] : assigned.filter((id) => id !== server.id);
+    try {
+      const { server_ids } = await api<{ server_ids: string[] }>(`/api/kins/${kin.id}/mcp-servers`, { method: "PUT", body: { server_ids: next } });
+      setAssigned(server_ids);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return (
+    <div className="flex flex-col gap-6">
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2">
+            <PlugIcon className="size-4.5" aria-hidden /> {t("kinTools.mcp")}
+          </CardTitle>
+          <CardDescription>{t("kinTools.mcpHint")}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          {mcpOff ? <p className="text-sm text-muted-foreground">{t("kinTools.pluginOff")}</p> : null}
+          {servers?.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinTools.noServers")}</p> : null}
+          <ul className="flex flex-col gap-2" aria-label={t("kinTools.mcp")}>
+            {servers?.map((server) => (
+              <li key={server.id} className="flex flex-wrap items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" aria-label={server.name}>
+                <div className="min-w-0 flex-1">
+                  <p className="flex flex-wrap items-center gap-2">
+                    <span className="font-semibold">{server.name}</span>
+                    <Badge variant="outline">{server.transport}</Badge>
+                    <Badge variant={STATE_BADGE[server.status.state]}>{t(`kinTools.state.${server.status.state}`)}</Badge>
+                  </p>
+                  <p className="mt-1 truncate text-xs text-muted-foreground">
+                    {server.status.tools.length > 0 ? server.status.tools.map((tool) => tool.name).join(", ") : (server.status.error ?? t("kinTools.noServerTools"))}
+                  </p>
+                </div>
+                <Switch checked={assigned.includes(server.id)} onCheckedChange={(on) => void toggle(server, on)} aria-label={t("kinTools.assign", { server: server.name, kin: kin.name })} />
+              </li>
+            ))}
+          </ul>
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2">
+            <WrenchIcon className="size-4.5" aria-hidden /> {t("kinTools.custom")}
+          </CardTitle>
+          <CardDescription>{t("kinTools.customHint")}</CardDescription>
+        </CardHeader>
+        <CardContent className="flex flex-col gap-3">
+          {toolsOff ? <p className="text-sm text-muted-foreground">{t("kinTools.pluginOff")}</p> : null}
+          {tools ? (
+            <p className="flex items-center gap-2 text-sm" data-sandbox={tools.sandbox}>
+              {tools.sandbox === "none" ? <ShieldAlertIcon className="size-4 text-warning" aria-hidden /> : <ShieldCheckIcon className="size-4 text-success" aria-hidden />}
+              {tools.sandbox === "none" ? t("kinTools.sandboxNone") : t("kinTools.sandboxOn", { sandbox: tools.sandbox })}
+            </p>
+          ) : null}
+          {tools?.tools.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinTools.noCustom")}</p> : null}
+          <ul className="flex flex-col gap-2" aria-label={t("kinTools.custom")}>
+            {tools?.tools.map((tool) => (
+              <li key={tool.name} className="rounded-xl border border-border/70 bg-card px-4 py-3">
+                <p className="font-mono text-sm font-semibold">{tool.name}</p>
+                <p className="mt-1 text-sm text-muted-foreground">{tool.description}</p>
+                <p className="mt-1 font-mono text-xs text-muted-foreground">{tool.path}</p>
+              </li>
+            ))}
+          </ul>
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+/** MCP server forms: the text areas for arguments and for env/header maps. */
+
+export interface McpServerConfig {
+  command?: string | null;
+  args?: string[] | null;
+  url?: string | null;
+  env?: Record<string, string> | null;
+  headers?: Record<string, string> | null;
+}
+
+/** `NAME=value` (env) or `Name: value` (headers) lines as a map; blank lines are skipped.
+ * Throws on a line without the separator or with an empty name. */
+export function parsePairs(text: string, separator: "=" | ":"): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const [index, raw] of text.split("\n").entries()) {
+    const line = raw.trim();
+    if (!line) continue;
+    const at = line.indexOf(separator);
+    const name = at > 0 ? line.slice(0, at).trim() : "";
+    if (!name) throw new Error(`line ${index + 1}: "name${separator}value" expected`);
+    pairs[name] = line.slice(at + 1).trim();
+  }
+  return pairs;
+}
+
+/** A map back as lines (stored secret values come masked from the API and stay so). */
+export function formatPairs(pairs: Record<string, string> | null | undefined, separator: "=" | ":"): string {
+  return Object.entries(pairs ?? {})
+    .map(([name, value]) => (separator === "=" ? `${name}=${value}` : `${name}: ${value}`))
+    .join("\n");
+}
+
+/** One argument a line, blank lines skipped. */
+export function parseArgs(text: string): string[] {
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
