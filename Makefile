@@ -72,9 +72,10 @@ frontend-test: $(FRONTEND_DEPS)
 	npm test --prefix $(FRONTEND)
 
 ## Lighthouse on the chat screen, printed (Lighthouse is installed apart, only for this).
-lighthouse: $(FRONTEND_BUILD) chromium
+lighthouse: $(VENV)/.dev-installed $(FRONTEND_BUILD) chromium
 	npm ci --prefix $(FRONTEND)/lighthouse --no-audit --no-fund
 	npm run lighthouse --prefix $(FRONTEND)
+	$(BIN)/python -m benchmarks.lighthouse_chat
 
 # The browser tests (tests/test_frontend_e2e.py) drive Debian's Chromium; install it where we
 # can (root with apt-get). Playwright never downloads a browser.

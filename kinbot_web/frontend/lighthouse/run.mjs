@@ -5,8 +5,10 @@
 //
 //   npm ci --prefix kinbot_web/frontend/lighthouse && npm run lighthouse --prefix kinbot_web/frontend
 //
-// The page is the chat mock-up (/design/mockups/chat): the real components and bundle with
-// sample messages, so the figures do not depend on a provider or on data.
+// By default the page is the chat mock-up (/design/mockups/chat): the real components and
+// bundle with sample messages. Given a full URL instead (and the Cookie header to send in
+// LIGHTHOUSE_COOKIE), it audits that page of a running KinBot: benchmarks/lighthouse_chat.py
+// does so on the live chat of a signed-in user.
 import { readFile, stat } from "node:fs/promises";
 import http from "node:http";
 import { extname, join, normalize } from "node:path";
@@ -43,15 +45,20 @@ const server = http.createServer(async (request, response) => {
   });
   response.end(await readFile(brotli || found));
 });
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const url = `http://127.0.0.1:${server.address().port}${PAGE}`;
+const live = /^https?:\/\//.test(PAGE);
+let url = PAGE;
+if (!live) {
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${server.address().port}${PAGE}`;
+}
+const extraHeaders = process.env.LIGHTHOUSE_COOKIE ? { Cookie: process.env.LIGHTHOUSE_COOKIE } : undefined;
 
 const chrome = await chromeLauncher.launch({ chromePath: process.env.CHROMIUM ?? "/usr/bin/chromium", chromeFlags: FLAGS });
 try {
   const categories = ["performance", "accessibility", "best-practices"];
   for (const formFactor of ["mobile", "desktop"]) {
     const settings = formFactor === "desktop" ? { formFactor, screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false }, throttling: { rttMs: 40, throughputKbps: 10240, cpuSlowdownMultiplier: 1 } } : { formFactor };
-    const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error", onlyCategories: categories }, { extends: "lighthouse:default", settings });
+    const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error", onlyCategories: categories, extraHeaders }, { extends: "lighthouse:default", settings });
     const { lhr } = result;
     console.log(`\nLighthouse ${lhr.lighthouseVersion}, ${PAGE}, ${formFactor}:`);
     for (const id of categories) console.log(`  ${lhr.categories[id].title.padEnd(16)} ${Math.round(lhr.categories[id].score * 100)}`);
@@ -64,5 +71,5 @@ try {
   }
 } finally {
   await chrome.kill();
-  server.close();
+  if (!live) server.close();
 }
