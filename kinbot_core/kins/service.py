@@ -510,6 +510,20 @@ class KinService:
         self._queue_lengths = await self._db.read(_count_queued)
         return requeued
 
+    async def cancel_queued(self, kin_id: str) -> int:
+        """Cancel every message still queued for the Kin (a sub-Kin whose task ended).
+        Returns how many were."""
+        cancelled = await self._db.write(
+            lambda: (
+                MessageRecord.update(status="cancelled")
+                .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
+                .execute()
+            )
+        )
+        if self._queue_lengths.pop(kin_id, 0):
+            self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": 0})
+        return int(cancelled)
+
     async def queue_lengths(self) -> dict[str, int]:
         """Queued messages per Kin (kept in memory, counted from the database at start)."""
         return dict(self._queue_lengths)

@@ -444,11 +444,6 @@ class TaskService:
             row.awaiting_input = False
             row.ended_at = time.time()
             row.save()
-            session = row.__data__.get("session_kin")
-            if session:
-                MessageRecord.update(status="cancelled").where(
-                    (MessageRecord.kin == session) & (MessageRecord.status == "queued")
-                ).execute()
             return previous, row
 
         closed = await platform.db.write(close)
@@ -457,6 +452,7 @@ class TaskService:
         previous, row = closed
         task = TaskView.of(row)
         if task.session_kin_id:
+            await platform.kins.cancel_queued(task.session_kin_id)
             for child in await self.list(parent_kin_id=task.session_kin_id, active_only=True):
                 await self._end(child.id, "cancelled", error="Its parent task ended.")
             if status == "cancelled":
@@ -558,10 +554,9 @@ class _TurnState:
         self.answer = answer
 
 
-def _waiting(task_id: str, session_kin_id: str) -> bool:
-    """Whether the sub-Kin waits: for its parent's answer, an ``await`` sub-task of its own,
-    a reply to a request it sent, or a message already queued."""
-    row = TaskRecord.get_by_id(task_id)
+def _waiting(row: TaskRecord, session_kin_id: str) -> bool:
+    """Whether the sub-Kin of task ``row`` waits: for its parent's answer, an ``await``
+    sub-task of its own, a reply to a request it sent, or a message already queued."""
     if row.awaiting_input:
         return True
     if (
@@ -600,7 +595,7 @@ def _turn_state(task_id: str, session_kin_id: str, turn: int) -> _TurnState:
         .first()
     )
     return _TurnState(
-        waiting=_waiting(task_id, session_kin_id),
+        waiting=_waiting(row, session_kin_id),
         reported=row.reported_in_turn == turn,
         report=row.result,
         answer=(last.content if last else "").strip(),
@@ -612,7 +607,7 @@ def _recovery_state(task: TaskView) -> str:
     session = task.session_kin_id
     if session is None:
         return "lost"
-    if _waiting(task.id, session):
+    if _waiting(TaskRecord.get_by_id(task.id), session):
         return "resumes"
     if not MessageRecord.select().where(MessageRecord.kin == session).exists():
         return "unbriefed"

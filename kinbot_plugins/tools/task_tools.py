@@ -55,7 +55,7 @@ def spawned(task: TaskView) -> dict[str, Any]:
     )
     waiting = (
         " It waits for a free slot (too many tasks are running)."
-        if task.status == ("pending")
+        if task.status == "pending"
         else ""
     )
     return {"task_id": task.id, "status": task.status, "next": follow + waiting}
