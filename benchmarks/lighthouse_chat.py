@@ -3,8 +3,9 @@
 Serves KinBot (the current front-end build in ``kinbot_web/static``) with a fake LLM, signs
 the administrator in, creates a Kin and exchanges 20 messages with it, then runs Lighthouse
 (npm ``lighthouse``, installed apart in ``kinbot_web/frontend/lighthouse``) with Debian's
-Chromium on ``/kins/<id>``, sending the session cookie. Prints performance, accessibility and
-best practices for mobile and desktop. Targets: accessibility >= 95, performance >= 90.
+Chromium on ``/kins/<id>``, sending the session cookie, in the light theme then the dark one.
+Prints performance, accessibility and best practices for mobile and desktop, and any text
+Lighthouse finds in low contrast. Targets: accessibility >= 95, performance >= 90.
 
 Run: ``make lighthouse`` (builds the front end, installs Lighthouse and Chromium first).
 """

@@ -342,6 +342,24 @@ class UploadStore:
             raise
         return UploadView.of(row)
 
+    async def ids_of(self, kin_id: str) -> list[str]:
+        """The ids of the files uploaded into a Kin's chat."""
+        return await self._db.read(
+            lambda: [
+                row.id
+                for row in UploadRecord.select(UploadRecord.id).where(UploadRecord.kin == kin_id)
+            ]
+        )
+
+    async def remove_files(self, upload_ids: Iterable[str]) -> None:
+        """Delete the bytes of uploads whose rows are gone (their Kin was deleted)."""
+
+        def unlink() -> None:
+            for upload_id in upload_ids:
+                self.path(upload_id).unlink(missing_ok=True)
+
+        await asyncio.to_thread(unlink)
+
     def _write(self, upload_id: str, data: bytes) -> None:
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(self.path(upload_id), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -21,10 +21,10 @@ from playwright.async_api import Browser, async_playwright
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, PASSWORD, register, set_up_admin
+from tests.support.browser import CHROMIUM, FLAGS
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
-from tests.test_frontend_e2e import CHROMIUM, FLAGS
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 NICO = {
@@ -48,14 +48,17 @@ async def shoot(
     *,
     signed_in: Any = None,
     phone: bool = True,
+    desktop: bool = True,
     tab: str | None = None,
+    click: str | None = None,
 ) -> None:
     """Photograph ``path`` in both themes, at desktop width (and phone width).
 
     ``signed_in`` is the storage state (cookies) of a signed-in browser, if any; ``tab`` the
-    name of a tab to open first.
+    name of a tab to open first; ``click`` the name of a button to press first (a menu).
     """
-    sizes = [("desktop", DESKTOP), ("phone", PHONE)] if phone else [("desktop", DESKTOP)]
+    sizes = [("desktop", DESKTOP)] if desktop else []
+    sizes += [("phone", PHONE)] if phone else []
     for theme in ("light", "dark"):
         for label, viewport in sizes:
             context = await browser.new_context(
@@ -69,6 +72,8 @@ async def shoot(
             if tab is not None:
                 await page.get_by_role("tab", name=tab).click()
                 await page.wait_for_load_state("networkidle")
+            if click is not None:
+                await page.get_by_role("button", name=click).first.click()
             await page.evaluate("document.fonts.ready")
             await page.wait_for_timeout(300)  # let the lazily loaded Markdown settle
             file = OUT / f"{name}-{theme}-{label}.png"
@@ -181,7 +186,7 @@ async def main() -> None:
             await shoot(browser, server, "/onboarding", "onboarding")
             await set_up_admin(server.client, NICO)
             chef = await household(server, fake)
-            await shoot(browser, server, "/signin", "signin", phone=False)
+            await shoot(browser, server, "/signin", "signin")
             context = await browser.new_context()
             await context.request.post(
                 server.url + "/api/auth/login",
@@ -198,7 +203,11 @@ async def main() -> None:
             await shoot(
                 browser, server, f"/kins/{chef}/settings", "kin-crons", signed_in=nico, tab="Crons"
             )
-            await shoot(browser, server, "/account", "account", signed_in=nico, phone=False)
+            await shoot(browser, server, "/account", "account", signed_in=nico)
+            await shoot(
+                browser, server, f"/kins/{chef}", "sidebar", signed_in=nico, desktop=False,
+                click="Open navigation",
+            )  # fmt: skip
             await shoot(browser, server, "/design", "design", phone=False)
             await browser.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -12,32 +13,14 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
-from kinbot_web.blueprints.frontend import PACKAGED_BUILD
 from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
+from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
+from tests.support.gate_tool import gated_server
 from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-
-pytestmark = [
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's Chromium (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        not (PACKAGED_BUILD / "index.html").is_file(),
-        reason="the web interface is not built (make test builds it)",
-    ),
-]
+pytestmark = NEEDS_BROWSER
 
 
 @pytest.fixture
@@ -524,7 +507,7 @@ async def test_an_invitation_brings_in_a_person_whom_the_admin_then_manages(
     context = await browser.new_context(locale="en-US")
     marie = await context.new_page()
     await marie.goto(f"{server.url}/invite/{code}")
-    await expect(marie.get_by_text("You were invited as Member")).to_be_visible()
+    await expect(marie.get_by_text("You were invited as a member")).to_be_visible()
     for label, value in (("First name", "Marie"), ("Last name", "Durand"),
                          ("Email", MARIE["email"]), ("Pseudonym", "Marie")):  # fmt: skip
         await marie.get_by_label(label, exact=True).fill(value)
@@ -639,3 +622,67 @@ async def test_mcp_servers_are_added_edited_with_masked_values_and_removed(
     await page.get_by_role("dialog").get_by_role("button", name="Supprimer").click()
     await expect(pantry).to_have_count(0)
     assert (await server.client.get("/api/mcp-servers")).json()["servers"] == []
+
+
+async def test_a_chat_opened_mid_reply_shows_the_running_tool_and_the_whole_text(
+    data_dir: Path, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    async with gated_server(data_dir, fake_llm) as (server, gate):
+        assert (await server.client.post("/api/onboarding/search-providers/skip")).is_success
+        kin = await make_kin(server)
+        fake_llm.enqueue(Reply(text="Let me check the oven.", tool_calls=[("wait_for_oven", {})]))
+        reply = "Preheated. " + "The oven is hot. " * 60
+        fake_llm.enqueue(Reply(text=reply, chunk_size=4, chunk_delay=0.05))
+        sent = await server.client.post(
+            f"/api/kins/{kin['id']}/messages", json={"content": "Can we bake?"}
+        )
+        assert sent.status_code == 202
+        await asyncio.wait_for(gate.entered.wait(), 10)
+
+        # Opened while a tool call runs: the call shows, with the reply stored before it.
+        await page.goto(server.url + "/signin")
+        await page.get_by_label("Email").fill(NICOLAS["email"])
+        await page.get_by_label("Password").fill(PASSWORD)
+        await page.get_by_role("button", name="Sign in").click()
+        running = page.locator('[data-running-tool="wait_for_oven"]')
+        await expect(running).to_be_visible()
+        await expect(bubble(page, "assistant", "Let me check the oven.")).to_be_visible()
+
+        # Reopened mid-reply: the text streamed before the page loaded shows from its start.
+        gate.opened.set()
+        await expect(running).to_have_count(0)
+        streamed = bubble(page, "assistant", "Preheated.")
+        await expect(streamed).to_contain_text("The oven is hot. " * 3)
+        await page.reload()
+        await expect(streamed).to_be_visible()
+        shown = await streamed.locator("p").first.inner_text()
+        assert shown.startswith("Preheated. The oven is hot.") and reply.startswith(shown.strip())
+        await expect(streamed).to_contain_text("The oven is hot. " * 5)
+        await page.get_by_role("button", name="Arrêter").click()
+
+
+async def test_a_lost_stream_resumes_without_losing_or_repeating_a_message(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)
+    kin = (await server.client.get("/api/kins")).json()["kins"][0]
+    composer = page.get_by_placeholder("Écrire à Chef…")
+    await composer.fill("Bonjour !")
+    await composer.press("Enter")
+    await expect(bubble(page, "assistant", "Hello from the fake")).to_have_count(1)
+
+    # The server drops every stream; while the browser waits to reconnect, Marie writes and
+    # Chef answers her. The browser resumes from its last event id and gets both, once.
+    server.platform.live.close_all()
+    banner = page.get_by_role("status").filter(has_text="reconnexion")
+    await expect(banner).to_be_visible()
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        sent = await marie.post(f"/api/kins/{kin['id']}/messages", json={"content": "Et moi ?"})
+        assert sent.status_code == 202, sent.text
+    await expect(bubble(page, "user", "Et moi ?")).to_have_count(1)
+    await expect(bubble(page, "assistant", "Hello from the fake")).to_have_count(2)
+    await expect(bubble(page, "me", "Bonjour !")).to_have_count(1)
+    await page.wait_for_timeout(500)  # a duplicate would arrive with the replay
+    await expect(bubble(page, "assistant", "Hello from the fake")).to_have_count(2)
+    await expect(banner).to_have_count(0)

@@ -16,6 +16,7 @@ from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.gate_tool import gated_server
 from tests.support.kin_chat import reply_to
 from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
@@ -412,3 +413,46 @@ def test_an_event_id_from_an_earlier_run_asks_for_a_resync() -> None:
     latest = after.publish("kin.state", {"state": "idle"}).id
     _, complete = after.subscribe("u1", after=latest - 1)
     assert complete
+
+
+async def test_a_chat_opened_mid_reply_gets_what_the_turn_streamed_and_runs(
+    data_dir: Any, fake_llm: FakeOpenAI
+) -> None:
+    async with gated_server(data_dir, fake_llm) as (server, gate):
+        kin = await make_kin(server.client)
+        messages_url = f"/api/kins/{kin['id']}/messages"
+        fake_llm.enqueue(Reply(text="Let me check the oven.", tool_calls=[("wait_for_oven", {})]))
+        fake_llm.enqueue(Reply(text="The oven is hot, " * 40, chunk_size=5, chunk_delay=0.02))
+        async with sse_stream(server.client) as stream:
+            message = await send(server.client, kin["id"], "Can we bake?")
+            await asyncio.wait_for(gate.entered.wait(), 10)
+            # A tool call is running: the draft names it; the first reply is stored.
+            page = (await server.client.get(messages_url)).json()
+            first = [m for m in page["messages"] if m["role"] == "assistant"]
+            assert [m["content"] for m in first] == ["Let me check the oven."]
+            assert page["draft"] == {
+                "turn": message["id"],
+                "step": first[0]["id"],
+                "text": "",
+                "tools": [{"id": page["draft"]["tools"][0]["id"], "name": "wait_for_oven",
+                           "status": "running"}],
+            }  # fmt: skip
+            gate.opened.set()
+            # The second model call streams: the draft holds its text so far, and every delta
+            # says where its text starts, so the draft and the deltas line up.
+            await stream.wait_for(lambda e: e.type == "kin.delta" and e.data["at"] >= 20)
+            draft = (await server.client.get(messages_url)).json()["draft"]
+            reply = await stream.wait_for(reply_to(message["id"]))
+            await stream.wait_for(status_of(message["id"], "done"))
+        final = reply.data["message"]["content"]
+        tool_result = next(
+            e for e in stream.of_type("message") if e.data["message"]["role"] == "tool"
+        )
+        assert draft["turn"] == message["id"] and draft["tools"] == []
+        assert draft["step"] == tool_result.data["message"]["id"] < reply.data["message"]["id"]
+        assert len(draft["text"]) >= 20 and final.startswith(draft["text"])
+        deltas = [e.data for e in stream.of_type("kin.delta") if e.data["step"] == draft["step"]]
+        assert all(final[d["at"] : d["at"] + len(d["text"])] == d["text"] for d in deltas)
+        assert (await server.client.get(messages_url)).json()["draft"] is None
+        older = (await server.client.get(f"{messages_url}?before={message['id'] + 1}")).json()
+        assert "draft" not in older

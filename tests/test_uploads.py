@@ -214,6 +214,13 @@ async def test_uploads_are_stored_privately_under_the_data_directory(
     assert download.headers["content-disposition"].startswith("attachment")
     assert (await server.client.get("/api/uploads/nope")).status_code == 404
 
+    # Deleting the Kin deletes the files uploaded into its chat; other Kins' files stay.
+    other = await uploaded(server.client, await make_kin(server.client), "b.txt", b"keep")
+    assert (await server.client.delete(f"/api/kins/{kin_id}")).status_code == 204
+    assert not stored.exists() and not (data_dir / "uploads" / document).exists()
+    assert (data_dir / "uploads" / other).read_bytes() == b"keep"
+    assert (await server.client.get(f"/api/uploads/{upload_id}")).status_code == 404
+
 
 # -- refusals ------------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hookspecs import HookVeto
 from hookspecs.types import ChatContext, KinRef, Outcome, ToolCall
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
+from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.prompt import ContactLine, TaskBrief, build_sections
 from kinbot_core.kins.service import KinView, MessageView
 from kinbot_core.memory import MemoryContext
@@ -190,6 +191,10 @@ class Turn:
         self._memory_fetched = False
         #: Users' attached files, by upload id, as the model gets them.
         self._attached: dict[str, ModelAttachment] = {}
+        #: What the turn streams and runs before it is stored (read by the messages route).
+        self.draft = TurnDraft(trigger.id)
+        #: The newest message this turn stored (a model call after it starts a new step).
+        self._last_stored = trigger.id
 
     async def run(self) -> str | None:
         """Run to the end; provider errors become an error message and the warning state.
@@ -231,6 +236,7 @@ class Turn:
         for _step in range(self.platform.settings.turn_max_steps):
             context = await self._context(tools)
             await self.platform.hooks.call("before_chat", kin=self.ref, context=context)
+            self.draft.begin_step(self._last_stored)
             text, calls = await self._call_model(context)
             message = await self.platform.kins.add_message(
                 self.kin.id,
@@ -251,6 +257,8 @@ class Turn:
                 or None,
                 turn_of=self.trigger.id,
             )
+            self._last_stored = message.id
+            self.draft.begin_step(message.id)
             if not calls:
                 self.platform.bus.emit(
                     KinMessageSent(kin_id=self.kin.id, message_id=str(message.id))
@@ -399,17 +407,13 @@ class Turn:
         parts: list[str] = []
         calls: list[ToolCallEvent] = []
         started = time.perf_counter()
-        live = self.platform.live
         # Vault values never leave in a reply, even split across deltas (held back, masked).
         masked = self.platform.vault.masker().stream()
         try:
             async for event in self.platform.providers.chat(context.model, request):
                 if isinstance(event, TextDelta) and (shown := masked.feed(event.text)):
                     parts.append(shown)
-                    live.publish(
-                        "kin.delta",
-                        {"kin_id": self.kin.id, "turn": self.trigger.id, "text": shown},
-                    )
+                    self._publish_delta(shown)
                 elif isinstance(event, ToolCallEvent):
                     calls.append(event)
                 elif isinstance(event, Usage):
@@ -424,17 +428,29 @@ class Turn:
             raise
         if rest := masked.flush():
             parts.append(rest)
-            live.publish(
-                "kin.delta", {"kin_id": self.kin.id, "turn": self.trigger.id, "text": rest}
-            )
+            self._publish_delta(rest)
         text = "".join(parts)
         outcome = Outcome(duration=time.perf_counter() - started, result=text)
         await self.platform.hooks.call("after_chat", kin=self.ref, context=context, outcome=outcome)
         return text, calls
 
+    def _publish_delta(self, text: str) -> None:
+        at = self.draft.add_text(text)
+        self.platform.live.publish(
+            "kin.delta",
+            {
+                "kin_id": self.kin.id,
+                "turn": self.trigger.id,
+                "step": self.draft.step,
+                "at": at,
+                "text": text,
+            },
+        )
+
     async def _run_tool(self, event: ToolCallEvent, tools: dict[str, Tool]) -> None:
         call = ToolCall(id=event.id, name=event.name, arguments=dict(event.arguments))
         live = self.platform.live
+        self.draft.tool_started(call.id, call.name)
         live.publish(
             "kin.tool",
             {
@@ -458,7 +474,7 @@ class Turn:
         content = self.platform.vault.masker().mask(content)
         outcome = Outcome(duration=time.perf_counter() - started, result=content, error=error)
         await self.platform.hooks.call("after_tool_call", kin=self.ref, call=call, outcome=outcome)
-        await self.platform.kins.add_message(
+        stored = await self.platform.kins.add_message(
             self.kin.id,
             role="tool",
             source="kin",
@@ -469,6 +485,8 @@ class Turn:
             is_error=error is not None,
             turn_of=self.trigger.id,
         )
+        self._last_stored = stored.id
+        self.draft.tool_ended(call.id)
         live.publish(
             "kin.tool",
             {

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.turn import Turn
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ class KinWorkers:
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._wake: dict[str, asyncio.Event] = {}
         self._turns: dict[str, asyncio.Task[str | None]] = {}
+        self._drafts: dict[str, TurnDraft] = {}
         self._stopped_by_user: set[str] = set()
         self._retired: set[str] = set()
         self._stopping = False
@@ -56,6 +58,10 @@ class KinWorkers:
                 self._run(kin_id), name=f"kin-worker:{kin_id}"
             )
 
+    def draft(self, kin_id: str) -> TurnDraft | None:
+        """What the Kin's running turn has streamed and is running but not stored yet."""
+        return self._drafts.get(kin_id)
+
     def stop_turn(self, kin_id: str) -> bool:
         """Stop the Kin's running turn (its message is marked cancelled). Returns whether one
         was running."""
@@ -86,10 +92,12 @@ class KinWorkers:
                 await wake.wait()
                 continue
             message, kin = claimed
+            runner = Turn(self._platform, kin, message)
             turn = asyncio.get_running_loop().create_task(
-                Turn(self._platform, kin, message).run(), name=f"kin-turn:{kin_id}:{message.id}"
+                runner.run(), name=f"kin-turn:{kin_id}:{message.id}"
             )
             self._turns[kin_id] = turn
+            self._drafts[kin_id] = runner.draft
             error: str | None = None
             try:
                 error = await asyncio.shield(turn)
@@ -105,6 +113,7 @@ class KinWorkers:
             finally:
                 self._stopped_by_user.discard(kin_id)
                 self._turns.pop(kin_id, None)
+                self._drafts.pop(kin_id, None)
             if kin.task_id is not None:
                 try:
                     await self._platform.tasks.turn_ended(kin_id, message.id, error)

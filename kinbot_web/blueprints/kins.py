@@ -6,6 +6,7 @@ from pydantic import BaseModel, Field
 from quart import Blueprint, Response, request
 from quart_schema import validate_request
 
+from kinbot_core.uploads import UploadStore
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.blueprints.uploads import attachment_references
@@ -84,11 +85,15 @@ async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
 @blueprint.delete("/api/kins/<kin_id>")
 @signed_in
 async def delete_kin(kin_id: str) -> Response:
-    """Delete a Kin and its session (and the sub-Kins working for it or as it)."""
+    """Delete a Kin and its session (and the sub-Kins working for it or as it), with the
+    files uploaded into its chat."""
     platform = current_platform()
+    uploads = UploadStore(platform.db, platform.settings)
+    uploaded = await uploads.ids_of(kin_id)
     hidden = await platform.kins.delete(kin_id)
     for removed in (kin_id, *hidden):
         await platform.workers.forget(removed)
+    await uploads.remove_files(uploaded)
     return Response(status=204)
 
 
@@ -116,17 +121,26 @@ async def avatar(kin_id: str) -> Response:
 @blueprint.get("/api/kins/<kin_id>/messages")
 @signed_in
 async def list_messages(kin_id: str) -> dict[str, object]:
-    """A page of the session, oldest first: ``?before=<message id>&limit=50``."""
+    """A page of the session, oldest first: ``?before=<message id>&limit=50``. The latest
+    page (no ``before``) also gives the running turn's ``draft``: the text it has streamed and
+    the tool calls it is running, not stored yet (``null`` when the Kin is idle)."""
     try:
         before = int(request.args["before"]) if "before" in request.args else None
         limit = min(max(int(request.args.get("limit", 50)), 1), 200)
     except ValueError:
         raise ApiError(400, "invalid_request", "before and limit are whole numbers.") from None
-    messages = await current_platform().kins.messages(kin_id, before=before, limit=limit)
-    return {
+    platform = current_platform()
+    # Read before the messages: a reply stored in between supersedes it (the browser checks).
+    draft = platform.workers.draft(kin_id) if before is None else None
+    snapshot = draft.to_dict() if draft is not None else None
+    messages = await platform.kins.messages(kin_id, before=before, limit=limit)
+    page: dict[str, object] = {
         "messages": [m.to_dict() for m in messages],
         "next_before": messages[0].id if len(messages) == limit else None,
     }
+    if before is None:
+        page["draft"] = snapshot
+    return page
 
 
 @blueprint.post("/api/kins/<kin_id>/messages")

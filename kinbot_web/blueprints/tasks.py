@@ -42,7 +42,8 @@ async def list_tasks() -> dict[str, object]:
 @signed_in
 async def get_task(task_id: str) -> dict[str, object]:
     """One task with its sub-Kin's session (the last ``?limit=`` messages, 200 at most;
-    ``?before=<message id>`` pages back)."""
+    ``?before=<message id>`` pages back) and the ``draft`` of its running turn (as on
+    ``GET /api/kins/:id/messages``)."""
     platform = current_platform()
     task = await platform.tasks.get(task_id)
     try:
@@ -50,11 +51,14 @@ async def get_task(task_id: str) -> dict[str, object]:
     except ValueError:
         raise ApiError(400, "invalid_request", "before is a whole number.") from None
     messages = []
+    draft = None
     if task.session_kin_id is not None:
+        running = platform.workers.draft(task.session_kin_id) if before is None else None
+        draft = running.to_dict() if running is not None else None
         messages = await platform.kins.messages(
             task.session_kin_id, before=before, limit=_limit(200, 200)
         )
-    return {"task": task.to_dict(), "messages": [m.to_dict() for m in messages]}
+    return {"task": task.to_dict(), "messages": [m.to_dict() for m in messages], "draft": draft}
 
 
 @blueprint.post("/api/tasks/<task_id>/cancel")

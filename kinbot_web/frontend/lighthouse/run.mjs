@@ -5,8 +5,9 @@
 //
 //   npm ci --prefix kinbot_web/frontend/lighthouse && npm run lighthouse --prefix kinbot_web/frontend
 //
-// By default the page is the chat mock-up (/design/mockups/chat): the real components and
-// bundle with sample messages. Given a full URL instead (and the Cookie header to send in
+// Each page runs in the light theme, then the dark one (Chromium told the system prefers dark,
+// which the app follows while nobody chose a theme). By default the page is the chat mock-up
+// (/design/mockups/chat): the real components and bundle with sample messages. Given a full URL instead (and the Cookie header to send in
 // LIGHTHOUSE_COOKIE), it audits that page of a running KinBot: benchmarks/lighthouse_chat.py
 // does so on the live chat of a signed-in user.
 import { readFile, stat } from "node:fs/promises";
@@ -53,23 +54,27 @@ if (!live) {
 }
 const extraHeaders = process.env.LIGHTHOUSE_COOKIE ? { Cookie: process.env.LIGHTHOUSE_COOKIE } : undefined;
 
-const chrome = await chromeLauncher.launch({ chromePath: process.env.CHROMIUM ?? "/usr/bin/chromium", chromeFlags: FLAGS });
-try {
-  const categories = ["performance", "accessibility", "best-practices"];
-  for (const formFactor of ["mobile", "desktop"]) {
-    const settings = formFactor === "desktop" ? { formFactor, screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false }, throttling: { rttMs: 40, throughputKbps: 10240, cpuSlowdownMultiplier: 1 } } : { formFactor };
-    const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error", onlyCategories: categories, extraHeaders }, { extends: "lighthouse:default", settings });
-    const { lhr } = result;
-    console.log(`\nLighthouse ${lhr.lighthouseVersion}, ${PAGE}, ${formFactor}:`);
-    for (const id of categories) console.log(`  ${lhr.categories[id].title.padEnd(16)} ${Math.round(lhr.categories[id].score * 100)}`);
-    for (const metric of ["first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift"]) {
-      console.log(`  ${lhr.audits[metric].title.padEnd(28)} ${lhr.audits[metric].displayValue}`);
+const categories = ["performance", "accessibility", "best-practices"];
+for (const theme of ["light", "dark"]) {
+  // Blink's preferredColorScheme: 0 is dark, 1 light.
+  const flags = [...FLAGS, `--blink-settings=preferredColorScheme=${theme === "dark" ? 0 : 1}`];
+  const chrome = await chromeLauncher.launch({ chromePath: process.env.CHROMIUM ?? "/usr/bin/chromium", chromeFlags: flags });
+  try {
+    for (const formFactor of ["mobile", "desktop"]) {
+      const settings = formFactor === "desktop" ? { formFactor, screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false }, throttling: { rttMs: 40, throughputKbps: 10240, cpuSlowdownMultiplier: 1 } } : { formFactor };
+      const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error", onlyCategories: categories, extraHeaders }, { extends: "lighthouse:default", settings });
+      const { lhr } = result;
+      console.log(`\nLighthouse ${lhr.lighthouseVersion}, ${PAGE}, ${theme}, ${formFactor}:`);
+      for (const id of categories) console.log(`  ${lhr.categories[id].title.padEnd(16)} ${Math.round(lhr.categories[id].score * 100)}`);
+      for (const metric of ["first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift"]) {
+        console.log(`  ${lhr.audits[metric].title.padEnd(28)} ${lhr.audits[metric].displayValue}`);
+      }
+      const failing = Object.values(lhr.audits).filter((audit) => audit.score !== null && audit.score < 0.9 && audit.scoreDisplayMode !== "informative" && audit.scoreDisplayMode !== "manual");
+      if (failing.length) console.log(`  below 90: ${failing.map((audit) => audit.id).join(", ")}`);
+      for (const item of lhr.audits["color-contrast"].details?.items ?? []) console.log(`  low contrast: ${item.node.snippet.slice(0, 100)} (${item.node.explanation?.split("\n")[1]?.trim() ?? ""})`);
     }
-    const failing = Object.values(lhr.audits).filter((audit) => audit.score !== null && audit.score < 0.9 && audit.scoreDisplayMode !== "informative" && audit.scoreDisplayMode !== "manual");
-    if (failing.length) console.log(`  below 90: ${failing.map((audit) => audit.id).join(", ")}`);
-    for (const item of lhr.audits["color-contrast"].details?.items ?? []) console.log(`  low contrast: ${item.node.snippet.slice(0, 100)} (${item.node.explanation?.split("\n")[1]?.trim() ?? ""})`);
+  } finally {
+    await chrome.kill();
   }
-} finally {
-  await chrome.kill();
-  if (!live) server.close();
 }
+if (!live) server.close();

@@ -1,4 +1,5 @@
 import * as React from "react";
+import { useTranslation } from "react-i18next";
 import { BrowserRouter, Route, Routes } from "react-router";
 
 import { ThemeProvider } from "@/components/theme";
@@ -34,9 +35,10 @@ function Loading() {
 
 /** The application: theme, toasts and the routes. */
 export function App() {
+  const { t } = useTranslation();
   return (
     <ThemeProvider forced={forcedTheme()}>
-      <ToastProvider>
+      <ToastProvider closeLabel={t("common.close")}>
         <BrowserRouter>
           <React.Suspense fallback={<Loading />}>
             <Routes>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { chatReducer, emptyChat, originOf, type ChatState } from "./chat";
+import { chatReducer, emptyChat, originOf, type ChatState, type Draft } from "./chat";
 import type { Message } from "./types";
 
 function message(id: number, fields: Partial<Message> = {}): Message {
@@ -45,13 +45,61 @@ describe("chatReducer", () => {
     let state = apply(
       emptyChat,
       { type: "message", message: message(20, { status: "processing" }) },
-      { type: "delta", data: { kin_id: "k", turn: 20, text: "Hel" } },
-      { type: "delta", data: { kin_id: "k", turn: 20, text: "lo" } },
+      { type: "delta", data: { kin_id: "k", turn: 20, step: 20, at: 0, text: "Hel" } },
+      { type: "delta", data: { kin_id: "k", turn: 20, step: 20, at: 3, text: "lo" } },
     );
-    expect(state.streaming).toEqual({ 20: "Hello" });
+    expect(state.streaming).toEqual({ 20: { step: 20, text: "Hello", pending: [] } });
     state = apply(state, { type: "message", message: message(21, { role: "assistant", source: null, content: "Hello", turn_of: 20 }) });
     expect(state.streaming).toEqual({});
     expect(state.messages.at(-1)?.content).toBe("Hello");
+  });
+
+  it("lines up a draft read mid-reply with the deltas around it, without gaps or repeats", () => {
+    const delta = (at: number, text: string, step = 21) => ({ type: "delta" as const, data: { kin_id: "k", turn: 20, step, at, text } });
+    const page = (draft: Draft) => ({ type: "page" as const, messages: [message(20, { status: "processing" }), message(21, { role: "assistant", source: null, content: "Let me look.", turn_of: 20 })], nextBefore: null, draft });
+    // Deltas sent after the draft was read arrive first: they wait for the text before them.
+    let state = apply(emptyChat, delta(15, " for dinner"), delta(26, "?"));
+    expect(state.streaming[20].text).toBe("");
+    state = apply(state, page({ turn: 20, step: 21, text: "What about", tools: [] }));
+    expect(state.streaming[20].text).toBe("What about");
+    state = apply(state, delta(10, " soup"));
+    expect(state.streaming[20]).toEqual({ step: 21, text: "What about soup for dinner?", pending: [] });
+    // A delta already in the draft changes nothing; one of an earlier model call is ignored.
+    state = apply(state, delta(5, "about"), delta(0, "Old text", 20));
+    expect(state.streaming[20].text).toBe("What about soup for dinner?");
+    // The next model call starts its own text.
+    state = apply(state, delta(0, "Risotto", 30));
+    expect(state.streaming[20]).toEqual({ step: 30, text: "Risotto", pending: [] });
+  });
+
+  it("drops a draft whose reply is already stored, and keeps a later call's text when an earlier reply arrives", () => {
+    const stored = message(22, { role: "assistant", source: null, content: "Done.", turn_of: 20 });
+    let state = apply(
+      emptyChat,
+      { type: "message", message: stored },
+      { type: "page", messages: [message(20, { status: "processing" })], nextBefore: null, draft: { turn: 20, step: 21, text: "Do", tools: [] } },
+    );
+    expect(state.streaming).toEqual({});
+    state = apply(
+      emptyChat,
+      { type: "page", messages: [message(20, { status: "processing" })], nextBefore: null, draft: { turn: 20, step: 25, text: "Next", tools: [] } },
+      { type: "message", message: stored }, // the reply of the call before (id 22 < 25)
+    );
+    expect(state.streaming[20].text).toBe("Next");
+    // A finished turn has no draft left.
+    state = apply(emptyChat, { type: "page", messages: [message(20, { status: "done" })], nextBefore: null, draft: { turn: 20, step: 20, text: "Hi", tools: [] } });
+    expect(state.streaming).toEqual({});
+  });
+
+  it("shows a draft's running tool calls unless their results are already stored", () => {
+    const running = (id: string) => ({ id, name: "web_search", status: "running" as const });
+    const state = apply(emptyChat, {
+      type: "page",
+      messages: [message(20, { status: "processing" }), message(22, { role: "tool", source: null, tool_call_id: "c1", turn_of: 20 })],
+      nextBefore: null,
+      draft: { turn: 20, step: 22, text: "", tools: [running("c1"), running("c2")] },
+    });
+    expect(state.tools[20]).toEqual([running("c2")]);
   });
 
   it("tracks tool calls of a turn and forgets them when the turn ends", () => {

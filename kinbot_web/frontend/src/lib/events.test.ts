@@ -58,8 +58,8 @@ describe("EventStream", () => {
     expect(sources).toHaveLength(1);
     expect(sources[0].url).toBe("/api/events");
     sources[0].open();
-    sources[0].send("kin.delta", { kin_id: "k", turn: 1, text: "Hel" });
-    sources[0].send("kin.delta", { kin_id: "k", turn: 1, text: "lo" });
+    sources[0].send("kin.delta", { kin_id: "k", turn: 1, step: 1, at: 0, text: "Hel" });
+    sources[0].send("kin.delta", { kin_id: "k", turn: 1, step: 1, at: 3, text: "lo" });
     sources[0].send("kin.queue", { kin_id: "k", queue_length: 2 });
     expect(deltas).toEqual(["Hel", "lo"]);
     expect(queues).toEqual([2]);
@@ -74,9 +74,9 @@ describe("EventStream", () => {
     sources[0].send("kin.delta", "{not json");
     expect(warn).toHaveBeenCalledOnce();
     warn.mockRestore();
-    sources[0].send("kin.delta", { kin_id: "k", turn: 1, text: "a" });
+    sources[0].send("kin.delta", { kin_id: "k", turn: 1, step: 1, at: 0, text: "a" });
     off();
-    sources[0].send("kin.delta", { kin_id: "k", turn: 1, text: "b" });
+    sources[0].send("kin.delta", { kin_id: "k", turn: 1, step: 1, at: 1, text: "b" });
     expect(seen).toEqual(["a"]);
   });
 

@@ -6,6 +6,7 @@
  * stream after giving up (the old position is lost), subscribers are told to reload their state.
  */
 
+import type { Cron } from "./crons";
 import type { Kin, KinState, Message, MessageStatus } from "./types";
 
 /** Data of each event the stream carries that the front end uses. */
@@ -13,7 +14,7 @@ export interface EventMap {
   message: { message: Message };
   "message.redacted": { kin_id: string; id: number; content: string };
   "message.status": { kin_id: string; id: number; status: MessageStatus };
-  "kin.delta": { kin_id: string; turn: number; text: string };
+  "kin.delta": { kin_id: string; turn: number; step: number; at: number; text: string };
   "kin.tool": { kin_id: string; turn: number; id: string; name: string; status: "running" | "done" | "error" };
   "kin.queue": { kin_id: string; queue_length: number };
   "kin.state": { kin_id: string; state: KinState; error: string | null };
@@ -21,6 +22,9 @@ export interface EventMap {
   "kin.updated": { kin: Kin };
   "kin.deleted": { kin_id: string };
   "task.updated": { task: Record<string, unknown> };
+  "cron.created": { cron: Cron };
+  "cron.updated": { cron: Cron };
+  "cron.deleted": { cron_id: string; kin_id: string };
 }
 
 export type EventName = keyof EventMap;
@@ -36,6 +40,9 @@ export const EVENT_NAMES: readonly EventName[] = [
   "kin.updated",
   "kin.deleted",
   "task.updated",
+  "cron.created",
+  "cron.updated",
+  "cron.deleted",
 ];
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";

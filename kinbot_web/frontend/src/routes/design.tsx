@@ -21,7 +21,7 @@ import { LanguageSwitch } from "./language-switch";
 import { sampleCode, sampleKins, sampleMe, sampleMessages } from "./mockups/samples";
 
 const SWATCHES = [
-  "background", "card", "muted", "primary", "secondary", "accent", "destructive", "success", "warning", "border",
+  "background", "card", "muted", "primary", "link", "secondary", "accent", "destructive", "success", "warning", "border",
   "bubble-user", "bubble-kin", "bubble-task", "bubble-cron", "bubble-error",
 ] as const;
 
@@ -40,7 +40,7 @@ function Showcase({ theme }: { theme: "light" | "dark" }) {
   const { toast } = useToast();
   const chef = sampleKins[0];
   return (
-    <div className={cn(theme, "flex flex-col gap-8 rounded-3xl bg-background p-6 text-foreground ring-1 ring-border")} data-theme-panel={theme}>
+    <div className={cn(theme, "flex min-w-0 flex-col gap-8 rounded-3xl bg-background p-4 text-foreground ring-1 ring-border sm:p-6")} data-theme-panel={theme}>
       <h2 className="text-xl font-extrabold">{theme === "light" ? t("theme.light") : t("theme.dark")}</h2>
       <Section title={t("design.colours")}>
         <div className="grid grid-cols-3 gap-2 sm:grid-cols-5">
@@ -224,7 +224,7 @@ export default function DesignPage() {
           <ThemeToggle />
         </nav>
       </header>
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Showcase theme="light" />
         <Showcase theme="dark" />
       </div>

@@ -19,6 +19,7 @@ import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
+import { EventStream } from "@/lib/events";
 import type { Kin, User } from "@/lib/types";
 
 interface Memory {
@@ -313,6 +314,12 @@ export default function KinSettingsPage() {
   const { kinId } = useParams();
   const fail = useFailure();
   const [kin, setKin] = React.useState<Kin | null>(null);
+  // The page's own live stream (the chat's closes when the shell is left); the tabs listen to it.
+  const stream = React.useMemo(() => new EventStream(), []);
+  React.useEffect(() => {
+    stream.connect();
+    return () => stream.close();
+  }, [stream]);
   React.useEffect(() => {
     api<{ kin: Kin }>(`/api/kins/${kinId}`).then(({ kin: found }) => setKin(found)).catch(fail);
     // Opened directly (a reload, a link): speak the user's language.
@@ -339,7 +346,7 @@ export default function KinSettingsPage() {
           <Summary kin={kin} />
         </TabsContent>
         <TabsContent value="crons">
-          <KinCrons kin={kin} />
+          <KinCrons kin={kin} stream={stream} />
         </TabsContent>
         <TabsContent value="tools">
           <KinTools kin={kin} />

@@ -12,8 +12,10 @@ export function LanguageSwitch({ onChange }: { onChange?: (language: Language) =
   return (
     <DropdownMenu>
       <DropdownMenuTrigger asChild>
-        <Button variant="ghost" size="sm" aria-label={t("language.label")}>
-          <LanguagesIcon /> {i18n.language.toUpperCase()}
+        <Button variant="ghost" size="sm">
+          <LanguagesIcon aria-hidden />
+          <span className="sr-only">{t("language.label")}</span>
+          {i18n.language.toUpperCase()}
         </Button>
       </DropdownMenuTrigger>
       <DropdownMenuContent align="end">

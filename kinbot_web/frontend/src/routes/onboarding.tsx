@@ -8,8 +8,9 @@ import { Steps } from "@/components/app/steps";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
-import type { Coverage, Provider } from "@/lib/types";
+import type { Coverage, Provider, User } from "@/lib/types";
 
 type Step = "identity" | "providers" | "search_providers" | "first_kin" | "done";
 const ORDER: Step[] = ["identity", "providers", "search_providers"];
@@ -19,11 +20,12 @@ function ProvidersStep({ onDone }: { onDone: () => void }) {
   const [coverage, setCoverage] = React.useState<Coverage | null>(null);
   const refresh = React.useCallback(() => void api<Coverage>("/api/providers/coverage").then(setCoverage), []);
   React.useEffect(refresh, [refresh]);
-  const off = coverage ? Object.values(coverage.disabled_features) : [];
+  // The server names each feature in English; a feature this build knows is named in the user's language.
+  const off = coverage ? Object.entries(coverage.disabled_features).map(([key, feature]) => t(`onboarding.providers.features.${key}`, { defaultValue: feature })) : [];
   return (
     <>
       <CardHeader>
-        <CardTitle className="text-2xl">{t("onboarding.providers.title")}</CardTitle>
+        <CardTitle level={1} className="text-2xl">{t("onboarding.providers.title")}</CardTitle>
         <CardDescription>{t("onboarding.providers.subtitle")}</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
@@ -60,7 +62,7 @@ function SearchStep({ onDone }: { onDone: () => void }) {
   return (
     <>
       <CardHeader>
-        <CardTitle className="text-2xl">{t("onboarding.search.title")}</CardTitle>
+        <CardTitle level={1} className="text-2xl">{t("onboarding.search.title")}</CardTitle>
         <CardDescription>{t("onboarding.search.subtitle")}</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
@@ -94,7 +96,8 @@ export default function OnboardingPage() {
     if (status.step !== "identity") {
       // Later steps are an administrator's: make sure someone is signed in.
       try {
-        await api("/api/me");
+        const { user } = await api<{ user: User }>("/api/me");
+        setLanguage(user.language); // a reload of a later step: the administrator's language
       } catch {
         navigate("/signin", { replace: true });
         return;

@@ -47,7 +47,7 @@ export default function RegisterPage() {
               endpoint="/api/auth/register"
               extra={{ code }}
               title={t("register.title")}
-              subtitle={t("register.subtitle", { role: t(`users.${check.role === "admin" ? "admin" : "member"}`) })}
+              subtitle={t("register.subtitle", { role: t(`users.roleInline.${check.role === "admin" ? "admin" : "member"}`) })}
               submitLabel={t("register.submit")}
               onDone={() => navigate("/", { replace: true })}
             />

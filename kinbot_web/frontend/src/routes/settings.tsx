@@ -78,8 +78,9 @@ function Vault() {
               <code className="text-sm font-semibold">{secret.key}</code>
               {secret.description ? <p className="truncate text-xs text-muted-foreground">{secret.description}</p> : null}
             </div>
-            <span className="inline-flex items-center gap-1 text-xs text-muted-foreground" aria-label={t("settings.masked")}>
-              <EyeOffIcon className="size-3.5" aria-hidden /> {secret.value}
+            <span className="inline-flex items-center gap-1 text-xs text-muted-foreground">
+              <EyeOffIcon className="size-3.5" aria-hidden /> <span aria-hidden>{secret.value}</span>
+              <span className="sr-only">{t("settings.masked")}</span>
             </span>
             <Button variant="ghost" size="icon-sm" aria-label={`${t("common.delete")} ${secret.key}`} onClick={() => void remove(secret.key)}>
               <Trash2Icon />
@@ -142,7 +143,10 @@ function Plugins() {
               {plugin.name} <span className="font-normal text-muted-foreground">{plugin.version ?? ""}</span>{" "}
               {plugin.builtin ? <Badge variant="outline">{t("settings.builtin")}</Badge> : null}
             </p>
-            <p className="truncate text-xs text-muted-foreground">{plugin.hooks.join(", ")}</p>
+            <p className="text-xs break-words text-muted-foreground">
+              <span className="sr-only">{t("settings.hooks")}: </span>
+              {plugin.hooks.join(", ")}
+            </p>
             {plugin.required ? <p className="text-xs text-muted-foreground">{plugin.required}</p> : null}
             {plugin.error ? <p className="text-xs text-destructive">{plugin.error}</p> : null}
           </div>

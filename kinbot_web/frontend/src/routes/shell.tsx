@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
 
 import { CreateKinDialog } from "@/components/app/create-kin-dialog";
-import { Sidebar, type SidebarTask } from "@/components/app/sidebar";
+import { Sidebar, SidebarDrawer, type SidebarTask } from "@/components/app/sidebar";
 import { ChatPanel } from "@/components/chat/chat-panel";
 import { TaskPanel } from "@/components/chat/task-panel";
 import { setLanguage } from "@/i18n";
@@ -11,7 +11,6 @@ import { api, ApiError } from "@/lib/api";
 import { EventStream } from "@/lib/events";
 import { splitTasks } from "@/lib/tasks";
 import type { Kin, Task, User } from "@/lib/types";
-import { cn } from "@/lib/utils";
 
 /** The signed-in app: sidebar (Kins, tasks, account) and the selected Kin's chat. */
 export default function AppShell() {
@@ -125,7 +124,10 @@ export default function AppShell() {
         setSidebarOpen(false);
         navigate(`/tasks/${id}`);
       }}
-      onNewKin={() => setCreating(true)}
+      onNewKin={() => {
+        setSidebarOpen(false);
+        setCreating(true);
+      }}
       onOpenAccount={() => navigate("/account")}
       onOpenSettings={me.role === "admin" ? () => navigate("/settings") : undefined}
       onSignOut={() => {
@@ -139,10 +141,9 @@ export default function AppShell() {
   return (
     <div className="flex h-dvh overflow-hidden">
       <aside className="hidden w-72 shrink-0 border-r border-border/70 md:block">{sidebar}</aside>
-      <div className={cn("fixed inset-0 z-40 md:hidden", sidebarOpen ? "block" : "hidden")}>
-        <button type="button" className="absolute inset-0 bg-foreground/25" aria-label={t("common.close")} onClick={() => setSidebarOpen(false)} />
-        <aside className="relative h-full w-72 max-w-[85%] shadow-lifted animate-rise-in">{sidebar}</aside>
-      </div>
+      <SidebarDrawer open={sidebarOpen} onOpenChange={setSidebarOpen} label={t("sidebar.navigation")}>
+        {sidebar}
+      </SidebarDrawer>
       {taskId ? (
         <TaskPanel key={taskId} taskId={taskId} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : selected ? (

@@ -51,7 +51,7 @@ export default function SignInPage() {
       </div>
       <Card className="w-full max-w-sm">
         <CardHeader>
-          <CardTitle className="text-2xl">{t("signin.title")}</CardTitle>
+          <CardTitle level={1} className="text-2xl">{t("signin.title")}</CardTitle>
           <CardDescription>{t("signin.subtitle")}</CardDescription>
         </CardHeader>
         <CardContent>

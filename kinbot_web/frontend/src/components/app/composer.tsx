@@ -42,7 +42,7 @@ export function Composer({ kinName, busy, onSend, onStop, files = [], onAddFiles
   };
   return (
     <form
-      className="flex flex-col gap-2 rounded-2xl border border-border/70 bg-card p-2 shadow-soft transition-shadow focus-within:shadow-lifted"
+      className="flex flex-col gap-2 rounded-2xl border border-border/70 bg-card p-2 shadow-soft transition-shadow focus-within:shadow-lifted focus-within:ring-2 focus-within:ring-ring"
       onSubmit={(event) => {
         event.preventDefault();
         void submit();

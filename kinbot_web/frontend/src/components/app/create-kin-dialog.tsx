@@ -6,8 +6,42 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Textarea } from "@/components/ui/textarea";
+import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
-import type { Kin, Provider, ProviderModel } from "@/lib/types";
+import type { Coverage, Kin, Provider, ProviderModel } from "@/lib/types";
+
+/** How the new Kin gets its picture: none yet, a file, or generated (with an image provider). */
+export type AvatarMode = "later" | "upload" | "auto" | "prompt";
+
+interface McpChoice {
+  id: string;
+  name: string;
+}
+
+/** What the dialog may offer besides the profile: generated avatars, the MCP servers. */
+async function extras(): Promise<{ image: boolean; servers: McpChoice[] }> {
+  const [coverage, servers] = await Promise.all([
+    api<Coverage>("/api/providers/coverage"),
+    // 503 while the MCP plugin is off: no servers to offer.
+    api<{ servers: McpChoice[] }>("/api/mcp-servers").then(({ servers: list }) => list, () => []),
+  ]);
+  return { image: !("image" in coverage.disabled_features), servers };
+}
+
+/** After the Kin exists: its avatar (uploaded or generated) and its MCP servers; the Kin as it ends up. */
+async function finish(kin: Kin, avatar: { mode: AvatarMode; file: File | null; prompt: string }, serverIds: string[]): Promise<Kin> {
+  let current = kin;
+  if (avatar.mode === "upload" && avatar.file) {
+    const body = new FormData();
+    body.append("avatar", avatar.file);
+    current = (await api<{ kin: Kin }>(`/api/kins/${kin.id}/avatar`, { method: "PUT", body })).kin;
+  } else if (avatar.mode === "auto" || avatar.mode === "prompt") {
+    const body = avatar.mode === "auto" ? { mode: "auto" } : { mode: "prompt", prompt: avatar.prompt.trim() };
+    current = (await api<{ kin: Kin }>(`/api/kins/${kin.id}/avatar/generate`, { body })).kin;
+  }
+  if (serverIds.length) await api(`/api/kins/${kin.id}/mcp-servers`, { method: "PUT", body: { server_ids: serverIds } });
+  return current;
+}
 
 export interface ModelChoice {
   value: string;
@@ -30,22 +64,32 @@ export async function languageModels(): Promise<ModelChoice[]> {
   return lists.flat();
 }
 
-/** The dialog that creates a Kin: name, role, character, expertise and model. */
+/**
+ * The dialog that creates a Kin: name, role, character, expertise, model, avatar (uploaded;
+ * generated from its identity or a description only with an image provider) and MCP servers.
+ */
 export function CreateKinDialog({ open, onOpenChange, onCreated, title, description }: { open: boolean; onOpenChange: (open: boolean) => void; onCreated: (kin: Kin) => void; title?: string; description?: string }) {
   const { t } = useTranslation();
   const [models, setModels] = React.useState<ModelChoice[] | null>(null);
   const [error, setError] = React.useState<string | null>(null);
   const [busy, setBusy] = React.useState(false);
+  const [options, setOptions] = React.useState<{ image: boolean; servers: McpChoice[] }>({ image: false, servers: [] });
+  const [avatarMode, setAvatarMode] = React.useState<AvatarMode>("later");
+  const { toast } = useToast();
 
   React.useEffect(() => {
     if (!open) return;
     setError(null);
+    setAvatarMode("later");
     languageModels()
       .then(setModels)
       .catch((caught: Error) => {
         setModels([]);
         setError(caught.message);
       });
+    extras()
+      .then(setOptions)
+      .catch(() => setOptions({ image: false, servers: [] }));
   }, [open]);
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
@@ -63,7 +107,15 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
           model: String(form.get("model") ?? ""),
         },
       });
-      onCreated(kin);
+      const avatar = { mode: avatarMode, file: form.get("avatar") instanceof File && (form.get("avatar") as File).size ? (form.get("avatar") as File) : null, prompt: String(form.get("avatar_prompt") ?? "") };
+      let created = kin;
+      try {
+        created = await finish(kin, avatar, form.getAll("mcp_server").map(String));
+      } catch (caught) {
+        // The Kin exists: keep it, and say what did not work (its settings can redo it).
+        toast({ title: t("kin.partly", { name: kin.name, error: caught instanceof Error ? caught.message : String(caught) }), tone: "error" });
+      }
+      onCreated(created);
       onOpenChange(false);
     } catch (caught) {
       setError(caught instanceof ApiError ? caught.message : String(caught));
@@ -106,6 +158,42 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
               ))}
             </NativeSelect>
           </Field>
+          <fieldset className="flex flex-col gap-2">
+            <legend className="mb-1.5 text-sm font-semibold">{t("kin.avatar")}</legend>
+            <div className="flex flex-wrap gap-x-4 gap-y-2 text-sm">
+              {(["later", "upload", ...(options.image ? (["auto", "prompt"] as const) : [])] as AvatarMode[]).map((mode) => (
+                <label key={mode} className="inline-flex cursor-pointer items-center gap-2">
+                  <input type="radio" name="avatar_mode" value={mode} checked={avatarMode === mode} onChange={() => setAvatarMode(mode)} className="size-4 accent-(--link)" />
+                  {t(`kin.avatar${mode[0].toUpperCase()}${mode.slice(1)}` as "kin.avatarLater")}
+                </label>
+              ))}
+            </div>
+            {options.image ? null : <p className="text-xs text-muted-foreground">{t("kin.avatarNeedsImage")}</p>}
+            {avatarMode === "upload" ? (
+              <Field label={t("kin.avatarPicture")} htmlFor="kin-avatar-file">
+                <Input id="kin-avatar-file" name="avatar" type="file" required accept="image/png,image/jpeg,image/webp,image/gif" />
+              </Field>
+            ) : null}
+            {avatarMode === "prompt" ? (
+              <Field label={t("kin.avatarDescription")} htmlFor="kin-avatar-prompt">
+                <Textarea id="kin-avatar-prompt" name="avatar_prompt" rows={2} required placeholder={t("kinSettings.promptPlaceholder")} />
+              </Field>
+            ) : null}
+          </fieldset>
+          {options.servers.length ? (
+            <fieldset className="flex flex-col gap-2">
+              <legend className="mb-1.5 text-sm font-semibold">{t("kin.mcp")}</legend>
+              <p className="text-xs text-muted-foreground">{t("kin.mcpHint")}</p>
+              <div className="flex flex-wrap gap-x-4 gap-y-2 text-sm">
+                {options.servers.map((server) => (
+                  <label key={server.id} className="inline-flex cursor-pointer items-center gap-2">
+                    <input type="checkbox" name="mcp_server" value={server.id} className="size-4 accent-(--link)" />
+                    {server.name}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          ) : null}
           {error ? (
             <p className="text-sm font-medium text-destructive" role="alert">
               {error}

@@ -83,7 +83,7 @@ export function IdentityForm({ endpoint, extra = {}, title, subtitle, submitLabe
   return (
     <form onSubmit={(event) => void submit(event)}>
       <CardHeader>
-        <CardTitle className="text-2xl">{title}</CardTitle>
+        <CardTitle level={1} className="text-2xl">{title}</CardTitle>
         <CardDescription>{subtitle}</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-5">

@@ -13,7 +13,8 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
-import { cronActions, cronBody, draftOf, emptyDraft, type Cron, type CronDraft } from "@/lib/crons";
+import { cronActions, cronBody, cronsReducer, draftOf, emptyDraft, formatWhen, initialCrons, needsReload, type Cron, type CronDraft, type CronEvent } from "@/lib/crons";
+import type { EventStream } from "@/lib/events";
 import type { Kin } from "@/lib/types";
 
 function errorText(error: unknown): string {
@@ -21,7 +22,7 @@ function errorText(error: unknown): string {
 }
 
 /** The dialog that creates a cron for a Kin or edits one; the API's refusal shows in it. */
-function CronDialog({ kin, cron, open, onOpenChange, onSaved }: { kin: Kin; cron: Cron | null; open: boolean; onOpenChange: (open: boolean) => void; onSaved: () => void }) {
+function CronDialog({ kin, cron, open, onOpenChange, onSaved }: { kin: Kin; cron: Cron | null; open: boolean; onOpenChange: (open: boolean) => void; onSaved: (cron: Cron) => void }) {
   const { t } = useTranslation();
   const { toast } = useToast();
   const [draft, setDraft] = React.useState<CronDraft>(emptyDraft);
@@ -47,13 +48,11 @@ function CronDialog({ kin, cron, open, onOpenChange, onSaved }: { kin: Kin; cron
     setError(null);
     try {
       const body = cronBody(draft, kin.id, cron ?? undefined);
-      if (cron) {
-        if (Object.keys(body).length > 0) await api(`/api/crons/${cron.id}`, { method: "PATCH", body });
-      } else {
-        await api("/api/crons", { method: "POST", body });
-      }
+      let saved = cron;
+      if (!cron) saved = (await api<{ cron: Cron }>("/api/crons", { method: "POST", body })).cron;
+      else if (Object.keys(body).length > 0) saved = (await api<{ cron: Cron }>(`/api/crons/${cron.id}`, { method: "PATCH", body })).cron;
       toast({ title: t("kinSettings.cronSaved"), tone: "success" });
-      onSaved();
+      if (saved) onSaved(saved);
       onOpenChange(false);
     } catch (failure) {
       setError(errorText(failure));
@@ -117,31 +116,93 @@ function StateBadge({ cron }: { cron: Cron }) {
   return <Badge variant="success">{t("kinSettings.running")}</Badge>;
 }
 
-/** A Kin's crons: list, create, edit, pause and resume, confirm a Kin's proposal, delete. */
-export function KinCrons({ kin }: { kin: Kin }) {
+/** When a cron ran last and how, and when it runs next, in the user's language. */
+function CronTimes({ cron }: { cron: Cron }) {
+  const { t, i18n } = useTranslation();
+  const lastAt = formatWhen(cron.last_run_at, i18n.language);
+  const nextAt = formatWhen(cron.next_run_at, i18n.language);
+  const status = cron.last_run_status ? t(`kinSettings.runStatus.${cron.last_run_status}`, { defaultValue: cron.last_run_status }) : null;
+  const lastRun = status ? t("kinSettings.lastRun", { status }) + (lastAt ? ` · ${lastAt}` : "") : null;
+  return (
+    <p className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-muted-foreground">
+      {cron.model ? <span>{cron.model}</span> : null}
+      {lastRun ? (
+        cron.last_task_id ? (
+          <Link to={`/tasks/${cron.last_task_id}`} className="rounded-sm underline underline-offset-2 focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none" data-last-run={cron.last_run_status}>
+            {lastRun}
+          </Link>
+        ) : (
+          <span data-last-run={cron.last_run_status}>{lastRun}</span>
+        )
+      ) : (
+        <span>{t("kinSettings.neverRun")}</span>
+      )}
+      {nextAt ? <span data-next-run>{t("kinSettings.nextRun", { when: nextAt })}</span> : null}
+      {cron.last_skip_reason ? (
+        <span>
+          {t("kinSettings.lastSkip", { reason: cron.last_skip_reason })}
+          {cron.last_skip_at ? ` · ${formatWhen(cron.last_skip_at, i18n.language)}` : ""}
+        </span>
+      ) : null}
+    </p>
+  );
+}
+
+/**
+ * A Kin's crons: list, create, edit, pause and resume, confirm a Kin's proposal, delete. The
+ * list follows the live `cron.*` events (a Kin's proposal, another person's change, a run),
+ * and is reloaded when the stream lost some.
+ */
+export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
   const { t } = useTranslation();
   const { toast } = useToast();
-  const [crons, setCrons] = React.useState<Cron[] | null>(null);
+  const [state, dispatch] = React.useReducer(cronsReducer, kin.id, initialCrons);
+  const crons = state.crons;
   const [editing, setEditing] = React.useState<Cron | null>(null);
   const [dialogOpen, setDialogOpen] = React.useState(false);
   const [deleting, setDeleting] = React.useState<Cron | null>(null);
 
   const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(error), tone: "error" }), [toast, t]);
   const load = React.useCallback(() => {
+    dispatch({ type: "load" });
     api<{ crons: Cron[] }>(`/api/crons?kin_id=${encodeURIComponent(kin.id)}`)
-      .then(({ crons: found }) => setCrons(found))
-      .catch(fail);
+      .then(({ crons: found }) => dispatch({ type: "loaded", crons: found }))
+      .catch((error: unknown) => {
+        dispatch({ type: "failed" });
+        fail(error);
+      });
   }, [kin.id, fail]);
-  React.useEffect(load, [load]);
 
-  async function act(request: () => Promise<unknown>) {
+  React.useEffect(() => {
+    const event = (value: CronEvent) => dispatch({ type: "event", event: value });
+    const off = [
+      stream.on("cron.created", ({ cron }) => event({ type: "cron.created", cron })),
+      stream.on("cron.updated", ({ cron }) => event({ type: "cron.updated", cron })),
+      stream.on("cron.deleted", ({ cron_id, kin_id }) => event({ type: "cron.deleted", cron_id, kin_id })),
+      stream.onResync(load),
+      // What changed before the stream was open is only in a load made after.
+      stream.onState((connection) => connection === "open" && load()),
+    ];
+    load();
+    return () => off.forEach((unsubscribe) => unsubscribe());
+  }, [stream, load]);
+
+  const reload = needsReload(state);
+  React.useEffect(() => {
+    if (reload) load();
+  }, [reload, load]);
+
+  /** Run one of the person's changes; the answer updates the list at once (its event follows). */
+  async function act(request: () => Promise<CronEvent>) {
     try {
-      await request();
+      dispatch({ type: "changed", event: await request() });
     } catch (error) {
       fail(error);
+      load();
     }
-    load();
   }
+  const change = (cron: Cron, path: string, body?: Record<string, unknown>) =>
+    act(async () => ({ type: "cron.updated", cron: (await api<{ cron: Cron }>(`/api/crons/${cron.id}${path}`, { method: path ? "POST" : "PATCH", body })).cron }));
 
   function open(cron: Cron | null) {
     setEditing(cron);
@@ -156,7 +217,7 @@ export function KinCrons({ kin }: { kin: Kin }) {
         </Button>
       </div>
       {crons?.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinSettings.noCrons")}</p> : null}
-      <ul className="flex flex-col gap-2" aria-label={t("kinSettings.crons")}>
+      <ul className="flex flex-col gap-2" aria-label={t("kinSettings.crons")} aria-live="polite" aria-relevant="additions removals">
         {crons?.map((cron) => {
           const actions = cronActions(cron);
           return (
@@ -166,39 +227,27 @@ export function KinCrons({ kin }: { kin: Kin }) {
               </span>
               <div className="min-w-0 flex-1">
                 <p className="flex flex-wrap items-center gap-2">
-                  <span className="font-semibold">{cron.name}</span>
+                  <span className="font-semibold break-words">{cron.name}</span>
                   <code className="rounded-md bg-muted px-1.5 py-0.5 text-xs">{cron.schedule}</code>
                   <StateBadge cron={cron} />
                   {cron.created_by_kin_id ? <Badge variant="kin">{t("kinSettings.proposedBy", { name: kin.name })}</Badge> : null}
                 </p>
-                <p className="mt-1 text-sm text-muted-foreground">{cron.task_description}</p>
-                <p className="mt-1 flex flex-wrap gap-x-3 text-xs text-muted-foreground">
-                  {cron.model ? <span>{cron.model}</span> : null}
-                  {cron.last_run_status ? (
-                    cron.last_task_id ? (
-                      <Link to={`/tasks/${cron.last_task_id}`} className="underline underline-offset-2">
-                        {t("kinSettings.lastRun", { status: cron.last_run_status })}
-                      </Link>
-                    ) : (
-                      <span>{t("kinSettings.lastRun", { status: cron.last_run_status })}</span>
-                    )
-                  ) : null}
-                  {cron.last_skip_reason ? <span>{t("kinSettings.lastSkip", { reason: cron.last_skip_reason })}</span> : null}
-                </p>
+                <p className="mt-1 text-sm break-words text-muted-foreground">{cron.task_description}</p>
+                <CronTimes cron={cron} />
               </div>
               <div className="flex flex-wrap gap-1">
                 {actions.confirm ? (
-                  <Button size="sm" onClick={() => void act(() => api(`/api/crons/${cron.id}/confirm`, { method: "POST" }))}>
+                  <Button size="sm" onClick={() => void change(cron, "/confirm")}>
                     <CheckIcon /> {t("kinSettings.confirm")}
                   </Button>
                 ) : null}
                 {actions.pause ? (
-                  <Button size="sm" variant="outline" onClick={() => void act(() => api(`/api/crons/${cron.id}`, { method: "PATCH", body: { active: false } }))}>
+                  <Button size="sm" variant="outline" onClick={() => void change(cron, "", { active: false })}>
                     <PauseIcon /> {t("kinSettings.pause")}
                   </Button>
                 ) : null}
                 {actions.resume ? (
-                  <Button size="sm" variant="outline" onClick={() => void act(() => api(`/api/crons/${cron.id}`, { method: "PATCH", body: { active: true } }))}>
+                  <Button size="sm" variant="outline" onClick={() => void change(cron, "", { active: true })}>
                     <PlayIcon /> {t("kinSettings.resume")}
                   </Button>
                 ) : null}
@@ -213,13 +262,18 @@ export function KinCrons({ kin }: { kin: Kin }) {
           );
         })}
       </ul>
-      <CronDialog kin={kin} cron={editing} open={dialogOpen} onOpenChange={setDialogOpen} onSaved={load} />
+      <CronDialog kin={kin} cron={editing} open={dialogOpen} onOpenChange={setDialogOpen} onSaved={(saved) => dispatch({ type: "changed", event: { type: "cron.updated", cron: saved } })} />
       <ConfirmDelete
         target={deleting}
         title={t("kinSettings.deleteCron", { name: deleting?.name ?? "" })}
         description={t("kinSettings.deleteCronConfirm", { name: deleting?.name ?? "" })}
         onClose={() => setDeleting(null)}
-        onConfirm={(target) => void act(() => api(`/api/crons/${target.id}`, { method: "DELETE" }))}
+        onConfirm={(target) =>
+          void act(async () => {
+            await api(`/api/crons/${target.id}`, { method: "DELETE" });
+            return { type: "cron.deleted", cron_id: target.id, kin_id: target.kin_id };
+          })
+        }
       />
     </div>
   );

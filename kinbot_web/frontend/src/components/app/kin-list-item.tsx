@@ -17,7 +17,7 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
       aria-current={selected ? "page" : undefined}
       data-kin-id={kin.id}
       className={cn(
-        "flex w-full items-center gap-3 rounded-xl px-2.5 py-2 text-left transition-colors duration-150 hover:bg-accent/70",
+        "flex w-full items-center gap-3 rounded-xl px-2.5 py-2 text-left transition-colors duration-150 hover:bg-accent/70 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-ring",
         selected && "bg-card shadow-soft hover:bg-card",
       )}
     >
@@ -27,7 +27,7 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
           <span className="truncate text-sm font-semibold">{kin.name}</span>
           {kin.state === "thinking" ? <span className="sr-only">{t("sidebar.thinking")}</span> : null}
           {kin.state === "error" ? (
-            <AlertTriangleIcon className="size-3.5 shrink-0 text-destructive" aria-label={t("sidebar.error")}>
+            <AlertTriangleIcon className="size-3.5 shrink-0 text-destructive" role="img" aria-label={t("sidebar.error")}>
               <title>{kin.last_error ?? t("sidebar.error")}</title>
             </AlertTriangleIcon>
           ) : null}
@@ -35,8 +35,9 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
         <span className="block truncate text-xs text-muted-foreground">{kin.role}</span>
       </span>
       {kin.queue_length > 0 ? (
-        <Badge variant="default" className="min-w-5 justify-center px-1.5" aria-label={t("sidebar.queue", { count: kin.queue_length })}>
-          {kin.queue_length}
+        <Badge variant="default" className="min-w-5 justify-center px-1.5">
+          <span aria-hidden>{kin.queue_length}</span>
+          <span className="sr-only">{t("sidebar.queue", { count: kin.queue_length })}</span>
         </Badge>
       ) : null}
     </button>

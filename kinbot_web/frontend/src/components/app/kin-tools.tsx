@@ -1,12 +1,15 @@
-import { PlugIcon, ShieldAlertIcon, ShieldCheckIcon, WrenchIcon } from "lucide-react";
+import { PlugIcon, ShieldAlertIcon, ShieldCheckIcon, Trash2Icon, WrenchIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { ConfirmDelete } from "@/components/app/confirm-delete";
 import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Switch } from "@/components/ui/switch";
 import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
+import { parameterLines, withoutTool, type CustomTool } from "@/lib/custom-tools";
 import type { Kin } from "@/lib/types";
 
 interface McpServer {
@@ -17,16 +20,9 @@ interface McpServer {
   status: { state: "connecting" | "connected" | "failed" | "disabled"; error: string | null; tools: { name: string; description: string }[] };
 }
 
-interface CustomTool {
-  name: string;
-  description: string;
-  path: string;
-  updated_at: number;
-}
-
 const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline" } as const;
 
-/** A Kin's MCP servers (switched on and off for it) and its custom tools (read only). */
+/** A Kin's MCP servers (switched on and off for it) and its custom tools (listed, removed). */
 export function KinTools({ kin }: { kin: Kin }) {
   const { t } = useTranslation();
   const { toast } = useToast();
@@ -35,6 +31,7 @@ export function KinTools({ kin }: { kin: Kin }) {
   const [mcpOff, setMcpOff] = React.useState(false);
   const [tools, setTools] = React.useState<{ sandbox: string; tools: CustomTool[] } | null>(null);
   const [toolsOff, setToolsOff] = React.useState(false);
+  const [removing, setRemoving] = React.useState<CustomTool | null>(null);
   const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
 
   React.useEffect(() => {
@@ -57,6 +54,20 @@ export function KinTools({ kin }: { kin: Kin }) {
     } catch (error) {
       fail(error);
     }
+  }
+
+  async function remove(tool: CustomTool) {
+    try {
+      await api(`/api/kins/${kin.id}/custom-tools/${encodeURIComponent(tool.name)}`, { method: "DELETE" });
+      toast({ title: t("kinTools.removed", { name: tool.name }), tone: "success" });
+    } catch (error) {
+      // Already gone (404): the list was out of date; say anything else.
+      if (!(error instanceof ApiError && error.status === 404)) {
+        fail(error);
+        return;
+      }
+    }
+    setTools((value) => (value ? { ...value, tools: withoutTool(value.tools, tool.name) } : value));
   }
 
   return (
@@ -108,15 +119,54 @@ export function KinTools({ kin }: { kin: Kin }) {
           {tools?.tools.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinTools.noCustom")}</p> : null}
           <ul className="flex flex-col gap-2" aria-label={t("kinTools.custom")}>
             {tools?.tools.map((tool) => (
-              <li key={tool.name} className="rounded-xl border border-border/70 bg-card px-4 py-3">
-                <p className="font-mono text-sm font-semibold">{tool.name}</p>
-                <p className="mt-1 text-sm text-muted-foreground">{tool.description}</p>
-                <p className="mt-1 font-mono text-xs text-muted-foreground">{tool.path}</p>
-              </li>
+              <CustomToolItem key={tool.name} tool={tool} onRemove={() => setRemoving(tool)} />
             ))}
           </ul>
         </CardContent>
       </Card>
+      <ConfirmDelete
+        target={removing}
+        title={t("kinTools.remove", { name: removing?.name ?? "" })}
+        description={t("kinTools.removeConfirm", { name: removing?.name ?? "", kin: kin.name })}
+        onClose={() => setRemoving(null)}
+        onConfirm={(tool) => void remove(tool)}
+      />
     </div>
+  );
+}
+
+/** One custom tool: name, description, its arguments in a few words, its script, a remove button. */
+function CustomToolItem({ tool, onRemove }: { tool: CustomTool; onRemove: () => void }) {
+  const { t } = useTranslation();
+  const parameters = parameterLines(tool.parameters);
+  return (
+    <li className="flex items-start gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" aria-label={tool.name} data-tool={tool.name}>
+      <div className="min-w-0 flex-1">
+        <p className="font-mono text-sm font-semibold break-all">{tool.name}</p>
+        <p className="mt-1 text-sm break-words text-muted-foreground">{tool.description}</p>
+        {parameters.length > 0 ? (
+          <ul className="mt-2 flex flex-wrap gap-1.5" aria-label={t("kinTools.parametersOf", { name: tool.name })}>
+            {parameters.map((parameter) => (
+              <li key={parameter.name} className="max-w-full rounded-md bg-muted px-1.5 py-0.5 font-mono text-xs break-all" title={parameter.description ?? undefined}>
+                <span className="font-semibold">{parameter.name}</span>
+                {parameter.required ? (
+                  <abbr title={t("kinTools.required")} className="text-destructive no-underline">
+                    *
+                  </abbr>
+                ) : null}
+                <span className="text-muted-foreground">: {parameter.type}</span>
+                {parameter.description ? <span className="sr-only"> — {parameter.description}</span> : null}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="mt-2 text-xs text-muted-foreground">{t("kinTools.noParameters")}</p>
+        )}
+        <p className="mt-1 font-mono text-xs break-all text-muted-foreground">{tool.path}</p>
+      </div>
+      <Button size="icon-sm" variant="ghost" aria-label={t("kinTools.remove", { name: tool.name })} onClick={onRemove}>
+        <Trash2Icon />
+      </Button>
+    </li>
   );
 }

@@ -79,9 +79,9 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
   return (
     <div className="flex flex-col gap-4">
       <section aria-labelledby={`${ids}-configured`} className="flex flex-col gap-2">
-        <h3 id={`${ids}-configured`} className="text-sm font-bold text-muted-foreground">
+        <h2 id={`${ids}-configured`} className="text-sm font-bold text-muted-foreground">
           {t("onboarding.providers.configured")}
-        </h3>
+        </h2>
         {providers.length === 0 ? <p className="text-sm text-muted-foreground">{t("onboarding.providers.none")}</p> : null}
         <ul className="flex flex-col gap-2">
           {providers.map((provider) => (

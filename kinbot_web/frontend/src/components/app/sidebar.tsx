@@ -1,10 +1,12 @@
 import { ListChecksIcon, LogOutIcon, PlusIcon, SettingsIcon, UserIcon } from "lucide-react";
+import { Dialog as DialogPrimitive } from "radix-ui";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { ThemeToggle } from "@/components/theme-toggle";
 import { Avatar } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
+import { useReturnFocus } from "@/components/ui/dialog";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import type { Kin, User } from "@/lib/types";
 import { cn } from "@/lib/utils";
@@ -53,7 +55,7 @@ function TaskButton({ task, selected, onSelect, muted = false }: { task: Sidebar
       type="button"
       onClick={onSelect}
       aria-current={selected ? "page" : undefined}
-      className={cn("flex w-full items-center gap-2.5 rounded-xl px-2.5 py-2 text-left text-sm transition-colors hover:bg-accent/70", selected && "bg-card shadow-soft hover:bg-card")}
+      className={cn("flex w-full items-center gap-2.5 rounded-xl px-2.5 py-2 text-left text-sm transition-colors hover:bg-accent/70 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-ring", selected && "bg-card shadow-soft hover:bg-card")}
     >
       <span className={cn("flex size-7 shrink-0 items-center justify-center rounded-lg", muted ? "bg-muted text-muted-foreground" : "bg-bubble-task text-bubble-task-accent")}>
         <ListChecksIcon className="size-4" aria-hidden />
@@ -144,5 +146,29 @@ export function Sidebar({ me, kins, tasks, recentTasks = [], selectedKinId, onSe
         </DropdownMenuContent>
       </DropdownMenu>
     </nav>
+  );
+}
+
+/**
+ * The sidebar as a drawer, below the `md` width: a modal dialog sliding from the left. Focus
+ * moves into it and stays there, Escape or a tap on the backdrop closes it, and focus goes
+ * back to the button that opened it. `label` names it for screen readers.
+ */
+export function SidebarDrawer({ open, onOpenChange, label, children }: { open: boolean; onOpenChange: (open: boolean) => void; label: string; children: React.ReactNode }) {
+  const returnFocus = useReturnFocus();
+  return (
+    <DialogPrimitive.Root open={open} onOpenChange={onOpenChange}>
+      <DialogPrimitive.Portal>
+        <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-foreground/25 data-[state=open]:animate-fade-in md:hidden" />
+        <DialogPrimitive.Content
+          aria-describedby={undefined}
+          className="fixed inset-y-0 left-0 z-40 w-72 max-w-[85%] shadow-lifted outline-none data-[state=open]:animate-rise-in md:hidden"
+          {...returnFocus}
+        >
+          <DialogPrimitive.Title className="sr-only">{label}</DialogPrimitive.Title>
+          {children}
+        </DialogPrimitive.Content>
+      </DialogPrimitive.Portal>
+    </DialogPrimitive.Root>
   );
 }

@@ -9,18 +9,20 @@ import { Button } from "@/components/ui/button";
 import { ChatBubble, TypingIndicator } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
-import { chatReducer, emptyChat } from "@/lib/chat";
+import { chatReducer, emptyChat, type Draft } from "@/lib/chat";
 import type { EventStream } from "@/lib/events";
 import type { Attachment, Kin, Message, User } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
-import { MessageText, MessageView, useBubbleLabels } from "./message-view";
+import { MessageText, MessageView, RunningTools, useBubbleLabels } from "./message-view";
 
 const PAGE = 50;
 
 interface Page {
   messages: Message[];
   next_before: number | null;
+  /** What the running turn has not stored yet (latest page only). */
+  draft?: Draft | null;
 }
 
 /** The session of one Kin: its history, live updates from the event stream, and the composer. */
@@ -44,7 +46,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
 
   const loadLatest = React.useCallback(async () => {
     const page = await api<Page>(`/api/kins/${kin.id}/messages?limit=${PAGE}`);
-    dispatch({ type: "page", messages: page.messages, nextBefore: page.next_before });
+    dispatch({ type: "page", messages: page.messages, nextBefore: page.next_before, draft: page.draft });
   }, [kin.id]);
 
   React.useEffect(() => {
@@ -67,7 +69,9 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
   }, [kin.id, stream, loadLatest, toast, t]);
 
   const lastId = chat.messages.at(-1)?.id;
-  const streamingText = Object.values(chat.streaming).join("");
+  const streamingText = Object.values(chat.streaming)
+    .map((streamed) => streamed.text)
+    .join("");
   React.useEffect(() => {
     bottom.current?.scrollIntoView({ block: "end" });
   }, [lastId, streamingText.length]);
@@ -192,10 +196,15 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={kin} avatars={avatars} />
           ))}
-          {streamingTurns.map(([turn, text]) => (
-            <ChatBubble key={`stream-${turn}`} origin="assistant" name={kin.name} avatarUrl={kin.avatar_url} labels={labels}>
-              <MessageText text={text} />
-            </ChatBubble>
+          {streamingTurns.map(([turn, streamed]) =>
+            streamed.text ? (
+              <ChatBubble key={`stream-${turn}`} origin="assistant" name={kin.name} avatarUrl={kin.avatar_url} labels={labels}>
+                <MessageText text={streamed.text} />
+              </ChatBubble>
+            ) : null,
+          )}
+          {Object.entries(chat.tools).map(([turn, tools]) => (
+            <RunningTools key={`tools-${turn}`} tools={tools} />
           ))}
           {busy ? (
             <div className="flex items-end gap-2.5 pl-11.5">

@@ -1,10 +1,10 @@
-import { ChevronRightIcon, MessageCircleQuestionIcon, WrenchIcon } from "lucide-react";
+import { ChevronRightIcon, LoaderCircleIcon, MessageCircleQuestionIcon, WrenchIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useInRouterContext } from "react-router";
 
 import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
-import { originOf } from "@/lib/chat";
+import { originOf, type ToolActivity } from "@/lib/chat";
 import type { Kin, Message, User } from "@/lib/types";
 
 const Markdown = React.lazy(() => import("@/components/markdown"));
@@ -52,6 +52,24 @@ export function ToolCalls({ message }: { message: Message }) {
         ))}
       </ul>
     </details>
+  );
+}
+
+/** The tool calls a turn is running now, one compact line each (stored calls show instead
+ * once they end). */
+export function RunningTools({ tools }: { tools: ToolActivity[] }) {
+  const { t } = useTranslation();
+  const running = tools.filter((tool) => tool.status === "running");
+  if (running.length === 0) return null;
+  return (
+    <ul className="flex flex-col gap-1 pl-12" aria-label={t("chat.toolCalls", { count: running.length })}>
+      {running.map((tool) => (
+        <li key={tool.id} className="flex w-fit items-center gap-1.5 rounded-xl bg-muted/70 px-3 py-1.5 text-xs font-semibold text-muted-foreground" data-running-tool={tool.name}>
+          <LoaderCircleIcon className="size-3.5 animate-spin motion-reduce:animate-none" aria-hidden />
+          {t("chat.toolRunning", { name: tool.name })}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -8,12 +8,12 @@ import { Button } from "@/components/ui/button";
 import { ChatBubble } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
-import { chatReducer, emptyChat } from "@/lib/chat";
+import { chatReducer, emptyChat, type Draft } from "@/lib/chat";
 import { isActive, pendingQuestion } from "@/lib/tasks";
 import type { EventStream } from "@/lib/events";
 import type { Kin, Message, Task, User } from "@/lib/types";
 
-import { MessageText, MessageView, useBubbleLabels } from "./message-view";
+import { MessageText, MessageView, RunningTools, useBubbleLabels } from "./message-view";
 
 /** A task: its state, the Kin it reports to, the question it waits on, and its own session
  * (its sub-Kin's work), live while it runs; it can be cancelled. */
@@ -25,10 +25,10 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
   const [chat, dispatch] = React.useReducer(chatReducer, emptyChat);
 
   const load = React.useCallback(async () => {
-    const data = await api<{ task: Task; messages: Message[] }>(`/api/tasks/${taskId}?limit=200`);
+    const data = await api<{ task: Task; messages: Message[]; draft: Draft | null }>(`/api/tasks/${taskId}?limit=200`);
     setTask(data.task);
     dispatch({ type: "reset" });
-    dispatch({ type: "page", messages: data.messages, nextBefore: null });
+    dispatch({ type: "page", messages: data.messages, nextBefore: null, draft: data.draft });
   }, [taskId]);
 
   React.useEffect(() => {
@@ -42,6 +42,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
       stream.on("message", ({ message }) => message.kin_id === sessionId && dispatch({ type: "message", message })),
       stream.on("message.status", (data) => data.kin_id === sessionId && dispatch({ type: "status", data })),
       stream.on("kin.delta", (data) => data.kin_id === sessionId && dispatch({ type: "delta", data })),
+      stream.on("kin.tool", (data) => data.kin_id === sessionId && dispatch({ type: "tool", data })),
       stream.on("task.updated", ({ task: updated }) => updated.id === taskId && setTask(updated as unknown as Task)),
       stream.onResync(() => void load()),
     ];
@@ -113,10 +114,15 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={speaker} />
           ))}
-          {Object.entries(chat.streaming).map(([turn, text]) => (
-            <ChatBubble key={`stream-${turn}`} origin="assistant" name={task.title} labels={labels}>
-              <MessageText text={text} />
-            </ChatBubble>
+          {Object.entries(chat.streaming).map(([turn, streamed]) =>
+            streamed.text ? (
+              <ChatBubble key={`stream-${turn}`} origin="assistant" name={task.title} labels={labels}>
+                <MessageText text={streamed.text} />
+              </ChatBubble>
+            ) : null,
+          )}
+          {Object.entries(chat.tools).map(([turn, tools]) => (
+            <RunningTools key={`tools-${turn}`} tools={tools} />
           ))}
           {task.result ? (
             <ChatBubble origin="task" name={task.title} labels={labels}>

@@ -11,8 +11,10 @@ export function Card({ className, ...props }: DivProps) {
 export function CardHeader({ className, ...props }: DivProps) {
   return <div className={cn("flex flex-col gap-1.5 p-6 pb-3", className)} {...props} />;
 }
-export function CardTitle({ className, ...props }: React.HTMLAttributes<HTMLHeadingElement>) {
-  return <h3 className={cn("text-lg font-bold tracking-tight", className)} {...props} />;
+/** The card's heading: a second-level one, or `level={1}` when the card is the page (sign-in, onboarding). */
+export function CardTitle({ className, level = 2, ...props }: React.HTMLAttributes<HTMLHeadingElement> & { level?: 1 | 2 | 3 }) {
+  const Heading = `h${level}` as const;
+  return <Heading className={cn("text-lg font-bold tracking-tight", className)} {...props} />;
 }
 export function CardDescription({ className, ...props }: React.HTMLAttributes<HTMLParagraphElement>) {
   return <p className={cn("text-sm text-muted-foreground", className)} {...props} />;

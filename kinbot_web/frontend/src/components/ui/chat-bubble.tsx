@@ -108,9 +108,9 @@ export function ChatBubble({ origin, name, avatarUrl, status, time, labels = DEF
   return (
     <div data-origin={origin} className={cn("group flex items-end gap-2.5 animate-rise-in", end && "flex-row-reverse", className)}>
       <SenderPicture origin={origin} name={name} avatarUrl={avatarUrl} />
-      <div className={cn("flex max-w-[min(44rem,85%)] flex-col gap-1", end ? "items-end" : "items-start")}>
+      <div className={cn("flex min-w-0 max-w-[min(44rem,85%)] flex-col gap-1", end ? "items-end" : "items-start")}>
         <Marker origin={origin} name={name} labels={labels} />
-        <div className={cn("rounded-2xl px-4 py-2.5 text-[0.935rem] leading-relaxed break-words", style.bubble, waiting && "opacity-75")}>{children}</div>
+        <div className={cn("max-w-full rounded-2xl px-4 py-2.5 text-[0.935rem] leading-relaxed break-words", style.bubble, waiting && "opacity-75")}>{children}</div>
         <div className="flex h-4 items-center gap-2 text-[0.7rem] text-muted-foreground">
           {waiting ? (
             <span className="inline-flex items-center gap-1 font-semibold" data-status="waiting">

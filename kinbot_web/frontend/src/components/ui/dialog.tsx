@@ -8,8 +8,32 @@ export const Dialog = DialogPrimitive.Root;
 export const DialogTrigger = DialogPrimitive.Trigger;
 export const DialogClose = DialogPrimitive.Close;
 
-/** The dialog's panel, over a soft dimmed backdrop; focus is trapped, Escape closes. */
-export function DialogContent({ className, children, closeLabel = "Close", ...props }: React.ComponentProps<typeof DialogPrimitive.Content> & { closeLabel?: string }) {
+type AutoFocusHandlers = Pick<React.ComponentProps<typeof DialogPrimitive.Content>, "onOpenAutoFocus" | "onCloseAutoFocus">;
+
+/**
+ * Focus goes back to what opened the dialog when it closes — also for a dialog opened from its
+ * `open` prop, without a `DialogTrigger` (Radix alone would leave focus on the page's body).
+ */
+export function useReturnFocus({ onOpenAutoFocus, onCloseAutoFocus }: AutoFocusHandlers = {}): Required<AutoFocusHandlers> {
+  const opener = React.useRef<HTMLElement | null>(null);
+  return {
+    onOpenAutoFocus: (event) => {
+      const active = document.activeElement;
+      opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
+      onOpenAutoFocus?.(event);
+    },
+    onCloseAutoFocus: (event) => {
+      onCloseAutoFocus?.(event);
+      if (event.defaultPrevented || !opener.current?.isConnected) return;
+      event.preventDefault();
+      opener.current.focus();
+    },
+  };
+}
+
+/** The dialog's panel, over a soft dimmed backdrop; focus is trapped, Escape closes, focus returns to the opener. */
+export function DialogContent({ className, children, closeLabel = "Close", onOpenAutoFocus, onCloseAutoFocus, ...props }: React.ComponentProps<typeof DialogPrimitive.Content> & { closeLabel?: string }) {
+  const returnFocus = useReturnFocus({ onOpenAutoFocus, onCloseAutoFocus });
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-50 bg-foreground/25 backdrop-blur-[2px] data-[state=open]:animate-fade-in" />
@@ -18,6 +42,7 @@ export function DialogContent({ className, children, closeLabel = "Close", ...pr
           "fixed top-1/2 left-1/2 z-50 grid max-h-[90dvh] w-[calc(100%-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto rounded-2xl border border-border/70 bg-popover p-6 text-popover-foreground shadow-lifted data-[state=open]:animate-pop-in",
           className,
         )}
+        {...returnFocus}
         {...props}
       >
         {children}

@@ -20,10 +20,10 @@ interface ToastContextValue {
 const ToastContext = React.createContext<ToastContextValue | null>(null);
 
 const ICONS = { info: InfoIcon, success: CheckCircle2Icon, error: CircleAlertIcon } as const;
-const TONES = { info: "text-primary", success: "text-success", error: "text-destructive" } as const;
+const TONES = { info: "text-link", success: "text-success", error: "text-destructive" } as const;
 
 /** Hosts toasts (announced to screen readers, swipe or Escape to dismiss); use `useToast()` to show one. */
-export function ToastProvider({ children }: { children: React.ReactNode }) {
+export function ToastProvider({ children, closeLabel = "Close" }: { children: React.ReactNode; closeLabel?: string }) {
   const [toasts, setToasts] = React.useState<ToastMessage[]>([]);
   const nextId = React.useRef(1);
   const toast = React.useCallback((message: Omit<ToastMessage, "id">) => {
@@ -35,7 +35,7 @@ export function ToastProvider({ children }: { children: React.ReactNode }) {
       <ToastPrimitive.Provider swipeDirection="right" duration={5000}>
         {children}
         {toasts.map((item) => (
-          <Toast key={item.id} item={item} onClose={() => setToasts((current) => current.filter((other) => other.id !== item.id))} />
+          <Toast key={item.id} item={item} closeLabel={closeLabel} onClose={() => setToasts((current) => current.filter((other) => other.id !== item.id))} />
         ))}
         <ToastPrimitive.Viewport className="fixed right-0 bottom-0 z-[100] flex max-h-screen w-full flex-col gap-2 p-4 outline-none sm:max-w-sm" />
       </ToastPrimitive.Provider>
@@ -44,7 +44,7 @@ export function ToastProvider({ children }: { children: React.ReactNode }) {
 }
 
 /** One toast, as the provider renders it (exported for the design page). */
-export function Toast({ item, onClose, open }: { item: ToastMessage; onClose?: () => void; open?: boolean }) {
+export function Toast({ item, onClose, open, closeLabel = "Close" }: { item: ToastMessage; onClose?: () => void; open?: boolean; closeLabel?: string }) {
   const tone = item.tone ?? "info";
   const Icon = ICONS[tone];
   return (
@@ -58,8 +58,8 @@ export function Toast({ item, onClose, open }: { item: ToastMessage; onClose?: (
         <ToastPrimitive.Title className="text-sm font-semibold">{item.title}</ToastPrimitive.Title>
         {item.description ? <ToastPrimitive.Description className="text-sm text-muted-foreground">{item.description}</ToastPrimitive.Description> : null}
       </div>
-      <ToastPrimitive.Close className="rounded-lg p-1 text-muted-foreground hover:bg-accent hover:text-foreground" aria-label="Close">
-        <XIcon className="size-4" />
+      <ToastPrimitive.Close className="rounded-lg p-1 text-muted-foreground hover:bg-accent hover:text-foreground" aria-label={closeLabel}>
+        <XIcon className="size-4" aria-hidden />
       </ToastPrimitive.Close>
     </ToastPrimitive.Root>
   );

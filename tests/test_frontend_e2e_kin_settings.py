@@ -1,0 +1,164 @@
+"""A Kin's settings in Debian's Chromium: the crons tab following the live feed, custom tools
+removed from the tools tab, roles written in French sentences."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.async_api import Browser, Page, expect
+
+from tests import test_frontend_e2e as e2e
+from tests.support.accounts import MARIE, invite, register
+from tests.support.browser import NEEDS_BROWSER
+from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.server import RunningServer
+from tests.test_frontend_e2e import bubble, sign_in
+
+# The browser tests' fixtures, under the names pytest looks for.
+browser, page, server, fake_llm = e2e.browser, e2e.page, e2e.server, e2e.fake_llm
+
+pytestmark = NEEDS_BROWSER
+
+
+async def open_tab(page: Page, tab: str) -> None:
+    await page.get_by_role("link", name="Réglages du Kin").click()
+    await expect(page.get_by_role("heading", name="Réglages de Chef")).to_be_visible()
+    await page.get_by_role("tab", name=tab).click()
+
+
+async def test_the_crons_tab_follows_other_people_the_kin_and_the_scheduler(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    await open_tab(page, "Crons")
+    await expect(page.get_by_text("Pas encore de cron.")).to_be_visible()
+
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        # Marie creates a cron in her own browser: it shows here without a reload.
+        created = await marie.post(
+            "/api/crons",
+            json={"kin_id": kin_id, "name": "Tea time", "schedule": "0 16 * * *",
+                  "task_description": "Remind everyone of tea."},
+        )  # fmt: skip
+        assert created.status_code == 201, created.text
+        cron = created.json()["cron"]
+        tea = page.get_by_role("listitem", name="Tea time")
+        await expect(tea.get_by_text("0 16 * * *")).to_be_visible()
+        await expect(tea.get_by_text("Actif", exact=True)).to_be_visible()
+        await expect(tea.get_by_text("Pas encore exécuté")).to_be_visible()
+        await expect(tea.locator("[data-next-run]")).to_contain_text("Prochaine exécution")
+
+        # Her change and her pause follow.
+        changed = await marie.patch(
+            f"/api/crons/{cron['id']}", json={"schedule": "30 16 * * 1-5", "active": False}
+        )
+        assert changed.status_code == 200, changed.text
+        await expect(tea.get_by_text("30 16 * * 1-5")).to_be_visible()
+        await expect(tea.get_by_text("En pause", exact=True)).to_be_visible()
+        await expect(tea.locator("[data-next-run]")).to_have_count(0)  # a paused cron never runs
+
+        # The Kin proposes one, from a message sent elsewhere: it shows, awaiting confirmation.
+        proposal = {"name": "Weekly menu", "schedule": "0 18 * * 0",
+                    "task_description": "Plan next week's dinners."}  # fmt: skip
+        fake_llm.enqueue(Reply(tool_calls=[("create_cron", proposal)]), Reply(text="Proposé."))
+        sent = await marie.post(
+            f"/api/kins/{kin_id}/messages", json={"content": "Plan the menus every Sunday"}
+        )
+        assert sent.status_code == 202, sent.text
+        weekly = page.get_by_role("listitem", name="Weekly menu")
+        await expect(weekly.get_by_text("En attente de confirmation")).to_be_visible()
+        await expect(weekly.get_by_text("Proposé par Chef")).to_be_visible()
+        names = page.get_by_role("list", name="Crons").get_by_role("listitem")
+        await expect(names).to_have_count(2)
+
+        # A run of the scheduler: its last run, its state, then its end show as they happen.
+        resumed = await marie.patch(f"/api/crons/{cron['id']}", json={"active": True})
+        next_run = resumed.json()["cron"]["next_run_at"]
+        assert next_run is not None
+        await expect(tea.get_by_text("Actif", exact=True)).to_be_visible()
+        fake_llm.enqueue(Reply(text="Tea is served."))
+        task_id = await server.platform.crons.scheduler.fire(cron["id"], next_run)
+        assert task_id is not None
+        last_run = tea.locator('[data-last-run="completed"]')
+        await expect(last_run).to_contain_text("Dernière exécution : terminée")
+        await expect(last_run).to_have_attribute("href", f"/tasks/{task_id}")
+
+        # Marie deletes it: it goes away here too.
+        deleted = await marie.delete(f"/api/crons/{cron['id']}")
+        assert deleted.status_code == 204, deleted.text
+        await expect(tea).to_have_count(0)
+        await expect(names).to_have_count(1)
+
+    # What the tab shows is what the API lists, after a reload as well.
+    listed = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
+    assert [c["name"] for c in listed] == ["Weekly menu"]
+    await page.reload()
+    await page.get_by_role("tab", name="Crons").click()
+    await expect(weekly.get_by_text("En attente de confirmation")).to_be_visible()
+    await expect(names).to_have_count(1)
+
+
+async def test_a_custom_tool_is_removed_from_the_tools_tab_at_phone_width(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)
+    await page.set_viewport_size({"width": 390, "height": 844})
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    source = "import json, sys\nn = json.load(sys.stdin)['n']\nprint(n * 2)\n"
+    schema = {"type": "object", "required": ["n"],
+              "properties": {"n": {"type": "integer", "description": "The number to double."},
+                             "unit": {"enum": ["g", "kg"]}}}  # fmt: skip
+    fake_llm.enqueue(
+        Reply(tool_calls=[("write_file", {"path": "tools/double.py", "content": source})]),
+        Reply(tool_calls=[("register_tool", {"name": "double", "description": "Doubles a number.",
+                                             "parameters": schema, "path": "tools/double.py"})]),
+        Reply(text="Outil prêt."),
+    )  # fmt: skip
+    composer = page.get_by_placeholder("Écrire à Chef…")
+    await composer.fill("Fabrique-toi un outil qui double les nombres.")
+    await composer.press("Enter")
+    await expect(bubble(page, "assistant", "Outil prêt.")).to_be_visible()
+
+    await open_tab(page, "Outils")
+    double = page.get_by_role("listitem", name="double", exact=True)
+    await expect(double.get_by_text("Doubles a number.")).to_be_visible()
+    arguments = double.get_by_role("list", name="Arguments de double")
+    await expect(arguments.get_by_role("listitem")).to_have_count(2)
+    await expect(arguments.get_by_role("listitem").first).to_contain_text("n*: integer")
+    await expect(arguments.get_by_role("listitem").last).to_contain_text('unit: "g" | "kg"')
+
+    # With the keyboard: Escape keeps the tool, confirming removes it.
+    remove = double.get_by_role("button", name="Retirer l'outil double")
+    await remove.focus()
+    await page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog")
+    await expect(dialog.get_by_text("Chef ne pourra plus l'appeler")).to_be_visible()
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_have_count(0)
+    await expect(double).to_be_visible()
+    await remove.click()
+    await dialog.get_by_role("button", name="Supprimer").click()
+    await expect(page.get_by_text("Outil double retiré")).to_be_visible()
+    await expect(double).to_have_count(0)
+    await expect(page.get_by_text("Ce Kin n'a enregistré aucun outil.")).to_be_visible()
+    tools = (await server.client.get(f"/api/kins/{kin_id}/custom-tools")).json()["tools"]
+    assert tools == []
+
+
+async def test_an_invitation_names_the_role_in_lower_case_in_french(
+    server: RunningServer, browser: Browser
+) -> None:
+    code = await invite(server.client, "admin")
+    context = await browser.new_context(locale="fr-FR")
+    try:
+        guest = await context.new_page()
+        await guest.goto(f"{server.url}/invite/{code}")
+        await expect(guest.get_by_text("Rejoindre KinBot")).to_be_visible()
+        subtitle = guest.get_by_text(re.compile("Vous êtes invité·e comme"))
+        await expect(subtitle).to_have_text(
+            "Vous êtes invité·e comme administrateur·rice. Présentez-vous."
+        )
+    finally:
+        await context.close()
