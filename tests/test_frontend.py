@@ -136,7 +136,7 @@ async def test_the_real_build_is_served_with_its_assets(data_dir: Path) -> None:
     async for server in serve(data_dir, None):
         index = await server.client.get("/")
         assert index.status_code == 200
-        assert '<div id="root"></div>' in index.text
+        assert '<div id="root">' in index.text and 'aria-label="KinBot"' in index.text  # splash
         scripts = re.findall(r'src="(/assets/[^"]+\.js)"', index.text)
         styles = re.findall(r'href="(/assets/[^"]+\.css)"', index.text)
         assert scripts and styles

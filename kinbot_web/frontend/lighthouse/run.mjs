@@ -10,7 +10,7 @@
 // (/design/mockups/chat): the real components and bundle with sample messages. Given a full URL instead (and the Cookie header to send in
 // LIGHTHOUSE_COOKIE), it audits that page of a running KinBot: benchmarks/lighthouse_chat.py
 // does so on the live chat of a signed-in user.
-import { readFile, stat } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,6 +64,8 @@ for (const theme of ["light", "dark"]) {
       const settings = formFactor === "desktop" ? { formFactor, screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false }, throttling: { rttMs: 40, throughputKbps: 10240, cpuSlowdownMultiplier: 1 } } : { formFactor };
       const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error", onlyCategories: categories, extraHeaders }, { extends: "lighthouse:default", settings });
       const { lhr } = result;
+      // LIGHTHOUSE_JSON=<folder> keeps each full report, to see what a score is made of.
+      if (process.env.LIGHTHOUSE_JSON) await writeFile(join(process.env.LIGHTHOUSE_JSON, `${theme}-${formFactor}.json`), result.report);
       console.log(`\nLighthouse ${lhr.lighthouseVersion}, ${PAGE}, ${theme}, ${formFactor}:`);
       for (const id of categories) console.log(`  ${lhr.categories[id].title.padEnd(16)} ${Math.round(lhr.categories[id].score * 100)}`);
       for (const metric of ["first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift"]) {

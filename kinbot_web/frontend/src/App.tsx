@@ -25,10 +25,11 @@ function forcedTheme(): "light" | "dark" | undefined {
   return theme === "light" || theme === "dark" ? theme : undefined;
 }
 
+/** While a screen's code loads: the logo, as index.html shows it before the first render. */
 function Loading() {
   return (
     <div className="flex min-h-dvh items-center justify-center" role="status" aria-live="polite">
-      <span className="size-10 animate-pulse rounded-full bg-primary/30" />
+      <img src="/favicon.svg" width={56} height={56} alt="KinBot" className="animate-pulse" />
     </div>
   );
 }

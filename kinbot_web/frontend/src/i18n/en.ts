@@ -57,7 +57,7 @@ const en = {
     taskQuestion: "{{task}} asks a question", taskQuestionHint: "Answer in this chat: {{name}} passes your answer on to the task.",
     openTask: "Open the task", questionWaiting: "A question waits for an answer", answerIn: "Answer it in {{name}}'s chat",
     reportsTo: "Reports to {{name}}", session: "The task's session", taskMode: { await: "awaited", async: "in the background", cron: "scheduled" },
-    noSession: "Nothing in this session yet.", taskResult: "Result", you: "You", select: "Choose a Kin to start talking.",
+    noSession: "Nothing in this session yet.", taskResult: "Result", you: "You", clock: "12h", select: "Choose a Kin to start talking.",
   },
   settings: {
     title: "Settings", providers: "AI providers", search: "Search providers", mcp: "MCP servers", vault: "Vault",

@@ -59,7 +59,7 @@ const fr: Strings = {
     openTask: "Ouvrir la tâche", questionWaiting: "Une question attend une réponse", answerIn: "Répondez-y dans le chat de {{name}}",
     reportsTo: "Rend compte à {{name}}", session: "La session de la tâche", taskMode: { await: "attendue", async: "en arrière-plan", cron: "planifiée" },
     noSession: "Rien dans cette session pour l'instant.", taskResult: "Résultat",
-    taskStatus: { pending: "en attente", in_progress: "en cours", completed: "terminée", failed: "échouée", cancelled: "annulée" }, empty: "Dites bonjour à {{name}}.", you: "Vous", select: "Choisissez un Kin pour commencer.",
+    taskStatus: { pending: "en attente", in_progress: "en cours", completed: "terminée", failed: "échouée", cancelled: "annulée" }, empty: "Dites bonjour à {{name}}.", you: "Vous", clock: "24h", select: "Choisissez un Kin pour commencer.",
   },
   settings: {
     title: "Réglages", providers: "Fournisseurs d'IA", search: "Fournisseurs de recherche", mcp: "Serveurs MCP", vault: "Coffre-fort",

@@ -41,13 +41,16 @@ export default function AppShell() {
   React.useEffect(() => {
     let cancelled = false;
     (async () => {
+      // Asked alongside who is signed in: an administrator's unfinished onboarding comes first.
+      const onboarding = api<{ step: string }>("/api/onboarding");
+      onboarding.catch(() => undefined); // only awaited for an administrator, or signed out
       try {
         const { user } = await api<{ user: User }>("/api/me");
         if (cancelled) return;
         setLanguage(user.language);
         setMe(user);
         if (user.role === "admin") {
-          const { step } = await api<{ step: string }>("/api/onboarding");
+          const { step } = await onboarding;
           if (step === "providers" || step === "search_providers") {
             navigate("/onboarding", { replace: true });
             return;
@@ -59,9 +62,9 @@ export default function AppShell() {
         if (!cancelled) setLoaded(true);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 401) throw error;
-        const onboarding = await api<{ step: string }>("/api/onboarding");
+        const { step } = await onboarding;
         if (cancelled) return;
-        navigate(onboarding.step === "identity" ? "/onboarding" : "/signin", { replace: true });
+        navigate(step === "identity" ? "/onboarding" : "/signin", { replace: true });
       }
     })();
     return () => {

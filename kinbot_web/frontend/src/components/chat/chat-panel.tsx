@@ -46,7 +46,8 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
 
   const loadLatest = React.useCallback(async () => {
     const page = await api<Page>(`/api/kins/${kin.id}/messages?limit=${PAGE}`);
-    dispatch({ type: "page", messages: page.messages, nextBefore: page.next_before, draft: page.draft });
+    // Rendered in slices (a transition): a long history does not freeze the page.
+    React.startTransition(() => dispatch({ type: "page", messages: page.messages, nextBefore: page.next_before, draft: page.draft }));
   }, [kin.id]);
 
   React.useEffect(() => {

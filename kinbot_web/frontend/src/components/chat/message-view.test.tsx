@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import "@/i18n";
 import type { Message } from "@/lib/types";
 
+import { formatTime } from "@/components/ui/chat-bubble";
+
 import { MessageView } from "./message-view";
 
 const kin = { id: "k-chef", name: "Chef", avatar_url: null };
@@ -88,6 +90,26 @@ describe("MessageView", () => {
     expect(element.innerHTML).not.toContain("onerror");
     const link = within(element).getByText("click").closest("a");
     expect(link?.getAttribute("href") ?? "").not.toContain("javascript:");
+  });
+
+  it("writes a message's time of day as the language does", () => {
+    const afternoon = new Date(2026, 11, 3, 14, 5).getTime() / 1000;
+    const morning = new Date(2026, 11, 3, 0, 30).getTime() / 1000;
+    expect(formatTime(afternoon, "12h")).toBe("2:05 PM");
+    expect(formatTime(morning, "12h")).toBe("12:30 AM");
+    expect(formatTime(afternoon, "24h")).toBe("14:05");
+    expect(formatTime(morning, "24h")).toBe("00:30");
+    const element = bubble({ created_at: afternoon })!;
+    expect(element.querySelector("time")?.textContent).toBe("2:05 PM");
+  });
+
+  it("highlights a fenced code block's language, and only through the sanitiser's classes", async () => {
+    const content = "Try:\n\n```python\ndef soup(): return 'leek'\n```";
+    const element = bubble({ content })!;
+    // highlight.js arrives after the Markdown renderer, for messages with code only.
+    const keyword = await within(element).findByText("def", { selector: "span.hljs-keyword" });
+    expect(keyword.closest("code")?.className).toContain("language-python");
+    expect(within(element).getByText("'leek'", { selector: "span.hljs-string" })).toBeTruthy();
   });
 
   it("folds a reply made only of tool calls into one expandable line", () => {

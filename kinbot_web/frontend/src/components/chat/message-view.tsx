@@ -7,16 +7,31 @@ import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
 import { originOf, type ToolActivity } from "@/lib/chat";
 import type { Kin, Message, User } from "@/lib/types";
 
-const Markdown = React.lazy(() => import("@/components/markdown"));
+type MarkdownComponent = (typeof import("@/components/markdown"))["default"];
 
-/** Message text: plain while the Markdown renderer loads, then rendered and sanitised. */
-export function MessageText({ text }: { text: string }) {
-  return (
-    <React.Suspense fallback={<p className="whitespace-pre-wrap">{text}</p>}>
-      <Markdown text={text} />
-    </React.Suspense>
-  );
-}
+// Fetched as soon as the chat's own code is, alongside its first page of messages.
+let Markdown: MarkdownComponent | null = null;
+const markdownLoaded = import("@/components/markdown").then((module) => {
+  Markdown = module.default;
+});
+
+/**
+ * Message text: plain while the Markdown renderer loads, then rendered and sanitised. The
+ * switch is a transition, which React renders in slices: a long history does not freeze the
+ * page. Memoised on the text: a streamed token re-renders the chat, not every message's Markdown.
+ */
+export const MessageText = React.memo(function MessageText({ text }: { text: string }) {
+  const [Rich, setRich] = React.useState<MarkdownComponent | null>(() => Markdown);
+  React.useEffect(() => {
+    if (Rich) return;
+    let mounted = true;
+    void markdownLoaded.then(() => mounted && React.startTransition(() => setRich(() => Markdown)));
+    return () => {
+      mounted = false;
+    };
+  }, [Rich]);
+  return Rich ? <Rich text={text} /> : <p className="whitespace-pre-wrap">{text}</p>;
+});
 
 /** The bubble labels in the current language. */
 export function useBubbleLabels(): ChatBubbleLabels {
@@ -28,6 +43,7 @@ export function useBubbleLabels(): ChatBubbleLabels {
     system: t("chat.system"),
     error: t("chat.error"),
     you: t("chat.you"),
+    clock: t("chat.clock") === "24h" ? "24h" : "12h",
   };
 }
 

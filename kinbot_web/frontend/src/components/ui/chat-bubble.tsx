@@ -27,9 +27,11 @@ export interface ChatBubbleLabels {
   system: string;
   error: string;
   you: string;
+  /** How the language writes a time of day: "2:05 PM" or "14:05". */
+  clock: "12h" | "24h";
 }
 
-export const DEFAULT_LABELS: ChatBubbleLabels = { waiting: "Waiting", task: "Task", cron: "Scheduled", system: "System", error: "Error", you: "You" };
+export const DEFAULT_LABELS: ChatBubbleLabels = { waiting: "Waiting", task: "Task", cron: "Scheduled", system: "System", error: "Error", you: "You", clock: "12h" };
 
 export interface ChatBubbleProps {
   origin: Origin;
@@ -85,8 +87,15 @@ function SenderPicture({ origin, name, avatarUrl }: { origin: Origin; name: stri
   return <Avatar name={name} src={avatarUrl} size="md" className="mb-5" />;
 }
 
-function formatTime(seconds: number): string {
-  return new Date(seconds * 1000).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+/**
+ * A message's time of day in the local time zone. Written by hand: the first Intl formatting
+ * of a page costs tens of milliseconds, on the chat's first render.
+ */
+export function formatTime(seconds: number, clock: "12h" | "24h"): string {
+  const date = new Date(seconds * 1000);
+  const minutes = String(date.getMinutes()).padStart(2, "0");
+  if (clock === "24h") return `${String(date.getHours()).padStart(2, "0")}:${minutes}`;
+  return `${date.getHours() % 12 || 12}:${minutes} ${date.getHours() < 12 ? "AM" : "PM"}`;
 }
 
 /** One chat message, styled by where it came from (user, another Kin, a task, a cron, the system). */
@@ -117,7 +126,7 @@ export function ChatBubble({ origin, name, avatarUrl, status, time, labels = DEF
               <HourglassIcon className="size-3" aria-hidden /> {labels.waiting}
             </span>
           ) : null}
-          {time ? <time dateTime={new Date(time * 1000).toISOString()} className="opacity-0 transition-opacity group-hover:opacity-100 group-focus-within:opacity-100">{formatTime(time)}</time> : null}
+          {time ? <time dateTime={new Date(time * 1000).toISOString()} className="opacity-0 transition-opacity group-hover:opacity-100 group-focus-within:opacity-100">{formatTime(time, labels.clock)}</time> : null}
         </div>
       </div>
     </div>
