@@ -26,16 +26,21 @@ export default function AppShell() {
   const [sidebarOpen, setSidebarOpen] = React.useState(false);
   const stream = React.useMemo(() => new EventStream(), []);
 
-  const loadLists = React.useCallback(async () => {
+  /** Fetch the Kins and tasks; `andThen` runs with their state change, in the same render. */
+  const loadLists = React.useCallback(async (andThen?: () => void) => {
     const [kinList, taskList, latest] = await Promise.all([
       api<{ kins: Kin[] }>("/api/kins"),
       api<{ tasks: Task[] }>("/api/tasks?status=active"),
       api<{ tasks: Task[] }>("/api/tasks?limit=20"),
     ]);
     const lists = splitTasks(taskList.tasks, latest.tasks);
-    setKins(kinList.kins);
-    setTasks(lists.running);
-    setRecentTasks(lists.recent);
+    // A transition: React renders in slices, so a phone stays responsive while it does.
+    React.startTransition(() => {
+      setKins(kinList.kins);
+      setTasks(lists.running);
+      setRecentTasks(lists.recent);
+      andThen?.();
+    });
   }, []);
 
   React.useEffect(() => {
@@ -58,8 +63,7 @@ export default function AppShell() {
         }
         // Listen first, then load: what changes in between arrives as an event.
         stream.connect();
-        await loadLists();
-        if (!cancelled) setLoaded(true);
+        await loadLists(() => !cancelled && setLoaded(true));
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 401) throw error;
         const { step } = await onboarding;

@@ -33,18 +33,25 @@ export const MessageText = React.memo(function MessageText({ text }: { text: str
   return Rich ? <Rich text={text} /> : <p className="whitespace-pre-wrap">{text}</p>;
 });
 
-/** The bubble labels in the current language. */
+const bubbleLabels = new Map<string, ChatBubbleLabels>();
+
+/** The bubble labels in the current language (made once a language, not once a message). */
 export function useBubbleLabels(): ChatBubbleLabels {
-  const { t } = useTranslation();
-  return {
-    waiting: t("chat.waiting"),
-    task: t("chat.task"),
-    cron: t("chat.cron"),
-    system: t("chat.system"),
-    error: t("chat.error"),
-    you: t("chat.you"),
-    clock: t("chat.clock") === "24h" ? "24h" : "12h",
-  };
+  const { t, i18n } = useTranslation();
+  let labels = bubbleLabels.get(i18n.language);
+  if (!labels) {
+    labels = {
+      waiting: t("chat.waiting"),
+      task: t("chat.task"),
+      cron: t("chat.cron"),
+      system: t("chat.system"),
+      error: t("chat.error"),
+      you: t("chat.you"),
+      clock: t("chat.clock") === "24h" ? "24h" : "12h",
+    };
+    bubbleLabels.set(i18n.language, labels);
+  }
+  return labels;
 }
 
 /** Tool calls of an assistant message, one line each, expandable to their arguments. */
