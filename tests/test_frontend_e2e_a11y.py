@@ -120,6 +120,16 @@ async def signed_in(browser: Browser, server: RunningServer, **options: Any) -> 
     return context
 
 
+async def open_signed_in(
+    browser: Browser, server: RunningServer, path: str, **options: Any
+) -> Page:
+    """A page of a new context with Nico signed in (see `signed_in`), opened on `path`."""
+    context = await signed_in(browser, server, **options)
+    page = await context.new_page()
+    await page.goto(server.url + path, wait_until="networkidle")
+    return page
+
+
 async def assert_fits(page: Page, where: str) -> None:
     overflow = await page.evaluate(OVERFLOW)
     assert overflow == {"scroll": 0, "out": []}, where
@@ -178,9 +188,9 @@ async def test_a_long_line_of_code_scrolls_inside_its_bubble(
     household_server: dict[str, Any], browser: Browser
 ) -> None:
     server: RunningServer = household_server["server"]
-    context = await signed_in(browser, server, viewport=PHONE)
-    page = await context.new_page()
-    await page.goto(server.url + f"/kins/{household_server['chef']}", wait_until="networkidle")
+    page = await open_signed_in(
+        browser, server, f"/kins/{household_server['chef']}", viewport=PHONE
+    )
     code = page.locator(".markdown pre").last
     await expect(code).to_be_visible()
     box = await code.bounding_box()
@@ -188,7 +198,7 @@ async def test_a_long_line_of_code_scrolls_inside_its_bubble(
     assert await code.evaluate("pre => pre.scrollWidth > pre.clientWidth")
     await page.goto(server.url + "/design", wait_until="networkidle")  # its sample code too
     await assert_fits(page, "/design")
-    await context.close()
+    await page.context.close()
 
 
 def has_visible_focus(focus: dict[str, Any]) -> bool:
@@ -213,9 +223,7 @@ async def test_the_keyboard_reaches_sidebar_chat_and_composer_with_a_visible_foc
 ) -> None:
     server: RunningServer = household_server["server"]
     chef = household_server["chef"]
-    context = await signed_in(browser, server, viewport=DESKTOP)
-    page = await context.new_page()
-    await page.goto(server.url + f"/kins/{chef}", wait_until="networkidle")
+    page = await open_signed_in(browser, server, f"/kins/{chef}", viewport=DESKTOP)
     await expect(page.locator(".markdown pre").last).to_be_visible()
 
     reached = await tab_through(page, 40)
@@ -234,7 +242,7 @@ async def test_the_keyboard_reaches_sidebar_chat_and_composer_with_a_visible_foc
         seen = await tab_through(page, 30)
         assert len(seen) >= 5, (path, seen)
         assert [f["name"] for f in seen if not has_visible_focus(f)] == [], path
-    await context.close()
+    await page.context.close()
 
 
 async def test_menus_tabs_and_dialogs_work_from_the_keyboard(
@@ -242,9 +250,7 @@ async def test_menus_tabs_and_dialogs_work_from_the_keyboard(
 ) -> None:
     server: RunningServer = household_server["server"]
     chef = household_server["chef"]
-    context = await signed_in(browser, server, viewport=DESKTOP)
-    page = await context.new_page()
-    await page.goto(server.url + f"/kins/{chef}", wait_until="networkidle")
+    page = await open_signed_in(browser, server, f"/kins/{chef}", viewport=DESKTOP)
 
     # The account menu: Enter opens it on its first item, arrows move, Escape gives focus back.
     trigger = page.get_by_role("button", name="Nico")
@@ -293,7 +299,7 @@ async def test_menus_tabs_and_dialogs_work_from_the_keyboard(
     await expect(switch).to_have_attribute("aria-checked", "true")
     listed = page.locator('[data-plugin="metrics"]')
     await expect(listed).to_contain_text("Hooks:")  # named for screen readers, with the list
-    await context.close()
+    await page.context.close()
 
 
 async def test_onboarding_names_the_features_that_stay_off_in_the_users_language(
@@ -302,9 +308,7 @@ async def test_onboarding_names_the_features_that_stay_off_in_the_users_language
     settings = load_settings(data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=30)
     async with running_server(Platform(settings)) as server:
         await set_up_admin(server.client, NICOLAS)  # Nicolas reads French, his browser English
-        context = await signed_in(browser, server, viewport=PHONE)
-        page = await context.new_page()
-        await page.goto(server.url + "/onboarding", wait_until="networkidle")
+        page = await open_signed_in(browser, server, "/onboarding", viewport=PHONE)
         status = page.get_by_role("status").filter(has_text="Désactivé pour l'instant")
         await expect(status).to_contain_text("génération d'images")
         await expect(status).to_contain_text("outils de recherche web")
@@ -314,7 +318,7 @@ async def test_onboarding_names_the_features_that_stay_off_in_the_users_language
         await expect(page.get_by_role("heading", level=1)).to_have_text(
             "Connectez vos fournisseurs d'IA"
         )
-        await context.close()
+        await page.context.close()
 
 
 async def test_a_new_kin_gets_a_generated_avatar_and_mcp_servers_from_its_dialog(
@@ -327,9 +331,9 @@ async def test_a_new_kin_gets_a_generated_avatar_and_mcp_servers_from_its_dialog
     )
     assert created.status_code == 201, created.text
     pantry_id = created.json()["server"]["id"]
-    context = await signed_in(browser, server, viewport=PHONE)
-    page = await context.new_page()
-    await page.goto(server.url + f"/kins/{household_server['chef']}", wait_until="networkidle")
+    page = await open_signed_in(
+        browser, server, f"/kins/{household_server['chef']}", viewport=PHONE
+    )
     await page.get_by_role("button", name="Open navigation").click()
     await page.get_by_role("button", name="New Kin").click()
     dialog = page.get_by_role("dialog")
@@ -356,7 +360,7 @@ async def test_a_new_kin_gets_a_generated_avatar_and_mcp_servers_from_its_dialog
     assert images[-1].body["prompt"] == "A smiling watering can"
     assigned = (await server.client.get(f"/api/kins/{gardener['id']}/mcp-servers")).json()
     assert assigned["server_ids"] == [pantry_id]
-    await context.close()
+    await page.context.close()
 
 
 async def test_a_kins_summary_is_compacted_purged_and_rolled_back_from_its_settings(
@@ -368,9 +372,7 @@ async def test_a_kins_summary_is_compacted_purged_and_rolled_back_from_its_setti
 
 
 async def summary_tab(server: RunningServer, chef: str, browser: Browser) -> None:
-    context = await signed_in(browser, server, viewport=PHONE)
-    page = await context.new_page()
-    await page.goto(server.url + f"/kins/{chef}/settings", wait_until="networkidle")
+    page = await open_signed_in(browser, server, f"/kins/{chef}/settings", viewport=PHONE)
     await page.get_by_role("tab", name="Summary").click()
     await expect(page.get_by_text("No summary yet")).to_be_visible()
 
@@ -392,4 +394,4 @@ async def summary_tab(server: RunningServer, chef: str, browser: Browser) -> Non
     active = [snapshot for snapshot in state["snapshots"] if snapshot["active"]]
     assert [snapshot["kind"] for snapshot in active] == ["summary"]
     await assert_fits(page, "the summary tab")
-    await context.close()
+    await page.context.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.turn import Turn
@@ -58,9 +58,11 @@ class KinWorkers:
                 self._run(kin_id), name=f"kin-worker:{kin_id}"
             )
 
-    def draft(self, kin_id: str) -> TurnDraft | None:
-        """What the Kin's running turn has streamed and is running but not stored yet."""
-        return self._drafts.get(kin_id)
+    def draft(self, kin_id: str) -> dict[str, Any] | None:
+        """What the Kin's running turn has streamed and is running but not stored yet, as the
+        API gives it (``None`` when no turn runs)."""
+        draft = self._drafts.get(kin_id)
+        return draft.to_dict() if draft is not None else None
 
     def stop_turn(self, kin_id: str) -> bool:
         """Stop the Kin's running turn (its message is marked cancelled). Returns whether one

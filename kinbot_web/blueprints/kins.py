@@ -6,10 +6,9 @@ from pydantic import BaseModel, Field
 from quart import Blueprint, Response, request
 from quart_schema import validate_request
 
-from kinbot_core.uploads import UploadStore
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
-from kinbot_web.blueprints.uploads import attachment_references
+from kinbot_web.blueprints.uploads import attachment_references, upload_store
 from kinbot_web.errors import ApiError
 from kinbot_web.images import avatar_response, uploaded_avatar
 
@@ -88,7 +87,7 @@ async def delete_kin(kin_id: str) -> Response:
     """Delete a Kin and its session (and the sub-Kins working for it or as it), with the
     files uploaded into its chat."""
     platform = current_platform()
-    uploads = UploadStore(platform.db, platform.settings)
+    uploads = upload_store()
     uploaded = await uploads.ids_of(kin_id)
     hidden = await platform.kins.delete(kin_id)
     for removed in (kin_id, *hidden):
@@ -132,14 +131,13 @@ async def list_messages(kin_id: str) -> dict[str, object]:
     platform = current_platform()
     # Read before the messages: a reply stored in between supersedes it (the browser checks).
     draft = platform.workers.draft(kin_id) if before is None else None
-    snapshot = draft.to_dict() if draft is not None else None
     messages = await platform.kins.messages(kin_id, before=before, limit=limit)
     page: dict[str, object] = {
         "messages": [m.to_dict() for m in messages],
         "next_before": messages[0].id if len(messages) == limit else None,
     }
     if before is None:
-        page["draft"] = snapshot
+        page["draft"] = draft
     return page
 
 

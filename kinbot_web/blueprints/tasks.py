@@ -53,8 +53,7 @@ async def get_task(task_id: str) -> dict[str, object]:
     messages = []
     draft = None
     if task.session_kin_id is not None:
-        running = platform.workers.draft(task.session_kin_id) if before is None else None
-        draft = running.to_dict() if running is not None else None
+        draft = platform.workers.draft(task.session_kin_id) if before is None else None
         messages = await platform.kins.messages(
             task.session_kin_id, before=before, limit=_limit(200, 200)
         )

@@ -6,7 +6,7 @@ import { Link } from "react-router";
 import { Composer, type PendingFile } from "@/components/app/composer";
 import { Avatar } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
-import { ChatBubble, TypingIndicator } from "@/components/ui/chat-bubble";
+import { TypingIndicator } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
 import { chatReducer, emptyChat, type Draft } from "@/lib/chat";
@@ -14,7 +14,7 @@ import type { EventStream } from "@/lib/events";
 import type { Attachment, Kin, Message, User } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
-import { MessageText, MessageView, RunningTools, useBubbleLabels } from "./message-view";
+import { LiveTurns, MessageView } from "./message-view";
 
 const PAGE = 50;
 
@@ -29,7 +29,6 @@ interface Page {
 export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: Kin; me: User; kins?: Kin[]; stream: EventStream; onOpenSidebar?: () => void }) {
   const { t } = useTranslation();
   const { toast } = useToast();
-  const labels = useBubbleLabels();
   const [chat, dispatch] = React.useReducer(chatReducer, emptyChat);
   const [connection, setConnection] = React.useState(stream.state);
   const bottom = React.useRef<HTMLDivElement>(null);
@@ -133,7 +132,6 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     await api(`/api/kins/${kin.id}/stop`, { method: "POST" }).catch(() => undefined);
   }
 
-  const streamingTurns = Object.entries(chat.streaming);
   const busy = kin.state === "thinking";
   return (
     <main
@@ -197,16 +195,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={kin} avatars={avatars} />
           ))}
-          {streamingTurns.map(([turn, streamed]) =>
-            streamed.text ? (
-              <ChatBubble key={`stream-${turn}`} origin="assistant" name={kin.name} avatarUrl={kin.avatar_url} labels={labels}>
-                <MessageText text={streamed.text} />
-              </ChatBubble>
-            ) : null,
-          )}
-          {Object.entries(chat.tools).map(([turn, tools]) => (
-            <RunningTools key={`tools-${turn}`} tools={tools} />
-          ))}
+          <LiveTurns chat={chat} name={kin.name} avatarUrl={kin.avatar_url} />
           {busy ? (
             <div className="flex items-end gap-2.5 pl-11.5">
               <TypingIndicator label={t("chat.typing", { name: kin.name })} />

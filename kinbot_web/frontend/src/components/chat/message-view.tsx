@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import { Link, useInRouterContext } from "react-router";
 
 import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
-import { originOf, type ToolActivity } from "@/lib/chat";
+import { originOf, type ChatState, type ToolActivity } from "@/lib/chat";
 import type { Kin, Message, User } from "@/lib/types";
 
 type MarkdownComponent = (typeof import("@/components/markdown"))["default"];
@@ -78,9 +78,28 @@ export function ToolCalls({ message }: { message: Message }) {
   );
 }
 
+/** What running turns have streamed and are running but not stored yet, in a chat. */
+export function LiveTurns({ chat, name, avatarUrl }: { chat: Pick<ChatState, "streaming" | "tools">; name: string; avatarUrl?: string | null }) {
+  const labels = useBubbleLabels();
+  return (
+    <>
+      {Object.entries(chat.streaming).map(([turn, streamed]) =>
+        streamed.text ? (
+          <ChatBubble key={`stream-${turn}`} origin="assistant" name={name} avatarUrl={avatarUrl} labels={labels}>
+            <MessageText text={streamed.text} />
+          </ChatBubble>
+        ) : null,
+      )}
+      {Object.entries(chat.tools).map(([turn, tools]) => (
+        <RunningTools key={`tools-${turn}`} tools={tools} />
+      ))}
+    </>
+  );
+}
+
 /** The tool calls a turn is running now, one compact line each (stored calls show instead
  * once they end). */
-export function RunningTools({ tools }: { tools: ToolActivity[] }) {
+function RunningTools({ tools }: { tools: ToolActivity[] }) {
   const { t } = useTranslation();
   const running = tools.filter((tool) => tool.status === "running");
   if (running.length === 0) return null;

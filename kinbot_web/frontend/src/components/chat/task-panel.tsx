@@ -13,7 +13,7 @@ import { isActive, pendingQuestion } from "@/lib/tasks";
 import type { EventStream } from "@/lib/events";
 import type { Kin, Message, Task, User } from "@/lib/types";
 
-import { MessageText, MessageView, RunningTools, useBubbleLabels } from "./message-view";
+import { LiveTurns, MessageText, MessageView, useBubbleLabels } from "./message-view";
 
 /** A task: its state, the Kin it reports to, the question it waits on, and its own session
  * (its sub-Kin's work), live while it runs; it can be cancelled. */
@@ -114,16 +114,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={speaker} />
           ))}
-          {Object.entries(chat.streaming).map(([turn, streamed]) =>
-            streamed.text ? (
-              <ChatBubble key={`stream-${turn}`} origin="assistant" name={task.title} labels={labels}>
-                <MessageText text={streamed.text} />
-              </ChatBubble>
-            ) : null,
-          )}
-          {Object.entries(chat.tools).map(([turn, tools]) => (
-            <RunningTools key={`tools-${turn}`} tools={tools} />
-          ))}
+          <LiveTurns chat={chat} name={task.title} />
           {task.result ? (
             <ChatBubble origin="task" name={task.title} labels={labels}>
               <MessageText text={task.result} />
