@@ -156,8 +156,13 @@ async def test_missing_or_wrong_credentials_get_407(data_dir: Path, site: tuple[
             writer.close()
         assert (await get(f"{url}/text", anonymous))[0] == 407
         # A client that asks without credentials first retries on the same connection.
-        code, out, err = await curl("--proxy-anyauth", "-x", access.url, f"{url}/text")
-        assert (code, out) == (0, "plain words"), err
+        for extra in (["-p"], ["-d", "a small body"], []):
+            code, out, err = await curl(
+                "-v", "--proxy-anyauth", "-x", access.url, *extra, f"{url}/text"
+            )
+            assert code == 0 and out in ("plain words", "405: Method Not Allowed"), err
+            assert "407 Proxy Authentication Required" in err
+            assert err.count("* Connected to ") == 1, err  # one connection for both
         egress.revoke("kin-a")
         assert (await get(f"{url}/text", access))[0] == 407
         assert await get(f"{url}/text", other) == (200, "plain words")

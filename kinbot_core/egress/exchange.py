@@ -58,6 +58,10 @@ HOP_BY_HOP = frozenset(
 )
 #: The states of our side of the connection in which a response may still be sent.
 _MAY_ANSWER = (h11.IDLE, h11.SEND_RESPONSE)
+_BOTH_DONE = {h11.CLIENT: h11.DONE, h11.SERVER: h11.DONE}
+#: The largest body of a request refused for its credentials that is read past, so that the
+#: client can send the request again on the same connection (a larger one closes it).
+MAX_SKIPPED_BODY_BYTES = 64 * 1024
 #: Headers h11 frames a message by: kept, so it frames the forwarded one the same way.
 FRAMING = frozenset({b"content-length", b"transfer-encoding"})
 
@@ -135,9 +139,11 @@ class _Connection:
             self.kin_id = self.gate.authenticate(_header(request, b"proxy-authorization"))
             if self.kin_id is not None:
                 return request
-            await self._refuse(request, Refusal(407, "Proxy authentication required."))
-            if not await self._ready_for_next_request():
+            reusable = await self._skip_body()
+            await self._refuse(request, Refusal(407, "Proxy authentication required."), reusable)
+            if not reusable or self.client.states != _BOTH_DONE:
                 return None
+            self.client.start_next_cycle()
         return None
 
     async def _next_request(self) -> h11.Request | None:
@@ -158,21 +164,25 @@ class _Connection:
                 return event
             self.client.receive_data(await self.traffic.read(self.reader))
 
-    async def _ready_for_next_request(self) -> bool:
-        """After a refusal: whether the request is complete (no body left unread) and the
-        client keeps the connection, so it may send the next one here."""
-        if self.client.their_state is h11.SEND_BODY:
-            event = self.client.next_event()
-            if not isinstance(event, h11.EndOfMessage):
-                return False
-        if self.client.states != {h11.CLIENT: h11.DONE, h11.SERVER: h11.DONE}:
-            return False
-        self.client.start_next_cycle()
-        return True
+    async def _skip_body(self) -> bool:
+        """Read past a refused request's body, if it is small: whether the connection can
+        then take the client's next request."""
+        skipped = 0
+        async with asyncio.timeout(HEAD_TIMEOUT_SECONDS):
+            while skipped <= MAX_SKIPPED_BODY_BYTES:
+                event = await self._next_client_event()
+                if isinstance(event, h11.EndOfMessage):
+                    return True
+                if not isinstance(event, h11.Data):
+                    return False
+                skipped += len(event.data)
+        return False
 
     # -- answering -----------------------------------------------------------------------------
 
-    async def _refuse(self, request: h11.Request, refusal: Refusal) -> None:
+    async def _refuse(
+        self, request: h11.Request, refusal: Refusal, keep_alive: bool = False
+    ) -> None:
         target = _logged_target(request)
         if refusal.status == 407:
             logger.warning("egress proxy: missing or wrong credentials for %s", target)
@@ -185,15 +195,15 @@ class _Connection:
                 refusal.reason,
             )
         if self.client.our_state in _MAY_ANSWER:
-            await self._answer(refusal.status, refusal.reason)
+            await self._answer(refusal.status, refusal.reason, keep_alive)
 
-    async def _answer(self, status: int, text: str) -> None:
+    async def _answer(self, status: int, text: str, keep_alive: bool = False) -> None:
         body = (text + "\n").encode()
         headers = [(b"content-type", b"text/plain; charset=utf-8")]
         headers.append((b"content-length", str(len(body)).encode()))
         if status == 407:
             headers.append((b"proxy-authenticate", REALM))
-        else:
+        if not keep_alive:
             headers.append((b"connection", b"close"))
         reason = HTTPStatus(status).phrase.encode()
         await self._send(h11.Response(status_code=status, headers=headers, reason=reason))

@@ -125,6 +125,10 @@ class EgressProxy:
         self._connections.add(task)
         try:
             await serve(reader, writer, self._gate)
+        except asyncio.CancelledError:
+            # ``stop`` ends connections so. Ending quietly: Python 3.11's stream server
+            # logs a cancelled connection task as an error.
+            pass
         finally:
             self._connections.discard(task)
             writer.close()
