@@ -349,10 +349,38 @@ class Settings(BaseSettings):
     fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description=(
-            "Private, loopback or link-local networks `fetch_page` may reach anyway, "
+            "Private, loopback or link-local networks `fetch_page` and Kin code (through the "
+            "egress proxy) may reach anyway, "
             "comma-separated addresses or CIDR ranges (`127.0.0.1, 192.168.1.0/24`). "
             "Empty: only public addresses."
         ),
+    )
+
+    # -- egress proxy (the network of Kin code) ----------------------------------------------
+    egress_allowed_ports: Annotated[list[int], NoDecode] = Field(
+        default_factory=lambda: [80, 443],
+        description="Ports the egress proxy connects to for Kin code, "
+        "comma-separated (other ports are refused).",
+    )
+    egress_max_connections_per_kin: int = Field(
+        16, ge=1, description="Connections one Kin's code may hold open through the egress proxy."
+    )
+    egress_idle_timeout_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="An egress proxy connection with no traffic either way for this long is "
+        "closed.",
+    )
+    egress_connect_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="Time limit of resolving and connecting to a target through the egress proxy.",
+    )
+    egress_max_bytes_per_connection: int = Field(
+        1024 * MIB,
+        ge=MIB,
+        description="Most bytes (both ways) one egress proxy connection may carry before it is "
+        "closed.",
     )
 
     # -- uploads ---------------------------------------------------------------------------
@@ -400,7 +428,13 @@ class Settings(BaseSettings):
         "(the server's own network, loopback included).",
     )
 
-    @field_validator("disabled_plugins", "trusted_origins", "fetch_allowed_networks", mode="before")
+    @field_validator(
+        "disabled_plugins",
+        "trusted_origins",
+        "fetch_allowed_networks",
+        "egress_allowed_ports",
+        mode="before",
+    )
     @classmethod
     def _split_names(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -417,6 +451,14 @@ class Settings(BaseSettings):
             except (ZoneInfoNotFoundError, ValueError):
                 raise ValueError(f"unknown time zone {value!r} (an IANA name, e.g. UTC)") from None
         return name
+
+    @field_validator("egress_allowed_ports")
+    @classmethod
+    def _valid_ports(cls, value: list[int]) -> list[int]:
+        for port in value:
+            if not 1 <= port <= 65535:
+                raise ValueError(f"{port} is not a TCP port (1-65535)")
+        return value
 
     @field_validator("log_level")
     @classmethod
