@@ -10,8 +10,13 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.accounts import NICOLAS
+from kinbot_core.config import load_settings
+from kinbot_core.platform import Platform
+from kinbot_web.blueprints.events import close_streams
+from tests.support.accounts import NICOLAS, set_up_admin
 from tests.support.serve_process import kinbot_serve
+from tests.support.server import running_server
+from tests.support.sse import sse_stream
 
 STREAMS = 3
 
@@ -63,3 +68,15 @@ async def test_sigterm_ends_open_streams_and_exits_promptly(tmp_path: Path) -> N
         assert "Traceback" not in log, log
         assert " ERROR " not in log, log
         assert "KinBot stopped" in log
+
+
+async def test_closing_the_streams_ends_open_ones_and_refuses_new_ones(data_dir: Path) -> None:
+    async with running_server(Platform(load_settings(data_dir=data_dir))) as server:
+        await set_up_admin(server.client)
+        async with sse_stream(server.client) as reader:
+            close_streams(server.app)
+            await reader.wait_closed()
+        late = await server.client.get("/api/events")
+        assert late.status_code == 503
+        assert late.json()["error"]["code"] == "server_stopping"
+        assert (await server.client.get("/api/me")).status_code == 200  # the rest still answers
