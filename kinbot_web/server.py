@@ -93,9 +93,9 @@ def settle_garbage_collector() -> None:
 async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) -> None:
     """Start the platform and serve it until SIGTERM or SIGINT (or ``shutdown`` is set).
 
-    On the signal, hypercorn stops accepting connections and gives in-flight requests up to
-    ``shutdown_grace_seconds``; the platform then delivers pending events and closes the
-    database.
+    On the signal, the event streams end, hypercorn stops accepting connections and gives
+    in-flight requests up to ``shutdown_grace_seconds``; the platform then delivers pending
+    events and closes the database. Without any account yet, the log shows the set-up link.
     """
     platform = Platform(settings)
     stop = shutdown or asyncio.Event()
