@@ -10,9 +10,11 @@ setting and a test keeps it in sync with this module.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
@@ -29,6 +31,8 @@ ENV_PREFIX = "KINBOT_"
 CONFIG_FILE_ENV = "KINBOT_CONFIG_FILE"
 CONFIG_FILE_NAME = "kinbot.toml"
 MIB = 1024 * 1024
+#: An entry of ``allowed_hosts``: a host name, ``*.`` and a domain, or ``*``.
+HOST_PATTERN = re.compile(r"\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 
 
 def default_data_dir() -> Path:
@@ -58,6 +62,36 @@ class Settings(BaseSettings):
     )
     shutdown_grace_seconds: float = Field(
         10.0, gt=0, description="On SIGTERM, how long in-flight work may take before exit."
+    )
+    keep_alive_timeout_seconds: float = Field(
+        130.0,
+        gt=0,
+        description=(
+            "How long an idle kept-alive HTTP connection stays open. Longer than the idle "
+            "timeouts of clients and reverse proxies (aiohttp 15 s, nginx 60 s, Go and Traefik "
+            "90 s, Firefox 115 s, Caddy 120 s), so that they close first and never send a "
+            "request on a connection the server is closing at that moment."
+        ),
+    )
+    public_url: str = Field(
+        "",
+        description=(
+            "The address people open KinBot at, when it is not the address it listens on "
+            "(a domain name, a reverse proxy): `https://kinbot.example.org`. Its host name is "
+            "answered to, its origin may send state-changing requests, and the set-up link "
+            "printed at first start uses it."
+        ),
+    )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description=(
+            "More host names KinBot answers to, comma-separated (`kinbot.lan, "
+            "*.home.example.org`; `*` answers to any name, which gives up the protection). "
+            "Always answered: IP addresses, `localhost`, this machine's host name (and "
+            "`<name>.local`), the hosts of `public_url` and `trusted_origins`. A request "
+            "naming another host gets 421: a page of another site whose name was made to point "
+            "at this machine (DNS rebinding) cannot talk to KinBot."
+        ),
     )
     database_read_workers: int = Field(
         4, ge=1, le=64, description="Threads running read queries off the event loop."
@@ -97,7 +131,7 @@ class Settings(BaseSettings):
         description=(
             "Extra origins allowed to send state-changing requests (e.g. the address of a "
             "reverse proxy: `https://kinbot.example.org`), comma-separated. The origin of "
-            "the request's own host is always allowed."
+            "the request's own host (one of the `allowed_hosts`) is always allowed."
         ),
     )
     trusted_proxy_hops: int = Field(
@@ -105,7 +139,9 @@ class Settings(BaseSettings):
         ge=0,
         description=(
             "Reverse proxies in front of KinBot whose X-Forwarded-For/-Proto/-Host headers "
-            "are believed (0: none, the headers are ignored)."
+            "are believed (0: none, the headers are ignored). KinBot must then be reachable "
+            "only through them: the forwarded client address decides, among other things, "
+            "whether the first administrator may be created without the set-up code."
         ),
     )
     cookie_secure: Literal["auto", "always", "never"] = Field(
@@ -433,6 +469,7 @@ class Settings(BaseSettings):
         "trusted_origins",
         "fetch_allowed_networks",
         "egress_allowed_ports",
+        "allowed_hosts",
         mode="before",
     )
     @classmethod
@@ -440,6 +477,31 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [name.strip() for name in value.split(",") if name.strip()]
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _web_address(cls, value: str) -> str:
+        url = value.strip().rstrip("/")
+        if not url:
+            return ""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// address with a host name")
+        return url
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, value: list[str]) -> list[str]:
+        names = []
+        for entry in value:
+            name = entry.strip().lower().rstrip(".")
+            if not HOST_PATTERN.fullmatch(name):
+                raise ValueError(
+                    f"{entry!r} is not a host name (a name such as kinbot.lan, a pattern such "
+                    "as *.example.org, or *), without scheme or port"
+                )
+            names.append(name)
+        return names
 
     @field_validator("cron_timezone")
     @classmethod

@@ -135,6 +135,7 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
     assert status == {
         "step": "done",
         "completed": ["identity", "providers", "search_providers", "first_kin"],
+        "setup_code_required": False,
     }
 
 

@@ -96,6 +96,7 @@ async def test_onboarding_needs_llm_and_embedding(
     assert (await client.get("/api/onboarding")).json() == {
         "step": "first_kin",
         "completed": ["identity", "providers", "search_providers"],
+        "setup_code_required": False,
     }
     created = await client.post(
         "/api/kins", json={"name": "Chef", "model": "Claude/claude-sonnet-4-5"}
@@ -104,6 +105,7 @@ async def test_onboarding_needs_llm_and_embedding(
     assert (await client.get("/api/onboarding")).json() == {
         "step": "done",
         "completed": ["identity", "providers", "search_providers", "first_kin"],
+        "setup_code_required": False,
     }
 
 

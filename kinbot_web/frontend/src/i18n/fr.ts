@@ -23,6 +23,8 @@ const fr: Strings = {
       pseudonym: "Pseudonyme", pseudonymHint: "Le nom que vos Kins utiliseront.", language: "Langue",
       password: "Mot de passe", confirmation: "Confirmer le mot de passe", mismatch: "Les deux mots de passe diffèrent.",
       photoHint: "PNG, JPEG, WebP ou GIF.",
+      setupCode: "Code d'installation", setupCodeHint: "Ce KinBot n'a pas encore d'administrateur. Pour montrer que c'est vous qui le faites tourner, saisissez le code affiché dans son journal au démarrage (ou ouvrez le lien qui y figure).",
+      setupCodeRequired: "Saisissez le code d'installation affiché dans le journal de KinBot.", setupCodeInvalid: "Ce n'est pas le code d'installation : recopiez-le depuis le journal de KinBot (il change à chaque démarrage).",
     },
     providers: {
       title: "Connectez vos fournisseurs d'IA", subtitle: "KinBot a besoin d'un modèle de langage (llm) et d'embeddings pour la mémoire à long terme.",
