@@ -349,11 +349,18 @@ class Settings(BaseSettings):
     fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description=(
-            "Private, loopback or link-local networks `fetch_page` and Kin code (through the "
-            "egress proxy) may reach anyway, "
+            "Private, loopback or link-local networks `fetch_page`, `download_file` and Kin "
+            "code (through the egress proxy) may reach anyway, "
             "comma-separated addresses or CIDR ranges (`127.0.0.1, 192.168.1.0/24`). "
             "Empty: only public addresses."
         ),
+    )
+
+    download_max_bytes: int = Field(
+        100 * MIB, ge=1024, description="Largest file `download_file` saves into a workspace."
+    )
+    download_timeout_seconds: float = Field(
+        300.0, gt=0, description="Time limit of one `download_file`, redirects included."
     )
 
     # -- egress proxy (the network of Kin code) ----------------------------------------------
