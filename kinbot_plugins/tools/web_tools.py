@@ -1,5 +1,5 @@
 """Web tools: ``web_search`` through the configured search provider, ``fetch_page``, and
-``download_file`` (``download``) into the Kin's workspace.
+into the Kin's workspace ``download_file`` (``download``) and ``git_clone`` (``git_clone``).
 
 ``web_search`` is offered (through ``tools_for_kin``) only while a search provider is
 configured; the others always, and they never reach private addresses unless an
@@ -22,6 +22,7 @@ from kinbot_core.tools import (
     required_text,
 )
 from kinbot_plugins.tools.download import DOWNLOAD_FILE
+from kinbot_plugins.tools.git_clone import GIT_CLONE
 from kinbot_plugins.tools.guarded_http import tool_address_policy
 from kinbot_plugins.tools.page_fetch import FetchError, FetchLimits, fetch_page
 
@@ -125,6 +126,7 @@ FETCH_PAGE = FetchPageTool()
 def register_tools(register: Callable[[Tool], None]) -> None:
     register(FETCH_PAGE)
     register(DOWNLOAD_FILE)
+    register(GIT_CLONE)
 
 
 @hookimpl
