@@ -129,6 +129,16 @@ async def test_a_tunnel_carries_bytes_both_ways_until_each_side_ends(data_dir: P
         writer.close()
 
 
+async def test_a_target_that_does_not_answer_http_gets_502(data_dir: Path) -> None:
+    async with (
+        echo_server() as port,  # answers a request with the request itself
+        proxy(data_dir, egress_allowed_ports=[port], fetch_allowed_networks=LOOPBACK) as egress,
+    ):
+        access = await egress.access_for("kin-a")
+        status, text = await get(f"http://127.0.0.1:{port}/", access)
+        assert status == 502 and "gave no valid response" in text
+
+
 async def test_missing_or_wrong_credentials_get_407(data_dir: Path, site: tuple[str, int]) -> None:
     url, port = site
     async with proxy(
