@@ -9,7 +9,7 @@ from playwright.async_api import Browser, Page, expect
 
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import MARIE, invite, register
-from tests.support.browser import NEEDS_BROWSER
+from tests.support.browser import NEEDS_BROWSER, toast
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.server import RunningServer
 from tests.test_frontend_e2e import bubble, sign_in
@@ -140,7 +140,7 @@ async def test_a_custom_tool_is_removed_from_the_tools_tab_at_phone_width(
     await expect(double).to_be_visible()
     await remove.click()
     await dialog.get_by_role("button", name="Supprimer").click()
-    await expect(page.get_by_text("Outil double retiré")).to_be_visible()
+    await expect(toast(page, "Outil double retiré")).to_be_visible()
     await expect(double).to_have_count(0)
     await expect(page.get_by_text("Ce Kin n'a enregistré aucun outil.")).to_be_visible()
     tools = (await server.client.get(f"/api/kins/{kin_id}/custom-tools")).json()["tools"]

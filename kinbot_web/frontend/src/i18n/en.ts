@@ -3,6 +3,7 @@ const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
     save: "Save", cancel: "Cancel", continue: "Continue", back: "Back", skip: "Skip", close: "Close",
+    notifications: "Notifications ({hotkey})",
     delete: "Delete", edit: "Edit", add: "Add", test: "Test connection", loading: "Loading…", retry: "Retry",
     search: "Search", required: "Required", optional: "Optional",
   },

@@ -5,6 +5,7 @@ const fr: Strings = {
   app: { name: "KinBot", tagline: "Votre maisonnée de Kins serviables" },
   common: {
     save: "Enregistrer", cancel: "Annuler", continue: "Continuer", back: "Retour", skip: "Passer", close: "Fermer",
+    notifications: "Notifications ({hotkey})",
     delete: "Supprimer", edit: "Modifier", add: "Ajouter", test: "Tester la connexion", loading: "Chargement…", retry: "Réessayer",
     search: "Rechercher", required: "Obligatoire", optional: "Facultatif",
   },
