@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -233,3 +234,16 @@ async def test_a_clone_past_its_time_limit_is_killed_and_nothing_kept(
             assert os.listdir(await workspace(context)) == [] and staging_left(context) == []
         finally:
             await context.platform.stop()
+
+
+async def test_folders_left_by_an_interrupted_clone_are_removed_later(
+    allowed: ToolContext, repositories: tuple[str, dict[str, str]]
+) -> None:
+    url, _commits = repositories
+    staging = allowed.platform.settings.data_dir / "staging"
+    for name in ("clone-interrupted", "clone-running"):
+        (staging / name / "repository").mkdir(parents=True)
+    long_ago = time.time() - allowed.platform.settings.git_clone_timeout_seconds - 120
+    os.utime(staging / "clone-interrupted", (long_ago, long_ago))
+    await clone(allowed, url=f"{url}/recipes", path="recipes")
+    assert staging_left(allowed) == ["clone-running"]

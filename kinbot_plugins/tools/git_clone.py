@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,6 +33,8 @@ from kinbot_plugins.tools.workspace_paths import confined, relative_name, worksp
 
 #: How often the clone's size is measured while git runs (seconds).
 SIZE_CHECK_INTERVAL = 0.25
+#: Past their time limit by this much, a clone's leftover folder is removed (seconds).
+STALE_MARGIN_SECONDS = 60.0
 #: How much of git's error output is kept to explain a failure.
 ERROR_TAIL_BYTES = 4096
 _SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -101,10 +104,13 @@ def tree_size(path: Path) -> int:
     return total
 
 
-async def _check_target(context: ToolContext, url: str) -> None:
-    """Refuse a URL the egress proxy would refuse, with the reason (the proxy still checks
-    every connection git makes)."""
-    parsed = checked_url(url)
+async def _checked_target(context: ToolContext, url: str) -> str:
+    """``url``, normalised; ``ToolError`` with the reason for a URL the egress proxy would
+    refuse (the proxy still checks every connection git makes)."""
+    try:
+        parsed = checked_url(url)
+    except FetchError as error:
+        raise ToolError(str(error)) from None
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     settings = context.platform.settings
     if port not in settings.egress_allowed_ports:
@@ -116,11 +122,13 @@ async def _check_target(context: ToolContext, url: str) -> None:
         raise ToolError(str(blocked)) from None
     except (socket.gaierror, UnicodeError):
         raise ToolError(f"{parsed.host} could not be resolved.") from None
+    return str(parsed)
 
 
-async def _run_git(command: list[str], env: dict[str, str], work: Path, max_bytes: int) -> bytes:
-    """Run git until it exits, killing its process group if it grows past ``max_bytes``
-    or the caller's time limit ends it. Its error output's end, and ``CloneTooLarge``."""
+async def _run_git(command: list[str], env: dict[str, str], work: Path, max_bytes: int) -> None:
+    """Run git until it exits, killing its process group once ``work`` grows past
+    ``max_bytes`` (``CloneTooLarge``) or the caller's time limit cancels the run.
+    ``ToolError`` with the end of git's error output when it fails."""
     process = await asyncio.create_subprocess_exec(
         *command,
         env=env,
@@ -140,7 +148,6 @@ async def _run_git(command: list[str], env: dict[str, str], work: Path, max_byte
                 raise CloneTooLarge
         if process.returncode != 0:
             raise ToolError(f"git clone failed: {_last_lines(await errors, env)}")
-        return await errors
     finally:
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
@@ -148,6 +155,17 @@ async def _run_git(command: list[str], env: dict[str, str], work: Path, max_byte
         await asyncio.gather(exited, return_exceptions=True)
         errors.cancel()
         await asyncio.gather(errors, return_exceptions=True)
+
+
+def _new_work_folder(staging: Path, timeout: float) -> Path:
+    """A new folder for one clone in ``staging``, after removing those of clones that can no
+    longer be running (left by a server that stopped mid-clone)."""
+    staging.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stale = time.time() - timeout - STALE_MARGIN_SECONDS
+    for entry in os.scandir(staging):
+        if entry.name.startswith("clone-") and entry.stat(follow_symlinks=False).st_mtime < stale:
+            shutil.rmtree(entry.path, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix="clone-", dir=staging))
 
 
 async def _tail(stream: asyncio.StreamReader) -> bytes:
@@ -185,15 +203,12 @@ async def _git_clone(context: ToolContext, arguments: dict[str, Any]) -> Any:
     git = shutil.which("git", path=_SYSTEM_PATH)
     if git is None:
         raise ToolError("git is not installed on this server (Debian package 'git').")
-    try:
-        await _check_target(context, url)
-    except FetchError as error:
-        raise ToolError(str(error)) from None
+    url = await _checked_target(context, url)
     settings = context.platform.settings
     proxy = await context.platform.egress.access_for(context.owner_id)
-    staging = settings.data_dir / "staging"
-    await asyncio.to_thread(staging.mkdir, mode=0o700, parents=True, exist_ok=True)
-    work = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="clone-", dir=staging))
+    work = await asyncio.to_thread(
+        _new_work_folder, settings.data_dir / "staging", settings.git_clone_timeout_seconds
+    )
     try:
         (work / "home").mkdir(mode=0o700)
         env = git_environment(work / "home", proxy)
