@@ -334,3 +334,10 @@ async def test_the_platform_starts_the_proxy_on_first_use_and_stops_it(data_dir:
         await asyncio.open_connection(access.host, access.port)
     with pytest.raises(RuntimeError):
         await platform.egress.access_for("kin-a")
+
+
+async def test_a_kin_id_must_be_a_plain_user_name(data_dir: Path) -> None:
+    async with proxy(data_dir) as egress:
+        for wrong in ("", "a:b", "a@127.0.0.2", "a/b", "x" * 200):
+            with pytest.raises(ValueError, match="is not a Kin id"):
+                await egress.access_for(wrong)
