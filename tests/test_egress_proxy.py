@@ -254,9 +254,8 @@ async def test_an_idle_tunnel_is_closed(data_dir: Path) -> None:
         access = await egress.access_for("kin-a")
         status, _head, reader, writer = await open_connect(access, f"127.0.0.1:{port}")
         assert status == 200
-        writer.write(b"ping")
-        assert await reader.readexactly(4) == b"ping"
-        assert await asyncio.wait_for(reader.read(), 20) == b""  # closed by the proxy
+        # Neither side sends; the echo server would wait for ever: the proxy closes it.
+        assert await asyncio.wait_for(reader.read(), 30) == b""
         writer.close()
 
 
