@@ -212,10 +212,7 @@ async def test_a_repository_past_the_size_limit_is_stopped_and_nothing_kept(
 async def test_a_clone_past_its_time_limit_is_killed_and_nothing_kept(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
-    asked = asyncio.Event()
-
     async def never(request: web.Request) -> web.Response:
-        asked.set()
         await asyncio.sleep(3600)
         raise AssertionError
 
@@ -230,7 +227,6 @@ async def test_a_clone_past_its_time_limit_is_killed_and_nothing_kept(
         try:
             with pytest.raises(ToolError, match="did not finish within 1 seconds"):
                 await clone(context, url=f"http://127.0.0.1:{port}/stuck", path="stuck")
-            assert asked.is_set()  # git was waiting on the server when it was stopped
             assert os.listdir(await workspace(context)) == [] and staging_left(context) == []
         finally:
             await context.platform.stop()
