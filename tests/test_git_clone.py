@@ -92,7 +92,6 @@ async def allowed(
         fetch_allowed_networks=["127.0.0.1"],
         egress_allowed_ports=[port_of(repositories[0])],
         git_clone_max_bytes=MIB,
-        git_clone_timeout_seconds=60,
     )
     yield context
     await context.platform.stop()
