@@ -32,9 +32,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     KINBOT_PORT=8787
 
 # bubblewrap confines custom tools (when the container may create user namespaces; otherwise
-# KinBot logs it and runs them unconfined); Node.js and npx run MCP servers from npm.
+# KinBot logs it and runs them unconfined); git runs the git_clone tool (ca-certificates for
+# its https); Node.js and npx run MCP servers from npm.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap \
+    && apt-get install -y --no-install-recommends bubblewrap git ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=frontend /usr/local/bin/node /usr/local/bin/node
 COPY --from=frontend /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm

@@ -385,17 +385,36 @@ class Settings(BaseSettings):
     fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description=(
-            "Private, loopback or link-local networks `fetch_page` and Kin code (through the "
-            "egress proxy) may reach anyway, "
+            "Private, loopback or link-local networks `fetch_page`, `download_file`, "
+            "`git_clone` and Kin code (through the egress proxy) may reach anyway, "
             "comma-separated addresses or CIDR ranges (`127.0.0.1, 192.168.1.0/24`). "
             "Empty: only public addresses."
         ),
     )
 
+    download_max_bytes: int = Field(
+        100 * MIB, ge=1024, description="Largest file `download_file` saves into a workspace."
+    )
+    download_timeout_seconds: float = Field(
+        300.0, gt=0, description="Time limit of one `download_file`, redirects included."
+    )
+
+    git_clone_max_bytes: int = Field(
+        200 * MIB,
+        ge=MIB,
+        description="Largest a `git_clone` may grow on disk (objects and files); past it git is "
+        "stopped and nothing is kept.",
+    )
+    git_clone_timeout_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="Time limit of one `git_clone`; past it git is killed and nothing is kept.",
+    )
+
     # -- egress proxy (the network of Kin code) ----------------------------------------------
     egress_allowed_ports: Annotated[list[int], NoDecode] = Field(
         default_factory=lambda: [80, 443],
-        description="Ports the egress proxy connects to for Kin code, "
+        description="Ports the egress proxy connects to for Kin code and `git_clone`, "
         "comma-separated (other ports are refused).",
     )
     egress_max_connections_per_kin: int = Field(

@@ -258,7 +258,12 @@ class _Connection:
             if self.client.they_are_waiting_for_100_continue:
                 await self._send(h11.InformationalResponse(status_code=100, headers=[]))
             await self._relay_request_body(origin, upstream)
-            await self._relay_response(origin, upstream)
+            try:
+                await self._relay_response(origin, upstream)
+            except (h11.RemoteProtocolError, ConnectionLimit, OSError) as error:
+                if self.client.our_state is not h11.SEND_RESPONSE:
+                    raise  # part of the response has gone: only closing is left
+                raise Refusal(502, f"{where.target} gave no valid response ({error}).") from None
         finally:
             upstream.writer.close()
 

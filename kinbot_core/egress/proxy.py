@@ -21,6 +21,7 @@ import base64
 import binascii
 import hmac
 import logging
+import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -36,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 #: The proxy only ever listens here: Kin code reaches it over loopback.
 LISTEN_HOST = "127.0.0.1"
+_USER_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,11 @@ class EgressProxy:
 
     async def access_for(self, kin_id: str) -> ProxyAccess:
         """The proxy URL and credentials of ``kin_id`` (the same until ``revoke``), starting
-        the proxy if it is not running. ``ValueError`` if ``fetch_allowed_networks`` is
+        the proxy if it is not running. ``ValueError`` for a Kin id that is not a URL user
+        name (letters, digits, ``-`` and ``_``) or if ``fetch_allowed_networks`` is
         misconfigured, ``RuntimeError`` once stopped."""
+        if not _USER_NAME.fullmatch(kin_id):
+            raise ValueError(f"{kin_id!r} is not a Kin id")
         port = await self._ensure_listening()
         token = self._tokens.get(kin_id)
         if token is None:

@@ -12,13 +12,9 @@ import asyncio
 import socket
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
-from kinbot_core.net_guard import AddressPolicy, BlockedAddress
-
-#: An address to connect to: its family and its socket address.
-_Address = tuple[socket.AddressFamily, tuple[Any, ...]]
+from kinbot_core.net_guard import AddressPolicy, BlockedAddress, SocketAddress, resolve_checked
 
 
 class Refusal(Exception):
@@ -109,29 +105,19 @@ async def open_guarded(
         raise Refusal(504, f"{target} did not answer within {within:g} seconds.") from None
 
 
-async def _checked_addresses(target: Target, policy: AddressPolicy) -> list[_Address]:
-    loop = asyncio.get_running_loop()
+async def _checked_addresses(target: Target, policy: AddressPolicy) -> list[SocketAddress]:
     try:
-        infos = await loop.getaddrinfo(
-            target.host, target.port, type=socket.SOCK_STREAM, flags=socket.AI_ADDRCONFIG
-        )
-    except (socket.gaierror, UnicodeError):
-        raise Refusal(502, f"{target.host} could not be resolved.") from None
-    checked: list[_Address] = []
-    for family, _type, _proto, _name, sockaddr in infos:
-        try:
-            policy.check(str(sockaddr[0]))
-        except BlockedAddress as blocked:
-            suffix = "" if str(sockaddr[0]) == target.host else f" ({target.host} resolves to it)"
-            raise Refusal(403, f"{blocked}{suffix}") from None
-        if (family, sockaddr) not in checked:
-            checked.append((family, sockaddr))
-    if not checked:
+        addresses = await resolve_checked(policy, target.host, target.port)
+    except BlockedAddress as blocked:
+        raise Refusal(403, str(blocked)) from None
+    except OSError:
+        addresses = []
+    if not addresses:
         raise Refusal(502, f"{target.host} could not be resolved.")
-    return checked
+    return addresses
 
 
-async def _connect(target: Target, addresses: list[_Address]) -> Upstream:
+async def _connect(target: Target, addresses: list[SocketAddress]) -> Upstream:
     loop = asyncio.get_running_loop()
     for family, sockaddr in addresses:
         sock = socket.socket(family, socket.SOCK_STREAM)
