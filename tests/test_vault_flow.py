@@ -218,7 +218,12 @@ async def test_a_pasted_secret_redacted_leaves_no_trace_in_the_database_file(
         other = "ghp_Kept4Control7Value2x"
         fake_llm.enqueue(Reply(text="Noted."))
         await say(server, stream, kin_id, f"And {other} is just a label, not a secret.")
-    assert event.data == {"kin_id": kin_id, "id": message["id"], "content": redacted}
+    assert event.data == {
+        "kin_id": kin_id,
+        "id": message["id"],
+        "content": redacted,
+        "redaction_pending": False,
+    }
     stored = await history(server, kin_id)
     assert stored[0]["content"] == redacted
     assert [m["role"] for m in stored[:4]] == ["user", "assistant", "tool", "assistant"]
@@ -318,9 +323,10 @@ async def test_a_pasted_value_the_vault_keeps_is_masked_before_the_turn_reads_it
     fake_llm.enqueue(Reply(text="That one is in the Vault already."))
     async with sse_stream(server.client) as stream:
         message = await say(server, stream, kin_id, f"Is {TOKEN} still valid?")
-        redacted = await stream.wait_for(lambda e: e.type == "message.redacted")
     masked = "Is [SECRET: GITHUB_TOKEN] still valid?"
-    assert redacted.data == {"kin_id": kin_id, "id": message["id"], "content": masked}
+    # Masked on arrival: the answer to the POST, the broadcast message and the stored one.
+    assert message["content"] == masked and not message["redaction_pending"]
+    assert TOKEN not in json.dumps([event.data for event in stream.events])
     assert (await history(server, kin_id))[0]["content"] == masked
     (chat,) = [r for r in fake_llm.requests if r.endpoint == "chat"]
     assert chat.body["messages"][-1]["content"] == f"[Nico] {masked}"
