@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from kinbot_plugins.memory.sqlite_memory import backend
 from kinbot_plugins.memory_extraction import extraction_of
 from kinbot_plugins.tools.vault_tools import TOOLS
 from tests.support.accounts import set_up_admin
+from tests.support.database_bytes import database_bytes, traces
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import reply_to
 from tests.support.provider_setups import add_openai_provider
@@ -76,22 +75,6 @@ async def history(server: RunningServer, kin_id: str) -> list[dict[str, Any]]:
     response = await server.client.get(f"/api/kins/{kin_id}/messages")
     messages: list[dict[str, Any]] = response.json()["messages"]
     return messages
-
-
-def traces(value: str) -> list[bytes]:
-    """What of ``value`` could survive somewhere: itself, and the middle of each long
-    alphanumeric run lower-cased: the full-text index keeps terms (split at ``_``, lower
-    case, stemmed at the end, stored after the prefix they share with the previous term)."""
-    runs = [run for run in re.split(r"[^0-9A-Za-z]+", value) if len(run) >= 12]
-    return [value.encode()] + [run.lower()[4:-2].encode() for run in runs]
-
-
-def database_bytes(path: Path) -> bytes:
-    """The database file and its write-ahead log, after a checkpoint."""
-    with sqlite3.connect(path) as conn:
-        conn.execute("pragma wal_checkpoint(truncate)")
-    wal = path.with_name(path.name + "-wal")
-    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 async def test_get_secret_gives_the_value_to_this_turn_only_and_replies_are_masked(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from kinbot_core.crypto import SecretBox
 from kinbot_core.kins.screening import Screened
 from kinbot_core.vault.detection import find_secrets
-from kinbot_core.vault.masking import Masker
+from kinbot_core.vault.masking import PLACEHOLDER_PATTERN, Masker
 from kinbot_core.vault.records import PendingSecretRecord, pending_sealing_context
 
 #: How a message's text marks a detected secret waiting for a Kin or a member.
@@ -54,7 +54,13 @@ def hide_secrets(text: str, masker: Masker, box: SecretBox) -> tuple[str, list[S
     """``text`` with vault values masked and each detected secret replaced by a numbered
     placeholder (the same value always by the same one), and those values sealed."""
     masked = masker.mask(text)
-    findings = find_secrets(masked)
+    known = [m.span() for m in PLACEHOLDER_PATTERN.finditer(masked)]
+    # A vault placeholder is no secret (even after "password is").
+    findings = [
+        f
+        for f in find_secrets(masked)
+        if not any(f.start < end and start < f.end for start, end in known)
+    ]
     numbers: dict[str, int] = {}
     kinds: dict[str, str] = {}
     pieces: list[str] = []

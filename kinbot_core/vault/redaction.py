@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from dataclasses import dataclass
 
@@ -20,13 +19,11 @@ from kinbot_core.compacting.records import CompactingSnapshot
 from kinbot_core.db import Database
 from kinbot_core.db.models import MemoryRecord, MessageRecord
 from kinbot_core.vault.arrival import settle
-from kinbot_core.vault.masking import Masker
+from kinbot_core.vault.masking import PLACEHOLDER_PATTERN, Masker
 
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_ATTEMPTS = 5
-#: How a redacted text marks where a secret was.
-PLACEHOLDER_PATTERN = re.compile(r"\[SECRET: [A-Z][A-Z0-9_]*\]")
 MAX_REDACTED_LENGTH = 100_000
 
 
