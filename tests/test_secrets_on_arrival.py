@@ -277,7 +277,7 @@ async def test_only_the_sender_or_an_admin_dismisses_or_stores_a_hidden_secret(
         assert response.status_code == 404, (bad, response.text)
 
 
-async def test_text_from_another_kin_is_screened_too_and_ordinary_text_is_not_flagged(
+async def test_text_from_another_kin_is_masked_and_ordinary_text_is_not_flagged(
     family: Family, fake_llm: FakeOpenAI
 ) -> None:
     nico, platform = family.nico, family.platform
@@ -286,23 +286,28 @@ async def test_text_from_another_kin_is_screened_too_and_ordinary_text_is_not_fl
     other = await new_kin(nico)
     fake_llm.enqueue(Reply(text="Got it."), Reply(text="Got it."))
     async with sse_stream(nico) as stream:
+        # What a Kin, a task or a cron sends has vault values masked; the detector is for
+        # what people write (a task's id is no secret, nor a Kin's).
         relayed = await platform.kins.enqueue(
             kin_id,
-            f"Nico's NAS password is {NAS_PASSWORD}; the key is {GITHUB_TOKEN}",
+            f"Nico's NAS password is {NAS_PASSWORD}; see task_{'ab12' * 8} and Kin {other}",
             source="kin",
             sender_id=other,
             sender_name="Dev",
             kin_message_type="inform",
         )
         assert relayed.content == (
-            "Nico's NAS password is [SECRET: NAS_PASSWORD]; the key is [PENDING SECRET 1]"
+            f"Nico's NAS password is [SECRET: NAS_PASSWORD]; see task_{'ab12' * 8} and Kin {other}"
         )
-        assert relayed.redaction_pending
+        assert not relayed.redaction_pending
         ordinary = await post(
-            nico, kin_id, "On mange quoi ce soir ? The wifi password is on the fridge."
+            nico,
+            kin_id,
+            f"On mange quoi ce soir ? The wifi password is on the fridge. Kin id: {other}, "
+            f"task_{'cd34' * 8}",
         )
         assert ordinary["redaction_pending"] is False
         assert "wifi password is on the fridge" in ordinary["content"]
         await stream.wait_for(turn_ended(ordinary["id"]))
-    assert GITHUB_TOKEN not in everything(stream)
-    assert not leaked(GITHUB_TOKEN, platform.settings.database_path)
+    assert NAS_PASSWORD not in everything(stream)
+    assert not leaked(NAS_PASSWORD, platform.settings.database_path)

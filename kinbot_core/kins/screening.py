@@ -4,8 +4,9 @@ broadcast, and what to keep aside (sealed secrets). The Vault makes it
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -24,5 +25,12 @@ class Screened:
         return self.keep is not None
 
 
-#: How the Kin service screens an incoming text.
-Screen = Callable[[str], Awaitable[Screened]]
+class Screen(Protocol):
+    """How the Kin service screens an incoming text: vault values are always masked; other
+    secrets are looked for (``detect``) in what a person wrote."""
+
+    async def __call__(self, text: str, *, detect: bool) -> Screened: ...
+
+
+#: Sources of messages that no person wrote: Kins, tasks, crons, the platform.
+AUTOMATIC_SOURCES = frozenset({"kin", "task", "cron", "system"})

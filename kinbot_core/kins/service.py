@@ -23,7 +23,7 @@ from kinbot_core.events.catalogue import (
     KinUpdated,
     MessageSecretDetected,
 )
-from kinbot_core.kins.screening import Screen
+from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.live import LiveFeed
 
 #: Fields of a Kin its users may set.
@@ -350,9 +350,9 @@ class KinService:
     ) -> MessageView:
         """Store an incoming message as queued for the Kin's next turn (users' messages go
         ahead of automatic ones) and return it at once. Its text is screened first: vault
-        values are masked and other secrets detected are hidden (the message is then flagged
-        ``redaction_pending``), so no copy of them is stored, returned or broadcast. A
-        message from another Kin carries
+        values are masked and, in what a person wrote, other secrets detected are hidden (the
+        message is then flagged ``redaction_pending``), so no copy of them is stored, returned
+        or broadcast. A message from another Kin carries
         its type (request, inform, reply), request id and chain depth; one from or to a
         sub-Kin, its task id. ``guard`` runs in the same transaction first (on the writer
         thread): what it changes is stored with the message, and it may raise to refuse.
@@ -360,7 +360,7 @@ class KinService:
         if not content.strip() and not attachments:
             raise KinError("The message is empty.")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
-        screened = await self._screen(content)
+        screened = await self._screen(content, detect=source not in AUTOMATIC_SOURCES)
 
         def insert() -> MessageRecord:
             if not KinRecord.select().where(KinRecord.id == kin_id).exists():

@@ -9,9 +9,10 @@ with:
 - formats it does not know (Anthropic and OpenAI project keys, GitHub fine-grained tokens,
   Google and Hugging Face keys, PEM private keys, secrets in a URL's query);
 - a password announced as one ("password: …", "mot de passe : …", "pwd=…");
-- any other long token (32 characters or more, letters and digits) whose Shannon entropy,
-  computed by detect-secrets' calculators against their default limits, is that of random
-  data; not in a URL's path, nor a UUID, nor a hash named as such ("commit …", "sha256:…").
+- any other long token (32 characters or more) that does not read as words and whose Shannon
+  entropy (detect-secrets' calculators) is that of random data; not in a URL's path, nor a
+  UUID, nor a hex string named as a hash or an identifier ("commit …", "sha256:…",
+  "cron_id": …), nor one of the platform's own ids (``task_…``, ``req_…``).
 
 ``benchmarks/secret_detection.py`` prints how this does on family chat (English and French)
 and on real-shaped keys; it runs in a millisecond or so per message.
@@ -114,7 +115,7 @@ EXTRA_FORMATS: tuple[tuple[str, re.Pattern[str], int], ...] = (
 #: A word that announces a password, then what separates it from the password.
 PASSWORD = re.compile(
     r"\b(?:passwords?|passwd|passphrase|pwd|mots? de passe|mdp|passcode)\b"
-    r"[^\n:=]{0,30}?"
+    r"[^\n:=.;!?]{0,24}?"
     r"(?:\s*[:=]\s*|\s+(?:is|was|est|c'est|c\u2019est)\s+)"
     r"(?P<value>\S{4,})",
     re.IGNORECASE,
@@ -131,12 +132,15 @@ _NOT_PASSWORDS = frozenset(
 #: A candidate for the entropy check: a long run of token characters.
 LONG_TOKEN = re.compile(r"[A-Za-z0-9+/=_-]{32,}")
 URL = re.compile(r"\b(?:https?|ftp)://\S+|\bdata:[\w/+.-]+;base64,\S+", re.IGNORECASE)
-#: Words that name what follows as a checksum or a commit, not a credential.
-HASH_NAMED = re.compile(
-    r"(?:\b(?:commit|sha\d*|md5|hash|checksum|digest|empreinte|révision|revision)\b\W{0,3}"
-    r"|\b(?:sha\d+|md5):)$",
+#: Words that name the hex token after them as a checksum, a commit or an identifier (``id``,
+#: ``cron_id``, ``uuid``…), not a credential.
+NAMED_NOT_SECRET = re.compile(
+    r"\b(?:commit|sha\d*|md5|hash|checksum|digest|empreinte|révision|revision|\w*ids?|"
+    r"identifiant|kin|task|tâche|cron|message)\b\W{0,4}$",
     re.IGNORECASE,
 )
+#: The platform's own prefixed identifiers: a task's, a request's.
+PLATFORM_ID = re.compile(r"(?:task|req)_[0-9a-f]{32}")
 
 #: Above this Shannon entropy (detect-secrets' base64 calculator), a long token that does not
 #: read as words is random. Lower than detect-secrets' default (4.5, tuned for longer strings
@@ -230,8 +234,10 @@ def _random_tokens(text: str) -> Iterator[Finding]:
             continue
         if not any(c.isalpha() for c in token):
             continue  # a long number: an account, a serial
+        if PLATFORM_ID.fullmatch(token):
+            continue  # a task's or a request's id
         if set(token) <= _HEX_DIGITS:
-            if HASH_NAMED.search(text[max(0, match.start() - 20) : match.start()]):
+            if NAMED_NOT_SECRET.search(text[max(0, match.start() - 24) : match.start()]):
                 continue
             random = _HEX.calculate_shannon_entropy(token) > _HEX.entropy_limit
         else:
