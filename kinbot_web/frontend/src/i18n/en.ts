@@ -61,7 +61,7 @@ const en = {
     secretHidden: "Secret {{number}} hidden", secretActions: "Secret {{number}} hidden: store it or show it",
     secretNote: "A secret was detected and hidden, from everyone and from {{name}} too. {{name}} can store it in the Vault; its sender can say it is not a secret.",
     storeSecret: "Store in the Vault…", notASecret: "Not a secret", storeTitle: "Store this secret in the Vault",
-    storeDescription: "Nobody sees its value on the way: Kins read it with get_secret, by its key. The message will show the key instead.",
+    storeDescription: "Nobody sees its value on the way: Kins read it by its key when a task needs it. The message will show the key instead.",
     storeConfirm: "Store", secretStored: "Stored in the Vault as {{key}}",
     dismissTitle: "Not a secret?", dismissDescription: "The hidden text will be shown to everyone in this chat, kept in its history and read by the Kin.",
     dismissConfirm: "Show it",

@@ -63,7 +63,7 @@ const fr: Strings = {
     secretHidden: "Secret {{number}} masqué", secretActions: "Secret {{number}} masqué : le ranger ou l'afficher",
     secretNote: "Un secret a été détecté et masqué, pour tout le monde et pour {{name}} aussi. {{name}} peut le ranger dans le coffre-fort ; la personne qui l'a envoyé peut dire que ce n'en est pas un.",
     storeSecret: "Ranger dans le coffre-fort…", notASecret: "Ce n'est pas un secret", storeTitle: "Ranger ce secret dans le coffre-fort",
-    storeDescription: "Personne ne voit sa valeur au passage : les Kins la lisent avec get_secret, par sa clé. Le message affichera la clé à la place.",
+    storeDescription: "Personne ne voit sa valeur au passage : les Kins la lisent par sa clé quand une tâche en a besoin. Le message affichera la clé à la place.",
     storeConfirm: "Ranger", secretStored: "Rangé dans le coffre-fort sous {{key}}",
     dismissTitle: "Ce n'est pas un secret ?", dismissDescription: "Le texte masqué sera affiché à tout le monde dans ce chat, gardé dans son historique et lu par le Kin.",
     dismissConfirm: "L'afficher",
