@@ -1,6 +1,7 @@
 """``kinbot vault rotate-key``, run in its own process as an administrator runs it: vault
-values, provider configurations and secrets pending in messages re-encrypted under a new master key, the key file replaced
-atomically, the old ciphertexts gone from the file; refusals that change nothing."""
+values, provider configurations and secrets pending in messages re-encrypted under a new
+master key, the key file replaced atomically, the old ciphertexts gone from the file; refusals
+that change nothing."""
 
 from __future__ import annotations
 
