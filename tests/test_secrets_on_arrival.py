@@ -300,6 +300,16 @@ async def test_text_from_another_kin_is_masked_and_ordinary_text_is_not_flagged(
             f"Nico's NAS password is [SECRET: NAS_PASSWORD]; see task_{'ab12' * 8} and Kin {other}"
         )
         assert not relayed.redaction_pending
+        # A task's result added without a turn (a background task) is masked the same way.
+        result = await platform.kins.add_message(
+            kin_id,
+            role="user",
+            source="task",
+            sender_name="Check the NAS",
+            content=f"Logged in with {NAS_PASSWORD}.",
+            status="done",
+        )
+        assert result.content == "Logged in with [SECRET: NAS_PASSWORD]."
         ordinary = await post(
             nico,
             kin_id,

@@ -401,7 +401,10 @@ class KinService:
         return view
 
     async def add_message(self, kin_id: str, **fields: Any) -> MessageView:
-        """Store a message produced by a turn or the system (not queued)."""
+        """Store a message produced by a turn or the system (not queued). One coming in
+        without a turn (a task's result in the background) has its vault values masked."""
+        if fields.get("role") == "user" and fields.get("content"):
+            fields["content"] = (await self._screen(fields["content"], detect=False)).content
         fields.setdefault("created_at", time.time())
         if isinstance(fields.get("tool_calls"), list):
             fields["tool_calls"] = json.dumps(fields["tool_calls"])
