@@ -208,7 +208,7 @@ async def store_pending_secret(
     Vault under a new key; the message then shows ``[SECRET: KEY]``. For the member who sent
     the message, or an administrator."""
     user = current_user()
-    await current_platform().kins.get(kin_id, include_tasks=True)
+    await current_platform().kins.get(kin_id)
     stored = await current_platform().vault.pending.store(
         kin_id,
         _whole(message_id, "message"),
@@ -227,7 +227,7 @@ async def dismiss_pending_secret(kin_id: str, message_id: str, number: str) -> d
     """Say ``[PENDING SECRET <number>]`` of a message is not a secret: its text comes back.
     For the member who sent the message, or an administrator."""
     user = current_user()
-    await current_platform().kins.get(kin_id, include_tasks=True)
+    await current_platform().kins.get(kin_id)
     message = await current_platform().vault.pending.dismiss(
         kin_id,
         _whole(message_id, "message"),
