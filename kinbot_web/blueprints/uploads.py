@@ -7,7 +7,8 @@ from __future__ import annotations
 from quart import Blueprint, Response, request, send_file
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from kinbot_core.uploads import UploadError, UploadStore
+from kinbot_core.upload_content import UploadError
+from kinbot_core.uploads import UploadStore
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.errors import ApiError
