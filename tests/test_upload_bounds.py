@@ -269,6 +269,7 @@ async def test_only_the_first_pages_of_a_long_pdf_are_read(server: RunningServer
     assert response.status_code == 201, response.text
     upload_id = response.json()["upload"]["id"]
     text = await server.platform.db.read(lambda: UploadRecord.get_by_id(upload_id).text)
+    assert text is not None
     assert "Page 3 of the recipe" in text and "Page 4" not in text
     assert text.endswith("[… cut: only the first 3 pages were read]")
 

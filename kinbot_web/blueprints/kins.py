@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 from quart import Blueprint, Response
-from quart_schema import validate_querystring, validate_request
+from quart_schema import DataSource, document_request, validate_querystring, validate_request
 
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
-from kinbot_web.blueprints.schemas import Identifier, RowId, SqlInt, row_id_in_path
+from kinbot_web.blueprints.schemas import AvatarIn, Identifier, RowId, SqlInt, row_id_in_path
 from kinbot_web.blueprints.uploads import attachment_references, upload_store
 from kinbot_web.errors import ApiError
 from kinbot_web.images import avatar_response, uploaded_avatar
@@ -112,6 +112,7 @@ async def delete_kin(kin_id: str) -> Response:
 
 @blueprint.put("/api/kins/<kin_id>/avatar")
 @signed_in
+@document_request(AvatarIn, source=DataSource.FORM_MULTIPART)
 async def upload_avatar(kin_id: str) -> dict[str, object]:
     """Upload the Kin's avatar (multipart field ``avatar``: PNG, JPEG, WebP or GIF)."""
     platform = current_platform()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, EmailStr, Field, model_validator
+from quart_schema.pydantic import File
 
 from kinbot_core.accounts import Identity
 
@@ -25,6 +26,13 @@ RowId = Annotated[int, Field(ge=1, le=SQLITE_INT_MAX)]
 Identifier = Annotated[str, Field(min_length=1, max_length=100)]
 
 Name = Field(min_length=1, max_length=100)
+
+
+class AvatarIn(BaseModel):
+    """An avatar upload (documents the multipart body; read by ``kinbot_web.images``)."""
+
+    #: A PNG, JPEG, WebP or GIF image.
+    avatar: File
 
 
 def row_id_in_path(value: str) -> int | None:
