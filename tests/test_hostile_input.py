@@ -1,14 +1,17 @@
 """Hostile requests over real HTTP: malformed JSON, integers beyond SQLite's range, wrong
-types, oversized values. Each gets a 4xx with the API's JSON error body, never a 500."""
+types, oversized values, damaged images. Each gets a 4xx with the API's JSON error body, never
+a 500."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from PIL import Image
 
 from tests.support.fakes import FakeOpenAI
 from tests.support.kin_chat import make_kin, serve_with_openai
@@ -115,3 +118,28 @@ async def test_integers_beyond_sqlite_get_400_not_an_overflow(server: RunningSer
     assert page.status_code == 200 and page.json()["messages"] == []
     response = await client.post(rollback, json={"snapshot_id": TOO_BIG - 1})
     refusal(response, 404, "not_found", "the largest snapshot id")
+
+
+def png_with_truncated_header() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (7, 5)).save(buffer, "PNG")
+    data = bytearray(buffer.getvalue())
+    data[11] = 6  # IHDR declares 6 bytes instead of 13: Pillow raises ValueError
+    return bytes(data)
+
+
+#: A GIF whose frame lies outside its canvas (found by mutating small images): Pillow raises
+#: "tile cannot extend outside image" (a ValueError) when it is decoded.
+GIF_FRAME_OUTSIDE = bytes.fromhex(
+    "47494638376107000500810000030000002d001500000000002c0000ad7400000700050000080c0001081c48"
+    "b0a0c183070302003b"
+)
+
+
+async def test_a_damaged_image_as_avatar_gets_400(server: RunningServer) -> None:
+    kin_id = await make_kin(server.client)
+    images = {"truncated PNG header": png_with_truncated_header(), "GIF": GIF_FRAME_OUTSIDE}
+    for case, data in images.items():
+        for url in ("/api/me/avatar", f"/api/kins/{kin_id}/avatar"):
+            response = await server.client.put(url, files={"avatar": ("a.png", data, "image/png")})
+            refusal(response, 400, "avatar_rejected", f"{case} to {url}")

@@ -190,7 +190,9 @@ async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningS
 
 async def upload(server: RunningServer, kin_id: str, name: str, data: bytes) -> httpx.Response:
     files = {"file": (name, data, "application/octet-stream")}
-    return await server.client.post(f"/api/kins/{kin_id}/uploads", files=files)
+    # Past the reading time limit, whatever the load: the server answers, not the client.
+    timeout = READ_TIMEOUT * 6
+    return await server.client.post(f"/api/kins/{kin_id}/uploads", files=files, timeout=timeout)
 
 
 def refused(response: httpx.Response, status: int, code: str) -> str:
