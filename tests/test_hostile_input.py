@@ -13,9 +13,11 @@ import httpx
 import pytest
 from PIL import Image
 
+from kinbot_core.config import load_settings
+from kinbot_core.platform import Platform
 from tests.support.fakes import FakeOpenAI
 from tests.support.kin_chat import make_kin, serve_with_openai
-from tests.support.server import RunningServer
+from tests.support.server import RunningServer, running_server
 
 JSON = {"content-type": "application/json"}
 TOO_BIG = 2**63  # one past SQLite's largest integer
@@ -143,3 +145,19 @@ async def test_a_damaged_image_as_avatar_gets_400(server: RunningServer) -> None
         for url in ("/api/me/avatar", f"/api/kins/{kin_id}/avatar"):
             response = await server.client.put(url, files={"avatar": ("a.png", data, "image/png")})
             refusal(response, 400, "avatar_rejected", f"{case} to {url}")
+
+
+async def test_a_file_name_too_long_for_the_file_system_is_not_found(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    build = tmp_path / "build"
+    (build / "assets").mkdir(parents=True)
+    (build / "index.html").write_text("<!doctype html><div id='root'></div>")
+    platform = Platform(load_settings(data_dir=data_dir, frontend_dir=build))
+    async with running_server(platform) as server:
+        long_name = "a" * 300  # beyond NAME_MAX (255): stat() fails with ENAMETOOLONG
+        missing = await server.client.get(f"/assets/{long_name}.js")
+        assert missing.status_code == 404, missing.text
+        assert missing.json()["error"]["code"] == "not_found"
+        route = await server.client.get(f"/kins/{long_name}")
+        assert route.status_code == 200 and "root" in route.text
