@@ -248,6 +248,19 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` says memory ran out: Python's ``MemoryError``, or libxml2's, which lxml
+    (under python-docx) reports as a syntax error."""
+    if isinstance(exc, MemoryError):
+        return True
+    etree: Any = sys.modules.get("lxml.etree")
+    return (
+        etree is not None
+        and isinstance(exc, etree.XMLSyntaxError)
+        and exc.code == etree.ErrorTypes.ERR_NO_MEMORY
+    )
+
+
 def read_outcome(filename: str, data: bytes, limits: ReadLimits) -> dict[str, Any]:
     """:func:`inspect` as a JSON-ready outcome: ``{"mime_type", "text"}`` or ``{"error":
     {"status", "code", "message"}}``. Any failure to parse the file is the file's fault
@@ -256,11 +269,11 @@ def read_outcome(filename: str, data: bytes, limits: ReadLimits) -> dict[str, An
         mime_type, text = inspect(filename, data, limits)
     except UploadError as error:
         return {"error": {"status": error.status, "code": error.code, "message": error.message}}
-    except MemoryError:
-        megabytes = limits.max_memory_bytes // (1024 * 1024)
-        message = f"Reading this file needs more than {megabytes} MiB of memory."
-        return {"error": {"status": 413, "code": "too_complex", "message": message}}
     except Exception as exc:  # a parser's error on a damaged file, whatever its kind
+        if _out_of_memory(exc):
+            megabytes = limits.max_memory_bytes // (1024 * 1024)
+            message = f"Reading this file needs more than {megabytes} MiB of memory."
+            return {"error": {"status": 413, "code": "too_complex", "message": message}}
         kind = TYPE_NAMES.get(EXTENSIONS.get(os.path.splitext(filename)[1].lower(), ""), "file")
         message = f"This {kind.removeprefix('a ')} cannot be read ({_describe(exc)})."
         return {"error": {"status": 415, "code": "unreadable", "message": message}}
@@ -284,6 +297,9 @@ def _confine(limits: ReadLimits) -> None:
         (resource.RLIMIT_FSIZE, 0),
         (resource.RLIMIT_CORE, 0),
     ):
+        hard = resource.getrlimit(limit)[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)  # a limit set lower already (a container's) is kept
         resource.setrlimit(limit, (value, value))
 
 

@@ -1,7 +1,8 @@
 """Uploaded documents are read within bounds, in a separate process: a docx zip bomb is refused
-from its declared sizes, a member lying about its size is read no further than it declares,
-a PDF beyond pypdf's limits is refused, a long PDF is cut, and a PDF that would keep the
-reader busy for minutes is killed at the time limit while the server goes on answering."""
+from its declared sizes, a member lying about its size is read no further than it declares, a
+document needing more memory than the reading process has is refused, a PDF beyond pypdf's
+limits is refused, a long PDF is cut, and a PDF that would keep the reader busy for minutes is
+killed at the time limit while the server goes on answering."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ import httpx
 import pytest
 
 from kinbot_core.db.models import UploadRecord
+from kinbot_core.upload_content import ReadLimits, UploadError
+from kinbot_core.uploads import read_isolated
 from tests.support.fakes import FakeOpenAI
 from tests.support.kin_chat import make_kin, serve_with_openai
 from tests.support.server import RunningServer
@@ -85,6 +88,23 @@ def word_members(*paragraphs: str) -> list[tuple[str, bytes, int, int]]:
             deflated = compressor.compress(data) + compressor.flush()
             members.append((name, deflated, len(data), zlib.crc32(data)))
     return members
+
+
+def long_word_document(paragraphs: int) -> bytes:
+    """A Word document of ``paragraphs`` numbered lines (honestly compressed)."""
+    members = []
+    for name, data, size, crc in word_members("Dear Marie,"):
+        if name == "word/document.xml":
+            lines = "".join(
+                f"<w:p><w:r><w:t>Line {n} of the soup recipe</w:t></w:r></w:p>"
+                for n in range(paragraphs)
+            )
+            xml = zlib.decompress(data, -15).replace(b"<w:body>", b"<w:body>" + lines.encode())
+            compressor = zlib.compressobj(1, zlib.DEFLATED, -15)
+            data = compressor.compress(xml) + compressor.flush()
+            size, crc = len(xml), zlib.crc32(xml)
+        members.append((name, data, size, crc))
+    return zip_archive(members)
 
 
 def pdf_file(objects: list[bytes]) -> bytes:
@@ -252,6 +272,26 @@ async def test_a_docx_member_lying_about_its_size_is_read_no_further(
     honest = zip_archive(word_members("Dear Marie,", "The recipe is attached."))
     accepted = await upload(server, kin_id, "letter.docx", honest)
     assert accepted.status_code == 201, accepted.text
+
+
+async def test_the_reading_process_is_held_to_its_memory_limit() -> None:
+    limits = ReadLimits(
+        max_chars=100_000,
+        pdf_max_pages=500,
+        unpacked_max_bytes=GIB,
+        zip_max_ratio=100,
+        timeout_seconds=60,
+        max_memory_bytes=256 * MIB,
+    )
+    # 400 000 paragraphs (22 MB of XML, 1 MB zipped): lxml runs out of memory under 256 MiB
+    # (under 1 GiB the document is read, in some 16 s on this machine).
+    with pytest.raises(UploadError) as refused:
+        await read_isolated("long.docx", long_word_document(400_000), limits)
+    assert (refused.value.status, refused.value.code) == (413, "too_complex")
+    assert refused.value.message == "Reading this file needs more than 256 MiB of memory."
+    mime_type, text = await read_isolated("short.docx", long_word_document(1000), limits)
+    assert mime_type.endswith("wordprocessingml.document")
+    assert text is not None and "Line 999 of the soup recipe" in text
 
 
 # -- PDFs ----------------------------------------------------------------------------------------
