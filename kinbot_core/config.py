@@ -451,6 +451,41 @@ class Settings(BaseSettings):
         description="Longest text extracted from an uploaded PDF or document given to the model "
         "(the rest is cut).",
     )
+    upload_pdf_max_pages: int = Field(
+        500,
+        ge=1,
+        description="Most pages of an uploaded PDF whose text is read (the rest is cut).",
+    )
+    upload_unpacked_max_bytes: int = Field(
+        100 * MIB,
+        ge=MIB,
+        description="Most bytes an uploaded Word document (a ZIP archive) may unpack to, "
+        "counted from its declared sizes before reading and again while reading; more is "
+        "refused (413).",
+    )
+    upload_zip_max_ratio: float = Field(
+        100.0,
+        gt=1,
+        description="Highest compression ratio of a member of an uploaded Word document above "
+        "1 MiB unpacked (zip bombs compress far more than documents do); more is refused (413).",
+    )
+    upload_read_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="Time limit of reading an uploaded PDF or Word document (in a separate "
+        "process, killed past it; the upload is refused with 422).",
+    )
+    upload_read_max_memory_bytes: int = Field(
+        1024 * MIB,
+        ge=256 * MIB,
+        description="Address space of the process that reads an uploaded PDF or Word document; "
+        "a file needing more is refused (413).",
+    )
+    json_body_max_bytes: int = Field(
+        2 * MIB,
+        ge=64 * 1024,
+        description="Largest JSON request body; a bigger one is refused (413) before being read.",
+    )
 
     # -- workspaces and custom tools ---------------------------------------------------------
     workspace_read_max_bytes: int = Field(

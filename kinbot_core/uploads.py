@@ -1,76 +1,125 @@
 """Files users upload into a Kin's chat: checked by their content, stored under
 ``data_dir/uploads``, attached to a message, and given to the model (images as images,
-PDFs and documents as their text)."""
+PDFs and documents as their text).
+
+What a file is and its text come from ``kinbot_core.upload_content``: in a thread for images
+and plain text, in a separate process for PDFs and ZIP archives (killed past
+``upload_read_timeout_seconds``), so that no upload can stall the server or exhaust its
+memory.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import io
 import json
+import logging
 import os
-import re
+import sys
 import time
 import uuid
-import zipfile
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
-
+from kinbot_core import upload_content
 from kinbot_core.config import Settings
 from kinbot_core.db import Database
 from kinbot_core.db.models import KinRecord, UploadRecord
 from kinbot_core.providers.types import ImagePart
+from kinbot_core.upload_content import ReadLimits, UploadError, clean_filename
 
-#: What may be uploaded, by file name extension: the MIME type its content must have.
-EXTENSIONS = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".webp": "image/webp",
-    ".gif": "image/gif",
-    ".pdf": "application/pdf",
-    ".txt": "text/plain",
-    ".md": "text/markdown",
-    ".csv": "text/csv",
-    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-}
-IMAGE_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
-TEXT_TYPES = ("text/plain", "text/markdown", "text/csv")
-DOCX = EXTENSIONS[".docx"]
-#: What people call each type, in error messages.
-TYPE_NAMES = {
-    "image/png": "a PNG image",
-    "image/jpeg": "a JPEG image",
-    "image/webp": "a WebP image",
-    "image/gif": "a GIF image",
-    "application/pdf": "a PDF",
-    "text/plain": "text",
-    "text/markdown": "text",
-    "text/csv": "text",
-    DOCX: "a Word document",
-    "executable": "a program",
-    "archive": "a ZIP archive",
-    "binary": "binary data",
-}
-ALLOWED = "images (PNG, JPEG, WebP, GIF), PDFs and documents (.txt, .md, .csv, .docx)"
+logger = logging.getLogger(__name__)
+
 #: Files one message may carry.
 MAX_ATTACHMENTS = 10
-_EXECUTABLE_MAGIC = (b"\x7fELF", b"MZ", b"\xfe\xed\xfa", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f/\\]")
+#: Files read in separate processes at once (each may use ``upload_read_max_memory_bytes``);
+#: more uploads wait their turn.
+READERS_AT_ONCE = 2
+#: The environment of a reading process: nothing of the server's (secrets included).
+_READER_ENV = {"PATH": os.defpath, "LANG": "C.UTF-8"}
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-class UploadError(Exception):
-    """An upload or attachment that is refused: ``status`` and ``code`` for the API, and a
-    message that says why."""
+def read_limits(settings: Settings) -> ReadLimits:
+    """The bounds of reading an upload, from the settings."""
+    return ReadLimits(
+        max_chars=settings.upload_text_max_chars,
+        pdf_max_pages=settings.upload_pdf_max_pages,
+        unpacked_max_bytes=settings.upload_unpacked_max_bytes,
+        zip_max_ratio=settings.upload_zip_max_ratio,
+        timeout_seconds=settings.upload_read_timeout_seconds,
+        max_memory_bytes=settings.upload_read_max_memory_bytes,
+    )
 
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+
+@asynccontextmanager
+async def _reader_turn() -> AsyncIterator[None]:
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = asyncio.Semaphore(READERS_AT_ONCE)
+    async with gate:
+        yield
+
+
+async def read_isolated(filename: str, data: bytes, limits: ReadLimits) -> tuple[str, str | None]:
+    """``upload_content.inspect`` run in a separate Python process (isolated mode, an empty
+    environment, its own memory limit), killed past ``limits.timeout_seconds``: the checked
+    MIME type and the text, or ``UploadError``."""
+    async with _reader_turn():
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-I",
+            upload_content.__file__,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=_READER_ENV,
+        )
+        try:
+            async with asyncio.timeout(limits.timeout_seconds):
+                out, err = await process.communicate(
+                    upload_content.child_input(filename, data, limits)
+                )
+        except TimeoutError:
+            raise UploadError(
+                422,
+                "too_slow",
+                f"Reading '{filename}' takes longer than {limits.timeout_seconds:g} seconds: "
+                "it was refused.",
+            ) from None
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    try:
+        outcome = json.loads(out)
+    except ValueError:
+        logger.warning(
+            "reading an upload failed (exit status %s): %s",
+            process.returncode,
+            err[-2000:].decode(errors="replace"),
+        )
+        raise UploadError(
+            413, "too_complex", f"'{filename}' cannot be read within this server's limits."
+        ) from None
+    if "error" in outcome:
+        error = outcome["error"]
+        raise UploadError(int(error["status"]), str(error["code"]), str(error["message"]))
+    return str(outcome["mime_type"]), outcome["text"]
+
+
+async def inspect_upload(filename: str, data: bytes, limits: ReadLimits) -> tuple[str, str | None]:
+    """The checked MIME type of an upload and its text for the model (``None`` for an
+    image); ``UploadError`` for a file that is refused."""
+    if data.startswith(upload_content.ISOLATED_MAGIC):
+        return await read_isolated(filename, data, limits)
+    return await asyncio.to_thread(upload_content.inspect, filename, data, limits)
 
 
 @dataclass(frozen=True)
@@ -129,131 +178,6 @@ class ModelAttachment:
     image: bytes | None = None
 
 
-def clean_filename(name: str | None) -> str:
-    """The file's own name, without folders or control characters."""
-    base = (name or "").replace("\\", "/").rsplit("/", 1)[-1]
-    base = _CONTROL.sub("", base).strip()
-    if len(base) > 200:
-        stem, dot, extension = base.rpartition(".")
-        base = (stem[:190] + dot + extension) if dot else base[:200]
-    return base or "file"
-
-
-def sniff(data: bytes) -> str:
-    """What ``data`` is, judging by its content: a MIME type of ``EXTENSIONS``, or
-    ``executable``, ``archive`` or ``binary``."""
-    if data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")) or (
-        data[:4] == b"RIFF" and data[8:12] == b"WEBP"
-    ):
-        try:
-            with Image.open(io.BytesIO(data)) as image:
-                image.verify()
-                kind = IMAGE_TYPES.get(image.format or "")
-        except (
-            UnidentifiedImageError,
-            OSError,
-            SyntaxError,
-            ValueError,
-            Image.DecompressionBombError,
-        ):
-            return "binary"
-        return kind or "binary"
-    if data.startswith(b"%PDF-"):
-        return "application/pdf"
-    if data.startswith(b"PK\x03\x04"):
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                names = set(archive.namelist())
-        except zipfile.BadZipFile:
-            return "binary"
-        return DOCX if "word/document.xml" in names else "archive"
-    if data.startswith(_EXECUTABLE_MAGIC):
-        return "executable"
-    if b"\x00" in data:
-        return "binary"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "binary"
-    return "executable" if data.startswith(b"#!") else "text/plain"
-
-
-def checked_type(filename: str, data: bytes) -> str:
-    """The MIME type of an upload: its extension must be allowed and its content must be
-    what the extension says. ``UploadError`` (415) otherwise."""
-    extension = os.path.splitext(filename)[1].lower()
-    expected = EXTENSIONS.get(extension)
-    if expected is None:
-        raise UploadError(
-            415, "unsupported_type", f"'{filename}' cannot be uploaded: only {ALLOWED} can."
-        )
-    found = sniff(data)
-    if found == expected or (expected in TEXT_TYPES and found == "text/plain"):
-        return expected
-    raise UploadError(
-        415,
-        "type_mismatch",
-        f"'{filename}' is named as {TYPE_NAMES[expected]} but its content is "
-        f"{TYPE_NAMES.get(found, 'something else')}: it was refused.",
-    )
-
-
-def extract_text(mime_type: str, data: bytes, max_chars: int) -> str | None:
-    """The text the model reads for a PDF or a document (``None`` for an image), cut at
-    ``max_chars``. ``UploadError`` (415) for a file that cannot be read."""
-    if mime_type.startswith("image/"):
-        return None
-    if mime_type == "application/pdf":
-        text = _pdf_text(data, max_chars)
-    elif mime_type == DOCX:
-        text = _docx_text(data)
-    else:
-        text = data.decode("utf-8-sig")
-    if len(text) > max_chars:
-        text = (
-            text[:max_chars] + f"\n[… cut: the file's text is longer than {max_chars} characters]"
-        )
-    return text
-
-
-def _pdf_text(data: bytes, max_chars: int) -> str:
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise UploadError(415, "unreadable", "This PDF is protected by a password.")
-        pages: list[str] = []
-        total = 0
-        for page in reader.pages:
-            pages.append(page.extract_text() or "")
-            total += len(pages[-1])
-            if total > max_chars:
-                break
-    except UploadError:
-        raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise UploadError(415, "unreadable", f"This PDF cannot be read ({exc}).") from None
-    return "\n\n".join(page.strip() for page in pages).strip()
-
-
-def _docx_text(data: bytes) -> str:
-    import docx
-
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except Exception as exc:  # python-docx raises many kinds for a damaged file
-        raise UploadError(
-            415, "unreadable", f"This Word document cannot be read ({exc})."
-        ) from None
-    lines = [paragraph.text for paragraph in document.paragraphs]
-    for table in document.tables:
-        for row in table.rows:
-            lines.append(" | ".join(cell.text for cell in row.cells))
-    return "\n".join(lines).strip()
-
-
 def model_text(
     content: str,
     attachments: Iterable[Mapping[str, Any]],
@@ -308,10 +232,7 @@ class UploadStore:
         if not data:
             raise UploadError(400, "invalid_request", "The file is empty.")
         name = clean_filename(filename)
-        mime_type = checked_type(name, data)
-        text = await asyncio.to_thread(
-            extract_text, mime_type, data, self._settings.upload_text_max_chars
-        )
+        mime_type, text = await inspect_upload(name, data, read_limits(self._settings))
         kind = (
             "image"
             if mime_type.startswith("image/")

@@ -32,6 +32,7 @@ from kinbot_web.blueprints import (
     users,
     vault,
 )
+from kinbot_web.request_input import BoundedRequest
 
 BLUEPRINTS = (
     health.blueprint,
@@ -66,6 +67,7 @@ def create_app(platform: Platform) -> Quart:
     """
     settings = platform.settings
     app = Quart("kinbot_web")
+    app.request_class = BoundedRequest  # JSON bodies parsed strictly and within bounds
     app.extensions[EXTENSION_KEY] = platform
     # The largest body any route accepts (an upload and its multipart framing); bigger
     # requests get 413 before being read.

@@ -8,7 +8,7 @@ import os
 import secrets
 from pathlib import Path
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from kinbot_core.accounts.errors import AvatarRejected
 
@@ -33,7 +33,9 @@ def normalise_avatar(data: bytes, max_bytes: int) -> bytes:
                 raise AvatarRejected("The image has too many pixels.")
             image.load()
             picture = image.convert("RGBA")
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+    except AvatarRejected:
+        raise
+    except Exception as exc:  # Pillow raises many kinds (ValueError, SyntaxError…) for a bad file
         raise AvatarRejected("The file is not an image KinBot can read.") from exc
     picture.thumbnail((AVATAR_SIZE, AVATAR_SIZE))
     out = io.BytesIO()

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from quart import Blueprint, Response
 from quart_schema import validate_request
 
 from kinbot_core.compacting import CompactingError
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import signed_in
+from kinbot_web.blueprints.schemas import RowId
 from kinbot_web.errors import ApiError, error_response
 
 blueprint = Blueprint("compacting", __name__)
 
 
 class RollbackIn(BaseModel):
-    snapshot_id: int = Field(ge=1)
+    snapshot_id: RowId
 
 
 @blueprint.errorhandler(CompactingError)

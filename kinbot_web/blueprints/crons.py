@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
-from quart import Blueprint, Response, request
-from quart_schema import validate_request
+from quart import Blueprint, Response
+from quart_schema import validate_querystring, validate_request
 
 from kinbot_core.crons import Author, CronError
 from kinbot_web.app_context import current_platform
@@ -44,6 +44,11 @@ class CronUpdate(BaseModel):
     active: bool | None = None
 
 
+class CronsQuery(BaseModel):
+    #: Only the crons running on this Kin.
+    kin_id: str = Field("", max_length=100)
+
+
 @blueprint.errorhandler(CronError)
 async def cron_error(exc: CronError) -> Response:
     return error_response(exc.status, exc.code, exc.message)
@@ -51,10 +56,11 @@ async def cron_error(exc: CronError) -> Response:
 
 @blueprint.get("/api/crons")
 @signed_in
-async def list_crons() -> dict[str, object]:
+@validate_querystring(CronsQuery)
+async def list_crons(query_args: CronsQuery) -> dict[str, object]:
     """Every cron, or those running on one Kin (``?kin_id=``), oldest first."""
     crons = current_platform().crons
-    found = await crons.list(request.args.get("kin_id") or None)
+    found = await crons.list(query_args.kin_id or None)
     return {"crons": [crons.describe(cron) for cron in found]}
 
 

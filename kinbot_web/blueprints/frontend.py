@@ -121,7 +121,12 @@ def _locate(root: Path, path: str) -> Path | None:
     if any(part.startswith(".") for part in PurePosixPath(path).parts):
         return None
     target = safe_join(str(root), path)
-    return Path(target) if target is not None and Path(target).is_file() else None
+    if target is None:
+        return None
+    try:
+        return Path(target) if Path(target).is_file() else None
+    except OSError:  # a name too long for the file system, say: no such file
+        return None
 
 
 @blueprint.get("/")

@@ -100,7 +100,7 @@ async def generate_avatar(kin_id: str, data: AvatarGenerateIn) -> dict[str, obje
     generated = await platform.providers.generate_image(prompt)
     try:
         image = await asyncio.to_thread(_shrunk, generated.data)
-    except (OSError, ValueError):
+    except Exception:  # Pillow raises many kinds (OSError, ValueError, SyntaxError…)
         raise ApiError(
             502, "bad_image", "The image provider returned an unreadable image."
         ) from None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
-from quart import Blueprint, Response, request
-from quart_schema import validate_request
+from quart import Blueprint, Response
+from quart_schema import DataSource, document_request, validate_querystring, validate_request
 
 from kinbot_core.vault import SecretKeyTaken, VaultError
 from kinbot_core.vault.pending import (
@@ -17,6 +17,7 @@ from kinbot_core.vault.pending import (
 from kinbot_core.vault.service import MAX_DESCRIPTION_LENGTH, MAX_KEY_LENGTH
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
+from kinbot_web.blueprints.schemas import AvatarIn, Identifier, RowId, SqlInt, row_id_in_path
 from kinbot_web.blueprints.uploads import attachment_references, upload_store
 from kinbot_web.errors import ApiError, error_response
 from kinbot_web.images import avatar_response, uploaded_avatar
@@ -52,7 +53,20 @@ class KinUpdate(BaseModel):
 class MessageIn(BaseModel):
     content: str = Field("", max_length=100_000)
     #: Ids of files uploaded with ``POST /api/kins/<id>/uploads``.
-    attachments: list[str] = Field(default_factory=list, max_length=10)
+    attachments: list[Identifier] = Field(default_factory=list, max_length=10)
+
+
+class MessagesQuery(BaseModel):
+    #: A message id: the page ends just before it.
+    before: RowId | None = None
+    #: Messages in the page (1 to 200).
+    limit: SqlInt = 50
+
+
+class MemoriesQuery(BaseModel):
+    q: str = Field("", max_length=1000)
+    subject: str = Field("", max_length=200)
+    category: str = Field("", max_length=100)
 
 
 class PendingSecretIn(BaseModel):
@@ -134,6 +148,7 @@ async def delete_kin(kin_id: str) -> Response:
 
 @blueprint.put("/api/kins/<kin_id>/avatar")
 @signed_in
+@document_request(AvatarIn, source=DataSource.FORM_MULTIPART)
 async def upload_avatar(kin_id: str) -> dict[str, object]:
     """Upload the Kin's avatar (multipart field ``avatar``: PNG, JPEG, WebP or GIF)."""
     platform = current_platform()
@@ -155,15 +170,12 @@ async def avatar(kin_id: str) -> Response:
 
 @blueprint.get("/api/kins/<kin_id>/messages")
 @signed_in
-async def list_messages(kin_id: str) -> dict[str, object]:
+@validate_querystring(MessagesQuery)
+async def list_messages(kin_id: str, query_args: MessagesQuery) -> dict[str, object]:
     """A page of the session, oldest first: ``?before=<message id>&limit=50``. The latest
     page (no ``before``) also gives the running turn's ``draft``: the text it has streamed and
     the tool calls it is running, not stored yet (``null`` when the Kin is idle)."""
-    try:
-        before = int(request.args["before"]) if "before" in request.args else None
-        limit = min(max(int(request.args.get("limit", 50)), 1), 200)
-    except ValueError:
-        raise ApiError(400, "invalid_request", "before and limit are whole numbers.") from None
+    before, limit = query_args.before, min(max(query_args.limit, 1), 200)
     platform = current_platform()
     # Read before the messages: a reply stored in between supersedes it (the browser checks).
     draft = platform.workers.draft(kin_id) if before is None else None
@@ -247,19 +259,18 @@ async def dismiss_pending_secret(kin_id: str, message_id: str, number: str) -> d
 
 @blueprint.get("/api/kins/<kin_id>/memories")
 @signed_in
-async def list_memories(kin_id: str) -> dict[str, object]:
+@validate_querystring(MemoriesQuery)
+async def list_memories(kin_id: str, query_args: MemoriesQuery) -> dict[str, object]:
     """The Kin's memories: ``?q=`` searches them (hybrid), else ``?subject=`` and
     ``?category=`` filter the list, newest first."""
     platform = current_platform()
     await platform.kins.get(kin_id)
-    query = request.args.get("q", "").strip()
+    query = query_args.q.strip()
     if query:
         found = await platform.memory.recall(kin_id, query, limit=50)
     else:
         found = await platform.memory.memories(
-            kin_id,
-            subject=request.args.get("subject") or None,
-            category=request.args.get("category") or None,
+            kin_id, subject=query_args.subject or None, category=query_args.category or None
         )
     return {"memories": [m.to_dict() for m in found]}
 
@@ -281,11 +292,12 @@ async def memory_embedding(kin_id: str) -> dict[str, object]:
 @signed_in
 async def delete_memory(kin_id: str, memory_id: str) -> Response:
     """Delete one of the Kin's memories (from storage and both indexes)."""
-    if not memory_id.isdigit():
+    number = row_id_in_path(memory_id)
+    if number is None:
         raise ApiError(404, "not_found", "No such memory.")
     platform = current_platform()
     await platform.kins.get(kin_id)
-    await platform.memory.forget(kin_id, int(memory_id))
+    await platform.memory.forget(kin_id, number)
     return Response(status=204)
 
 

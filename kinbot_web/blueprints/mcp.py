@@ -6,7 +6,7 @@ The servers are run by the ``mcp`` plugin; while it is disabled these routes ans
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 from quart import Blueprint, Response
@@ -22,19 +22,25 @@ from kinbot_plugins.mcp import (
 )
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, current_user, signed_in
+from kinbot_web.blueprints.schemas import Identifier
 from kinbot_web.errors import ApiError
 
 blueprint = Blueprint("mcp", __name__)
+
+#: An argument, environment value or header value of a server.
+Value = Annotated[str, Field(max_length=4000)]
+#: An environment variable or header name.
+Key = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class McpServerIn(BaseModel):
     name: str = Field(min_length=1, max_length=32)
     transport: Literal["stdio", "http"]
     command: str | None = Field(None, max_length=1000)
-    args: list[str] = Field(default_factory=list, max_length=100)
-    env: dict[str, str] = Field(default_factory=dict, max_length=100)
+    args: list[Value] = Field(default_factory=list, max_length=100)
+    env: dict[Key, Value] = Field(default_factory=dict, max_length=100)
     url: str | None = Field(None, max_length=2000)
-    headers: dict[str, str] = Field(default_factory=dict, max_length=50)
+    headers: dict[Key, Value] = Field(default_factory=dict, max_length=50)
     enabled: bool = True
 
 
@@ -42,15 +48,15 @@ class McpServerUpdate(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=32)
     transport: Literal["stdio", "http"] | None = None
     command: str | None = Field(None, max_length=1000)
-    args: list[str] | None = Field(None, max_length=100)
-    env: dict[str, str] | None = Field(None, max_length=100)
+    args: list[Value] | None = Field(None, max_length=100)
+    env: dict[Key, Value] | None = Field(None, max_length=100)
     url: str | None = Field(None, max_length=2000)
-    headers: dict[str, str] | None = Field(None, max_length=50)
+    headers: dict[Key, Value] | None = Field(None, max_length=50)
     enabled: bool | None = None
 
 
 class KinServersIn(BaseModel):
-    server_ids: list[str] = Field(max_length=100)
+    server_ids: list[Identifier] = Field(max_length=100)
 
 
 def _manager() -> McpManager:

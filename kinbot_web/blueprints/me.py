@@ -6,12 +6,13 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
 from quart import Blueprint, Response, g, jsonify
-from quart_schema import validate_request
+from quart_schema import DataSource, document_request, validate_request
 
 from kinbot_core.accounts import AccountView
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.auth.session import client_ip, set_session_cookie, user_agent
+from kinbot_web.blueprints.schemas import AvatarIn
 from kinbot_web.images import uploaded_avatar
 
 blueprint = Blueprint("me", __name__)
@@ -80,6 +81,7 @@ async def update_me(data: ProfileIn) -> Response:
 
 @blueprint.put("/api/me/avatar")
 @signed_in
+@document_request(AvatarIn, source=DataSource.FORM_MULTIPART)
 async def upload_avatar() -> dict[str, object]:
     """Upload an avatar (multipart field ``avatar``: PNG, JPEG, WebP or GIF)."""
     data = await uploaded_avatar(current_platform().settings.avatar_max_bytes)

@@ -6,18 +6,22 @@ testing is for administrators. Secrets are accepted but never returned (masked h
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, Response, request
-from quart_schema import validate_request
+from quart import Blueprint, Response
+from quart_schema import validate_querystring, validate_request
 
 from kinbot_core.providers import ConnectionReport, ModelInfo, ProviderType
 from kinbot_core.providers.service import Kind
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, signed_in
 
-ConfigValues = dict[str, str | None]
+ConfigValue = Annotated[str | None, Field(max_length=10_000)]
+#: A provider's configuration fields (API key, base URL, model…) by name.
+ConfigValues = Annotated[
+    dict[Annotated[str, Field(max_length=64)], ConfigValue], Field(max_length=50)
+]
 
 
 class ProviderIn(BaseModel):
@@ -35,6 +39,11 @@ class ProviderUpdate(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=64)
     #: Fields to change; secrets left out (or null) keep their stored value.
     config: ConfigValues | None = None
+
+
+class ModelsQuery(BaseModel):
+    #: ``1`` (or ``true``, ``yes``): ask the provider again rather than the cache.
+    refresh: str = Field("", max_length=10)
 
 
 def report_json(report: ConnectionReport) -> dict[str, Any]:
@@ -123,9 +132,10 @@ def make_blueprint(kind: Kind, prefix: str) -> Blueprint:
 
     @blueprint.get(f"{prefix}/<provider_id>/models")
     @signed_in
-    async def list_models(provider_id: str) -> dict[str, object]:
+    @validate_querystring(ModelsQuery)
+    async def list_models(provider_id: str, query_args: ModelsQuery) -> dict[str, object]:
         """The provider's models (cached; ``?refresh=1`` asks the provider again)."""
-        refresh = request.args.get("refresh", "") in ("1", "true", "yes")
+        refresh = query_args.refresh in ("1", "true", "yes")
         models = await current_platform().providers.models(provider_id, kind=kind, refresh=refresh)
         return {"models": [model_json(m) for m in models]}
 

@@ -4,10 +4,14 @@ users."""
 
 from __future__ import annotations
 
+from pydantic import BaseModel
 from quart import Blueprint, Response, request, send_file
+from quart_schema import DataSource, document_request
+from quart_schema.pydantic import File
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from kinbot_core.uploads import UploadError, UploadStore
+from kinbot_core.upload_content import UploadError
+from kinbot_core.uploads import UploadStore
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.errors import ApiError
@@ -16,6 +20,12 @@ blueprint = Blueprint("uploads", __name__)
 
 #: Room for the multipart framing around the file itself (the app's body limit adds it).
 MULTIPART_SLACK = 4096
+
+
+class UploadIn(BaseModel):
+    """A file upload (documents the multipart body; read by the view itself)."""
+
+    file: File
 
 
 def upload_store() -> UploadStore:
@@ -39,6 +49,7 @@ async def attachment_references(kin_id: str, upload_ids: list[str]) -> list[dict
 
 @blueprint.post("/api/kins/<kin_id>/uploads")
 @signed_in
+@document_request(UploadIn, source=DataSource.FORM_MULTIPART)
 async def upload(kin_id: str) -> tuple[dict[str, object], int]:
     """Upload a file into the Kin's chat (multipart field ``file``): an image (PNG, JPEG,
     WebP, GIF), a PDF or a document (.txt, .md, .csv, .docx), at most ``upload_max_bytes``,
