@@ -23,7 +23,7 @@ KINBOT = [sys.executable, "-m", "kinbot_web.cli"]
 
 def run_kinbot(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*KINBOT, *args], capture_output=True, text=True, timeout=60, env=env, check=False
+        [*KINBOT, *args], capture_output=True, text=True, timeout=300, env=env, check=False
     )
 
 
@@ -176,7 +176,7 @@ def test_serve_answers_health_and_drains_in_flight_requests_on_sigterm(
 ) -> None:
     server = start_server(tmp_path)
     servers.append(server)
-    health = httpx.get(f"{server.url}/api/health", timeout=10)
+    health = httpx.get(f"{server.url}/api/health", timeout=60)
     assert health.status_code == 200
     assert health.json()["database"]["sqlite_vec_version"].startswith("v")
 

@@ -35,7 +35,7 @@ def test_from_another_machine_the_code_in_the_log_is_needed_once(tmp_path: Path)
         assert link is not None, server.log_text()
         url, code = link
         assert url == f"{server.url}/onboarding?setup={code}"
-        with httpx.Client(base_url=server.url, timeout=10, trust_env=False) as remote:
+        with httpx.Client(base_url=server.url, timeout=60, trust_env=False) as remote:
             status = remote.get("/api/onboarding").json()
             assert status["step"] == "identity" and status["setup_code_required"] is True
             missing = remote.post("/api/onboarding/identity", json=NICOLAS)
@@ -52,7 +52,7 @@ def test_from_another_machine_the_code_in_the_log_is_needed_once(tmp_path: Path)
             assert remote.get("/api/me").json()["user"]["email"] == NICOLAS["email"]
             assert remote.get("/api/onboarding").json()["setup_code_required"] is False
 
-        with httpx.Client(base_url=server.url, timeout=10, trust_env=False) as late:
+        with httpx.Client(base_url=server.url, timeout=60, trust_env=False) as late:
             again = late.post(
                 "/api/onboarding/identity", json={**person("Eve"), "setup_code": code}
             )
@@ -71,7 +71,7 @@ def test_the_log_link_opens_this_machine_when_listening_everywhere(tmp_path: Pat
         assert link[0] == f"http://127.0.0.1:{port}/onboarding?setup={link[1]}"
         # From this machine no code is needed.
         local = httpx.post(
-            f"http://127.0.0.1:{port}/api/onboarding/identity", json=NICOLAS, timeout=10
+            f"http://127.0.0.1:{port}/api/onboarding/identity", json=NICOLAS, timeout=60
         )
         assert local.status_code == 201, local.text
 

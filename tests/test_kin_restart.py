@@ -78,7 +78,7 @@ def test_killed_mid_turn_then_restarted_answers_each_message_once(
     data_dir, log = tmp_path / "data", tmp_path / "server.log"
     first, url = serve(data_dir, log)
     try:
-        client = httpx.Client(base_url=url, timeout=10)
+        client = httpx.Client(base_url=url, timeout=60)
         assert client.post("/api/onboarding/identity", json=NICOLAS).status_code == 201
         provider = {"type": "openai", "name": "OpenAI",
                     "config": {"api_key": API_KEY, "base_url": f"{fake.base_url}/v1"}}  # fmt: skip
@@ -100,7 +100,7 @@ def test_killed_mid_turn_then_restarted_answers_each_message_once(
 
     second, url = serve(data_dir, log)
     try:
-        client = httpx.Client(base_url=url, timeout=10, cookies=client.cookies)
+        client = httpx.Client(base_url=url, timeout=60, cookies=client.cookies)
 
         def all_handled() -> bool:
             messages = client.get(f"/api/kins/{kin['id']}/messages").json()["messages"]

@@ -34,7 +34,7 @@ async def read_stream(client: httpx.AsyncClient, opened: asyncio.Event) -> bytes
 
 async def test_sigterm_ends_open_streams_and_exits_promptly(tmp_path: Path) -> None:
     with kinbot_serve(tmp_path / "data", tmp_path / "serve.log") as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=10) as admin:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as admin:
             created = await admin.post("/api/onboarding/identity", json=NICOLAS)
             assert created.status_code == 201, created.text
             browsers = [

@@ -6,11 +6,15 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Locator, Page
+from playwright.async_api import Locator, Page, expect
 
 from kinbot_web.blueprints.frontend import PACKAGED_BUILD
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: How long a browser test's ``expect`` waits for a state (5 s by Playwright's default, short
+#: for a busy CI machine); the states come sooner, this only bounds a test that fails.
+EXPECT_TIMEOUT_MS = 30_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",

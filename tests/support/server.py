@@ -16,6 +16,10 @@ from kinbot_core.platform import Platform
 from kinbot_web import create_app
 from kinbot_web.server import bind_socket, hypercorn_config
 
+#: How long a test's HTTP client waits for an answer: only a guard against a hung server,
+#: so generous (adding the local embedding model loads it, slowly on a busy machine).
+CLIENT_TIMEOUT = 120.0
+
 
 @dataclass
 class RunningServer:
@@ -28,7 +32,7 @@ class RunningServer:
 
     def new_client(self, **kwargs: Any) -> httpx.AsyncClient:
         """Another browser: a client with its own cookie jar (close it, or use ``async with``)."""
-        return httpx.AsyncClient(base_url=self.url, timeout=10, **kwargs)
+        return httpx.AsyncClient(base_url=self.url, timeout=CLIENT_TIMEOUT, **kwargs)
 
 
 @asynccontextmanager
@@ -48,7 +52,7 @@ async def running_server(
         hypercorn_serve(app, hypercorn_config(bound, platform.settings), shutdown_trigger=stop.wait)
     )
     try:
-        async with httpx.AsyncClient(base_url=bound.url, timeout=10) as client:
+        async with httpx.AsyncClient(base_url=bound.url, timeout=CLIENT_TIMEOUT) as client:
             await _wait_until_up(client, task)
             yield RunningServer(bound.url, platform, app, client)
     finally:
