@@ -88,8 +88,10 @@ chromium:
 		apt-get update -qq && apt-get install -y -qq chromium; } || \
 		echo "chromium is not installed: the browser tests will be skipped"
 
+# Three worker processes, a test file each at a time: most tests wait on servers, browsers
+# and subprocesses, so three fit on two cores.
 unit: $(VENV)/.dev-installed sandbox chromium $(MCP_TEST_SERVERS) $(FRONTEND_BUILD)
-	$(BIN)/pytest
+	$(BIN)/pytest -n 3 --dist loadfile
 
 # A LoCoMo-format file for benchmarks.memory_recall (not part of the repository).
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,3 +38,19 @@ async def platform(settings: Settings) -> AsyncIterator[Platform]:
     await platform.start()
     yield platform
     await platform.stop()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the figures tests left as a ``("summary", line)`` user property (the API fuzzing
+    run's, say), also when they ran in another xdist worker."""
+    lines = {
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for name, value in getattr(report, "user_properties", ())
+        if name == "summary"
+    }
+    if lines:
+        terminalreporter.write_sep("-", "figures")
+        for line in sorted(lines):
+            terminalreporter.write_line(line)

@@ -95,17 +95,6 @@ class Figures:
         )
 
 
-class SummaryPlugin:
-    """Prints the run's figure in pytest's terminal summary."""
-
-    def __init__(self, figures: Figures) -> None:
-        self.line = figures.line()
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        terminalreporter.write_sep("-", "API fuzzing")
-        terminalreporter.write_line(self.line)
-
-
 @dataclass
 class FuzzTarget:
     url: str
@@ -223,7 +212,7 @@ def fuzz_target(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Fuzz
                 ids = _populate(url, admin, fake)
                 target = FuzzTarget(url, admin, anonymous, ids, Figures())
                 yield target
-                request.config.pluginmanager.register(SummaryPlugin(target.figures))
+                request.node.user_properties.append(("summary", target.figures.line()))
                 assert admin.get(f"{url}/api/me").status_code == 200, "the session was lost"
         finally:
             process.terminate()
