@@ -413,9 +413,8 @@ class Settings(BaseSettings):
     custom_tool_max_processes: int = Field(
         128,
         ge=0,
-        description="Processes (threads included) a custom tool may start (`RLIMIT_NPROC`, "
-        "added to those its user already has: under bubblewrap, or as root where Kin code "
-        "runs as nobody, these are its own). 0: no limit.",
+        description="Processes and threads one run of a custom tool may add (`RLIMIT_NPROC`, "
+        "above those its user has when it starts: see Confining Kin code below). 0: no limit.",
     )
     custom_tool_file_size_bytes: int = Field(
         256 * MIB,

@@ -146,10 +146,8 @@ def landlock_policy(
     workspace: Path, private_tmp: Path, limits: Limits, proxy: ProxyAccess | None
 ) -> dict[str, Any]:
     """The launcher's policy in Landlock mode: the files above, TCP only to the proxy, no
-    other sockets, no leaving the process group; as ``NOBODY`` when the server is root."""
+    other sockets, no leaving the process group."""
     policy = limits.policy()
-    if running_as_root():
-        policy["user"] = NOBODY
     policy["parent"] = os.getpid()
     policy["landlock"] = {
         "read": system_paths(),
@@ -212,6 +210,22 @@ def environment(home: str, tmpdir: str | None, proxy: ProxyAccess | None) -> dic
             env[name] = proxy.url
         env["NO_PROXY"] = env["no_proxy"] = ""
     return env
+
+
+def reachable_by(path: Path, uid: int) -> bool:
+    """Whether user ``uid`` (in its own group only) may pass every parent directory of
+    ``path`` (ACLs aside: then it is deemed not to)."""
+    for parent in path.parents:
+        info = os.stat(parent)
+        if info.st_uid == uid:
+            allowed = info.st_mode & stat.S_IXUSR
+        elif info.st_gid == uid:
+            allowed = info.st_mode & stat.S_IXGRP
+        else:
+            allowed = info.st_mode & stat.S_IXOTH
+        if not allowed:
+            return False
+    return True
 
 
 def hand_over(directory: Path, uid: int) -> None:

@@ -6,7 +6,7 @@ interpreter Kin code uses. ``POLICY`` is a JSON object; each step below runs whe
 there, in this order:
 
 - ``stage`` (as root): a private mount namespace where the workspace is bind-mounted on a
-  directory every user can reach, for bubblewrap started as ``user`` below;
+  directory every user can reach (the working directory then), for ``user`` below;
 - ``user``: drop to that user and group id (no supplementary groups; a root process loses
   every capability doing so);
 - ``rlimits`` (``[soft, hard]`` by ``resource`` name) and ``processes``: how many more tasks
@@ -120,23 +120,24 @@ def landlock_abi() -> int:
     return max(version, 0)
 
 
-def landlock_domain(policy: dict[str, Any]) -> int:
-    """Restrict this process (and what it runs) with Landlock, at the best ABI the kernel has.
+def landlock_ruleset(policy: dict[str, Any], abi: int) -> int | None:
+    """A Landlock ruleset for the best ABI the kernel has (``abi``), to be enforced with
+    ``restrict_self``; ``None`` when there is nothing to restrict (and nothing required).
+    Made before dropping privileges: the paths are opened with the server's rights.
 
     ``read``: paths readable and executable; ``write``: paths fully usable (not device
     files); ``devices``: files readable and writable (``/dev/null``…). With ``filesystem``
     false the file system is left alone (bubblewrap confines it). TCP: no bind ever, connect
     only to ``tcp_ports``. Abstract unix sockets and signals: only within the domain.
-    Refused below ``required_abi``. Returns the ABI used (0: no domain, none required).
+    Refused below ``required_abi``.
     """
-    abi = landlock_abi()
     if abi < policy.get("required_abi", 1):
         if abi == 0:
             raise Refused("this kernel has no Landlock (Linux 5.13 or later, with landlock "
                           "among its security modules), or it is disabled")  # fmt: skip
         raise Refused(f"Landlock ABI {abi} is older than the {policy['required_abi']} needed")
     if abi == 0:
-        return 0
+        return None
     filesystem = policy.get("filesystem", True)
     handled_fs = FS_RIGHTS_BY_ABI[max(v for v in FS_RIGHTS_BY_ABI if v <= abi)]
     if not filesystem:
@@ -144,9 +145,9 @@ def landlock_domain(policy: dict[str, Any]) -> int:
     handled_net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
     scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
     fields = [handled_fs] + ([handled_net] if abi >= 4 else []) + ([scoped] if abi >= 6 else [])
-    attr = struct.pack(f"{len(fields)}Q", *fields)
     if not any(fields):
-        return 0
+        return None
+    attr = struct.pack(f"{len(fields)}Q", *fields)
     ruleset = _check(_syscall(LANDLOCK_SYSCALLS[0], attr, len(attr), 0), "landlock_create_ruleset")
     try:
         if filesystem:
@@ -162,10 +163,18 @@ def landlock_domain(policy: dict[str, Any]) -> int:
                        f"Landlock rule for TCP port {port}")  # fmt: skip
         elif policy.get("tcp_ports"):
             raise Refused(f"Landlock ABI {abi} cannot limit TCP connections to a port")
+    except Refused:
+        os.close(ruleset)
+        raise
+    return ruleset
+
+
+def restrict_self(ruleset: int) -> None:
+    """Enforce ``ruleset`` on this process and all it will run (no_new_privs must be set)."""
+    try:
         _check(_syscall(LANDLOCK_SYSCALLS[2], ruleset, 0), "landlock_restrict_self")
     finally:
         os.close(ruleset)
-    return abi
 
 
 def _allow_path(ruleset: int, path: str, rights: int) -> None:
@@ -262,12 +271,20 @@ def install_seccomp(program: list[tuple[int, int, int, int]]) -> None:
 
 
 def stage_workspace(source: str, target: str) -> None:
-    """In a new mount namespace, bind ``source`` on ``target`` (both real directories)."""
-    _check(_libc.unshare(ctypes.c_int(CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
-    private = ctypes.c_ulong(MS_REC | MS_PRIVATE)
-    _check(_libc.mount(b"none", b"/", None, private, None), "making the mounts private")
-    bind = ctypes.c_ulong(MS_BIND | MS_REC)
-    _check(_libc.mount(source.encode(), target.encode(), None, bind, None), f"bind {source}")
+    """In a new mount namespace, bind ``source`` on ``target`` (both real directories): the
+    workspace where a user who cannot pass its parent directories reaches it."""
+    try:
+        _check(_libc.unshare(ctypes.c_int(CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
+        private = ctypes.c_ulong(MS_REC | MS_PRIVATE)
+        _check(_libc.mount(b"none", b"/", None, private, None), "making the mounts private")
+        bind = ctypes.c_ulong(MS_BIND | MS_REC)
+        _check(_libc.mount(source.encode(), target.encode(), None, bind, None), "bind mount")
+    except Refused as exc:
+        raise Refused(
+            f"the workspace {source} is in a directory closed to user nobody, and it cannot "
+            f"be mounted elsewhere here ({exc}): keep the data directory where other users "
+            "may pass (chmod o+x on its parent directories), or run KinBot as another user"
+        ) from None
 
 
 def drop_to(uid: int) -> None:
@@ -309,9 +326,13 @@ def set_limits(policy: dict[str, Any]) -> None:
 
 def confine(policy: dict[str, Any]) -> None:
     """Apply every step of ``policy`` to this process, or raise ``Refused``."""
+    abi = landlock_abi()
     try:
         if "stage" in policy:
             stage_workspace(policy["stage"]["source"], policy["stage"]["target"])
+            os.chdir(policy["stage"]["target"])
+        # Before dropping privileges: the paths of its rules are opened with the server's.
+        ruleset = landlock_ruleset(policy["landlock"], abi) if "landlock" in policy else None
         if "user" in policy:
             drop_to(policy["user"])
         set_limits(policy)
@@ -322,7 +343,8 @@ def confine(policy: dict[str, Any]) -> None:
         _check(_prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL)), "parent death signal")
         if os.getppid() != policy["parent"]:
             raise Refused("the server is gone")
-    abi = landlock_domain(policy["landlock"]) if "landlock" in policy else landlock_abi()
+    if ruleset is not None:
+        restrict_self(ruleset)
     if "seccomp" in policy:
         install_seccomp(seccomp_program(policy["seccomp"], os.uname().machine, abi))
 

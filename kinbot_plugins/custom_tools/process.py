@@ -33,11 +33,13 @@ async def run_process(
     time_limit: float,
     max_output: int,
 ) -> ScriptRun:
-    """Run ``argv`` in its own session and process group; kill the group when the process
-    ends or after ``time_limit`` seconds, whichever comes first (so nothing it started in its
-    group outlives the run); keep the first ``max_output`` bytes of stdout and of stderr (the
-    rest is read and dropped)."""
-    process = await asyncio.create_subprocess_exec(
+    """Run ``argv`` in its own session and process group, ``stdin`` on its standard input.
+    When it ends, or after ``time_limit`` seconds, its whole group is killed (nothing it
+    started there outlives it, nor holds its pipes open). The first ``max_output`` bytes of
+    stdout and of stderr are kept, the rest read and dropped."""
+    loop = asyncio.get_running_loop()
+    transport, run = await loop.subprocess_exec(
+        lambda: _Run(loop, max_output),
         *argv,
         cwd=cwd,
         env=env,
@@ -46,32 +48,29 @@ async def run_process(
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
-    assert process.stdin and process.stdout and process.stderr
-    stdout, stderr = _Output(max_output), _Output(max_output)
-    readers = [
-        asyncio.ensure_future(_feed(process.stdin, stdin)),
-        asyncio.ensure_future(stdout.read(process.stdout)),
-        asyncio.ensure_future(stderr.read(process.stderr)),
-    ]
     timed_out = False
     try:
-        async with asyncio.timeout(time_limit):
-            await process.wait()
-    except TimeoutError:
-        timed_out = True
-    finally:
-        # The group outlives its leader while any member lives, so its id is not reused.
+        feed = transport.get_pipe_transport(0)
+        assert isinstance(feed, asyncio.WriteTransport)
+        feed.write(stdin)
+        feed.close()
+        try:
+            async with asyncio.timeout(time_limit):
+                await asyncio.shield(run.exited)
+        except TimeoutError:
+            timed_out = True
+        # While any member lives, the group's id cannot be given to another process.
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        await process.wait()
-        # A descendant that left the process group (possible only without a sandbox) may
-        # hold the pipes open: stop reading then.
-        _done, pending = await asyncio.wait(readers, timeout=READ_GRACE_SECONDS)
-        for reader in pending:
-            reader.cancel()
-        await asyncio.gather(*readers, return_exceptions=True)
+            os.killpg(transport.get_pid(), signal.SIGKILL)
+        await run.exited
+        # A descendant that left the group (possible only without a sandbox) may hold the
+        # pipes open: stop reading then.
+        await asyncio.wait(run.closed, timeout=READ_GRACE_SECONDS)
+    finally:
+        transport.close()
+    stdout, stderr = run.outputs[1], run.outputs[2]
     return ScriptRun(
-        exit_code=None if timed_out else process.returncode,
+        exit_code=None if timed_out else transport.get_returncode(),
         stdout=stdout.text(),
         stderr=stderr.text(),
         stdout_truncated=stdout.truncated,
@@ -80,27 +79,44 @@ async def run_process(
     )
 
 
-async def _feed(writer: asyncio.StreamWriter, data: bytes) -> None:
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        writer.write(data)
-        await writer.drain()
-        writer.close()
+class _Run(asyncio.SubprocessProtocol):
+    """Collects a process's output and tells when it exits (its pipes may outlive it)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limit: int) -> None:
+        self.outputs = {1: _Output(limit), 2: _Output(limit)}
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self._closed = {1: loop.create_future(), 2: loop.create_future()}
+
+    @property
+    def closed(self) -> list[asyncio.Future[None]]:
+        """Done when stdout, and stderr, are closed."""
+        return list(self._closed.values())
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.outputs[fd].add(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd in self._closed and not self._closed[fd].done():
+            self._closed[fd].set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 class _Output:
-    """The first ``limit`` bytes of a stream; the rest is read and dropped."""
+    """The first ``limit`` bytes of a stream; the rest is dropped."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.kept = bytearray()
         self.truncated = False
 
-    async def read(self, reader: asyncio.StreamReader) -> None:
-        while chunk := await reader.read(65536):
-            room = self.limit - len(self.kept)
-            if len(chunk) > room:
-                self.truncated = True
-            self.kept += chunk[: max(room, 0)]
+    def add(self, chunk: bytes) -> None:
+        room = self.limit - len(self.kept)
+        if len(chunk) > room:
+            self.truncated = True
+        self.kept += chunk[: max(room, 0)]
 
     def text(self) -> str:
         return self.kept.decode("utf-8", errors="replace")

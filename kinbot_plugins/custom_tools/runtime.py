@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,5 +177,8 @@ def _outcome(name: str, run: ScriptRun, timeout: float) -> dict[str, Any]:
             f"Output so far: {json.dumps(result)}"
         )
     if run.exit_code != 0:
-        raise ToolError(f"{name} failed (exit code {run.exit_code}): {json.dumps(result)}")
+        code = f"{run.exit_code}"
+        if run.exit_code is not None and run.exit_code < 0:  # killed by a signal
+            code += f", {signal.Signals(-run.exit_code).name}"
+        raise ToolError(f"{name} failed (exit code {code}): {json.dumps(result)}")
     return result

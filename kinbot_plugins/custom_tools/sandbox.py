@@ -159,7 +159,7 @@ class Sandbox:
             await _remove([workspace])
         if run.exit_code == 0:
             return None
-        return run.stderr.strip()[:300] or f"exit code {run.exit_code}"
+        return run.stderr.strip().removeprefix(launcher.MARK)[:300] or f"exit code {run.exit_code}"
 
     async def run(
         self,
@@ -190,7 +190,8 @@ class Sandbox:
         finally:
             await _remove(launch.leftovers)
         if run.exit_code == launcher.EXIT_CODE and run.stderr.startswith(launcher.MARK):
-            raise SandboxRefused(f"the sandbox could not be set up: {run.stderr.strip()}")
+            problem = run.stderr.strip().removeprefix(launcher.MARK)
+            raise SandboxRefused(f"the sandbox could not be set up: {problem}")
         return run
 
     async def _prepare(
@@ -212,13 +213,16 @@ class Sandbox:
         self, workspace: Path, command: list[str], proxy: ProxyAccess | None
     ) -> _Launch:
         private_tmp = Path(tempfile.mkdtemp(prefix="kinbot-tmp-"))
+        visible, leftovers = workspace, [private_tmp]
+        policy: dict[str, Any] = {}
         if confinement.running_as_root():
-            await asyncio.to_thread(confinement.hand_over, workspace, confinement.NOBODY)
             await asyncio.to_thread(confinement.hand_over, private_tmp, confinement.NOBODY)
-        policy = confinement.landlock_policy(workspace, private_tmp, self.limits, proxy)
+            visible, policy, staged = await _for_nobody(workspace)
+            leftovers += staged
+        policy |= confinement.landlock_policy(visible, private_tmp, self.limits, proxy)
         argv = confinement.launched(confinement.server_python(), policy, command)
-        env = confinement.environment(str(workspace), str(private_tmp), proxy)
-        return _Launch(argv, workspace, env, [private_tmp])
+        env = confinement.environment(str(visible), str(private_tmp), proxy)
+        return _Launch(argv, workspace, env, leftovers)
 
     async def _bubblewrap(
         self, workspace: Path, command: list[str], proxy: ProxyAccess | None
@@ -233,17 +237,24 @@ class Sandbox:
         if not confinement.running_as_root():
             options = confinement.bubblewrap_options(bwrap, workspace, proxy)
             return _Launch(options + inner, workspace, env)
-        # As root, bubblewrap runs as nobody (so the process limit counts): it reaches the
-        # workspace, wherever that is, through a mount made for it alone.
-        await asyncio.to_thread(confinement.hand_over, workspace, confinement.NOBODY)
-        staging = Path(tempfile.mkdtemp(prefix="kinbot-workspace-"))
-        outer = {
-            "stage": {"source": str(workspace), "target": str(staging)},
-            "user": confinement.NOBODY,
-        }
-        options = confinement.bubblewrap_options(bwrap, staging, proxy)
+        # As root, bubblewrap runs as nobody, so that the process limit counts.
+        visible, outer, leftovers = await _for_nobody(workspace)
+        options = confinement.bubblewrap_options(bwrap, visible, proxy)
         argv = confinement.launched(confinement.server_python(), outer, options + inner)
-        return _Launch(argv, workspace, env, [staging])
+        return _Launch(argv, workspace, env, leftovers)
+
+
+async def _for_nobody(workspace: Path) -> tuple[Path, dict[str, Any], list[Path]]:
+    """For a server running as root: the workspace given to nobody, where nobody reaches it
+    (where it is, or mounted on a new directory when a parent is closed to other users),
+    the launcher's policy steps for that, and the directories to remove after the run."""
+    nobody = confinement.NOBODY
+    await asyncio.to_thread(confinement.hand_over, workspace, nobody)
+    if await asyncio.to_thread(confinement.reachable_by, workspace, nobody):
+        return workspace, {"user": nobody}, []
+    staging = Path(tempfile.mkdtemp(prefix="kinbot-workspace-"))
+    stage = {"source": str(workspace), "target": str(staging)}
+    return staging, {"stage": stage, "user": nobody}, [staging]
 
 
 async def _remove(paths: list[Path]) -> None:
