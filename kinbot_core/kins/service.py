@@ -109,6 +109,7 @@ class KinView:
             "memory_extraction_model": self.memory_extraction_model,
             "tools": list(self.tools),
             "network_access": self.network_access,
+            "created_by": self.created_by,
             "workspace": self.workspace,
             "state": self.state,
             "last_error": self.last_error,
