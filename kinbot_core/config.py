@@ -414,7 +414,7 @@ class Settings(BaseSettings):
         128,
         ge=0,
         description="Processes and threads one run of a custom tool may add (`RLIMIT_NPROC`, "
-        "above those its user has when it starts: see Confining Kin code below). 0: no limit.",
+        "above those its user has when it starts: see Confining Kin code). 0: no limit.",
     )
     custom_tool_file_size_bytes: int = Field(
         256 * MIB,
