@@ -35,8 +35,8 @@ def sandbox_note(
             f"directories (/usr, /bin, /lib, a few files of /etc such as {etc}), read and "
             "write only your workspace (their working directory: use relative paths) and "
             "their private temporary directory ($TMPDIR); every other file of the server is "
-            "out of reach (no /etc/passwd, no /proc, no data of other Kins). They cannot "
-            "start a new session or process group."
+            "out of reach (no /etc/passwd, no /proc, no /dev/shm, so no multiprocessing "
+            "pools; no data of other Kins). They cannot start a new session or process group."
         )
     else:
         files = (
