@@ -33,9 +33,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # bubblewrap confines Kin code (custom tools) where the container may create user namespaces;
 # an ordinary container may not, and Landlock (the host kernel's) confines it instead; where
-# neither works, custom tools are refused. Node.js and npx run MCP servers from npm.
+# neither works, custom tools are refused. git runs the git_clone tool (ca-certificates for
+# its https); Node.js and npx run MCP servers from npm.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap \
+    && apt-get install -y --no-install-recommends bubblewrap git ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=frontend /usr/local/bin/node /usr/local/bin/node
 COPY --from=frontend /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm

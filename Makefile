@@ -40,12 +40,16 @@ lint: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 
-# Custom tools run in a bubblewrap sandbox (Debian package "bubblewrap") when it is there;
-# the tests check that sandbox, so install it where we can (root with apt-get).
+# Custom tools run in a bubblewrap sandbox (Debian package "bubblewrap") when it is there, and
+# the git_clone tool runs git (Debian package "git"); the tests check both, so install them
+# where we can (root with apt-get).
 sandbox:
 	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 		apt-get update -qq && apt-get install -y -qq bubblewrap; } || \
 		echo "bubblewrap is not installed: custom tools will run without a sandbox"
+	@command -v git >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq git; } || \
+		echo "git is not installed: the git_clone tool will refuse (Debian package git)"
 
 # The MCP servers from npm the tests start (tests/test_mcp.py), pinned by their package-lock.json.
 MCP_TEST_SERVERS := tests/mcp_servers/node_modules/.installed

@@ -10,9 +10,11 @@ setting and a test keeps it in sync with this module.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
@@ -30,6 +32,8 @@ CONFIG_FILE_ENV = "KINBOT_CONFIG_FILE"
 CONFIG_FILE_NAME = "kinbot.toml"
 MIB = 1024 * 1024
 GIB = 1024 * MIB
+#: An entry of ``allowed_hosts``: a host name, ``*.`` and a domain, or ``*``.
+HOST_PATTERN = re.compile(r"\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 
 
 def default_data_dir() -> Path:
@@ -59,6 +63,36 @@ class Settings(BaseSettings):
     )
     shutdown_grace_seconds: float = Field(
         10.0, gt=0, description="On SIGTERM, how long in-flight work may take before exit."
+    )
+    keep_alive_timeout_seconds: float = Field(
+        130.0,
+        gt=0,
+        description=(
+            "How long an idle kept-alive HTTP connection stays open. Longer than the idle "
+            "timeouts of clients and reverse proxies (aiohttp 15 s, nginx 60 s, Go and Traefik "
+            "90 s, Firefox 115 s, Caddy 120 s), so that they close first and never send a "
+            "request on a connection the server is closing at that moment."
+        ),
+    )
+    public_url: str = Field(
+        "",
+        description=(
+            "The address people open KinBot at, when it is not the address it listens on "
+            "(a domain name, a reverse proxy): `https://kinbot.example.org`. Its host name is "
+            "answered to, its origin may send state-changing requests, and the set-up link "
+            "printed at first start uses it."
+        ),
+    )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description=(
+            "More host names KinBot answers to, comma-separated (`kinbot.lan, "
+            "*.home.example.org`; `*` answers to any name, which gives up the protection). "
+            "Always answered: IP addresses, `localhost`, this machine's host name (and "
+            "`<name>.local`), the hosts of `public_url` and `trusted_origins`. A request "
+            "naming another host gets 421: a page of another site whose name was made to point "
+            "at this machine (DNS rebinding) cannot talk to KinBot."
+        ),
     )
     database_read_workers: int = Field(
         4, ge=1, le=64, description="Threads running read queries off the event loop."
@@ -98,7 +132,7 @@ class Settings(BaseSettings):
         description=(
             "Extra origins allowed to send state-changing requests (e.g. the address of a "
             "reverse proxy: `https://kinbot.example.org`), comma-separated. The origin of "
-            "the request's own host is always allowed."
+            "the request's own host (one of the `allowed_hosts`) is always allowed."
         ),
     )
     trusted_proxy_hops: int = Field(
@@ -106,7 +140,9 @@ class Settings(BaseSettings):
         ge=0,
         description=(
             "Reverse proxies in front of KinBot whose X-Forwarded-For/-Proto/-Host headers "
-            "are believed (0: none, the headers are ignored)."
+            "are believed (0: none, the headers are ignored). KinBot must then be reachable "
+            "only through them: the forwarded client address decides, among other things, "
+            "whether the first administrator may be created without the set-up code."
         ),
     )
     cookie_secure: Literal["auto", "always", "never"] = Field(
@@ -350,10 +386,57 @@ class Settings(BaseSettings):
     fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description=(
-            "Private, loopback or link-local networks `fetch_page` may reach anyway, "
+            "Private, loopback or link-local networks `fetch_page`, `download_file`, "
+            "`git_clone` and Kin code (through the egress proxy) may reach anyway, "
             "comma-separated addresses or CIDR ranges (`127.0.0.1, 192.168.1.0/24`). "
             "Empty: only public addresses."
         ),
+    )
+
+    download_max_bytes: int = Field(
+        100 * MIB, ge=1024, description="Largest file `download_file` saves into a workspace."
+    )
+    download_timeout_seconds: float = Field(
+        300.0, gt=0, description="Time limit of one `download_file`, redirects included."
+    )
+
+    git_clone_max_bytes: int = Field(
+        200 * MIB,
+        ge=MIB,
+        description="Largest a `git_clone` may grow on disk (objects and files); past it git is "
+        "stopped and nothing is kept.",
+    )
+    git_clone_timeout_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="Time limit of one `git_clone`; past it git is killed and nothing is kept.",
+    )
+
+    # -- egress proxy (the network of Kin code) ----------------------------------------------
+    egress_allowed_ports: Annotated[list[int], NoDecode] = Field(
+        default_factory=lambda: [80, 443],
+        description="Ports the egress proxy connects to for Kin code and `git_clone`, "
+        "comma-separated (other ports are refused).",
+    )
+    egress_max_connections_per_kin: int = Field(
+        16, ge=1, description="Connections one Kin's code may hold open through the egress proxy."
+    )
+    egress_idle_timeout_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="An egress proxy connection with no traffic either way for this long is "
+        "closed.",
+    )
+    egress_connect_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="Time limit of resolving and connecting to a target through the egress proxy.",
+    )
+    egress_max_bytes_per_connection: int = Field(
+        1024 * MIB,
+        ge=MIB,
+        description="Most bytes (both ways) one egress proxy connection may carry before it is "
+        "closed.",
     )
 
     # -- uploads ---------------------------------------------------------------------------
@@ -427,12 +510,44 @@ class Settings(BaseSettings):
         description="Files a process of a custom tool may have open at once (`RLIMIT_NOFILE`).",
     )
 
-    @field_validator("disabled_plugins", "trusted_origins", "fetch_allowed_networks", mode="before")
+    @field_validator(
+        "disabled_plugins",
+        "trusted_origins",
+        "fetch_allowed_networks",
+        "egress_allowed_ports",
+        "allowed_hosts",
+        mode="before",
+    )
     @classmethod
     def _split_names(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [name.strip() for name in value.split(",") if name.strip()]
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _web_address(cls, value: str) -> str:
+        url = value.strip().rstrip("/")
+        if not url:
+            return ""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// address with a host name")
+        return url
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, value: list[str]) -> list[str]:
+        names = []
+        for entry in value:
+            name = entry.strip().lower().rstrip(".")
+            if not HOST_PATTERN.fullmatch(name):
+                raise ValueError(
+                    f"{entry!r} is not a host name (a name such as kinbot.lan, a pattern such "
+                    "as *.example.org, or *), without scheme or port"
+                )
+            names.append(name)
+        return names
 
     @field_validator("cron_timezone")
     @classmethod
@@ -444,6 +559,14 @@ class Settings(BaseSettings):
             except (ZoneInfoNotFoundError, ValueError):
                 raise ValueError(f"unknown time zone {value!r} (an IANA name, e.g. UTC)") from None
         return name
+
+    @field_validator("egress_allowed_ports")
+    @classmethod
+    def _valid_ports(cls, value: list[int]) -> list[int]:
+        for port in value:
+            if not 1 <= port <= 65535:
+                raise ValueError(f"{port} is not a TCP port (1-65535)")
+        return value
 
     @field_validator("log_level")
     @classmethod

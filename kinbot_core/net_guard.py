@@ -25,6 +25,8 @@ from aiohttp.helpers import is_ip_address
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+#: A resolved address to connect to: its family and its socket address.
+SocketAddress = tuple[socket.AddressFamily, tuple[Any, ...]]
 
 #: IPv6 prefixes that carry an IPv4 address in their last 32 bits (NAT64).
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
@@ -122,6 +124,33 @@ class AddressPolicy:
         for info in infos:
             self.check(str(info[4][0]))
         return True
+
+
+async def resolve_checked(policy: AddressPolicy, host: str, port: int) -> list[SocketAddress]:
+    """Resolve ``host`` (a name, or an address literal in any spelling the system accepts)
+    and check every address it resolves to: the addresses to connect to, in order.
+
+    ``BlockedAddress`` when any of them is blocked (naming the host when it is a name);
+    ``socket.gaierror`` when it does not resolve.
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await loop.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_ADDRCONFIG
+        )
+    except UnicodeError:
+        raise socket.gaierror(socket.EAI_NONAME, f"{host!r} is not a valid host name") from None
+    addresses: list[SocketAddress] = []
+    for family, _type, _proto, _name, sockaddr in infos:
+        try:
+            policy.check(str(sockaddr[0]))
+        except BlockedAddress as blocked:
+            if str(sockaddr[0]) == host:
+                raise
+            raise BlockedAddress(f"{blocked} ({host} resolves to it)") from None
+        if (family, sockaddr) not in addresses:
+            addresses.append((family, sockaddr))
+    return addresses
 
 
 class GuardedResolver(ThreadedResolver):

@@ -15,6 +15,7 @@ from kinbot_core.contacts import ContactService
 from kinbot_core.crons import Clock, CronService
 from kinbot_core.db import Database
 from kinbot_core.db.models import PluginState
+from kinbot_core.egress import EgressProxy
 from kinbot_core.events import CORE_EVENTS, Event, EventBus
 from kinbot_core.events.catalogue import (
     KinStateChanged,
@@ -97,6 +98,8 @@ class Platform:
         self.messaging = InterKinMessaging(self)
         self.tasks = TaskService(self)
         self.crons = CronService(self)
+        #: The proxy Kin code's network goes through (listening from its first use).
+        self.egress = EgressProxy(settings)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)
@@ -157,6 +160,7 @@ class Platform:
         for task in self._background:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+        await self.egress.stop()
         await self.memory.stop()
         self.live.close_all()
         await self.providers.aclose()

@@ -8,7 +8,7 @@ from quart_schema import Info, QuartSchema
 
 from kinbot_core import __version__
 from kinbot_core.platform import Platform
-from kinbot_web import errors
+from kinbot_web import errors, host_guard, keep_alive
 from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
@@ -82,6 +82,8 @@ def create_app(platform: Platform) -> Quart:
     middleware.install(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    host_guard.install(app, settings)  # inside the proxy rewriting: sees the forwarded Host
+    keep_alive.install(app)
     if settings.trusted_proxy_hops:
         app.asgi_app = ProxyFixMiddleware(  # type: ignore[method-assign]
             app.asgi_app, mode="legacy", trusted_hops=settings.trusted_proxy_hops

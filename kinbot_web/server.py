@@ -1,4 +1,11 @@
-"""Running the app under hypercorn, with a graceful drain on SIGTERM."""
+"""Running the app under hypercorn, with a graceful drain on SIGTERM.
+
+On SIGTERM (or SIGINT) the browsers' event streams are closed first (an open stream would
+otherwise hold the shutdown for the whole grace period, then be cut), hypercorn stops
+accepting connections and lets in-flight requests finish within ``shutdown_grace_seconds``,
+and the platform stops. While no account exists, the log shows the one-time link that lets
+a browser on another machine create the first administrator.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +14,18 @@ import gc
 import logging
 import signal
 import socket
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
+from quart import Quart
 
 from kinbot_core.config import Settings
 from kinbot_core.platform import Platform
 from kinbot_web.app import create_app
+from kinbot_web.blueprints.events import close_streams
+from kinbot_web.setup_code import setup_code, setup_link
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +57,29 @@ def hypercorn_config(bound: BoundSocket, settings: Settings) -> Config:
     config = Config()
     config.bind = [f"fd://{bound.fd}"]
     config.graceful_timeout = settings.shutdown_grace_seconds
+    config.keep_alive_timeout = settings.keep_alive_timeout_seconds
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     return config
+
+
+def browser_url(bound: BoundSocket, settings: Settings) -> str:
+    """Where a browser opens this instance: ``public_url``, else the listening address (a
+    wildcard one, 0.0.0.0 or ::, given as loopback)."""
+    if settings.public_url:
+        return settings.public_url
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(bound.host, bound.host)
+    return replace(bound, host=host).url
+
+
+def close_streams_on(stop: asyncio.Event, app: Quart) -> Callable[[], Awaitable[None]]:
+    """Hypercorn's shutdown trigger: once ``stop`` is set, end the event streams first."""
+
+    async def trigger() -> None:
+        await stop.wait()
+        close_streams(app)
+
+    return trigger
 
 
 def settle_garbage_collector() -> None:
@@ -62,9 +93,9 @@ def settle_garbage_collector() -> None:
 async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) -> None:
     """Start the platform and serve it until SIGTERM or SIGINT (or ``shutdown`` is set).
 
-    On the signal, hypercorn stops accepting connections and gives in-flight requests up to
-    ``shutdown_grace_seconds``; the platform then delivers pending events and closes the
-    database.
+    On the signal, the event streams end, hypercorn stops accepting connections and gives
+    in-flight requests up to ``shutdown_grace_seconds``; the platform then delivers pending
+    events and closes the database. Without any account yet, the log shows the set-up link.
     """
     platform = Platform(settings)
     stop = shutdown or asyncio.Event()
@@ -74,11 +105,24 @@ async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) ->
     try:
         await platform.start()
         app = create_app(platform)
+        code = None if await platform.accounts.has_users() else setup_code(app).issue()
         settle_garbage_collector()
         bound = bind_socket(settings.host, settings.port)
         logger.info("KinBot listening on %s (data in %s)", bound.url, settings.data_dir)
+        if code is not None:
+            logger.warning(
+                "No account yet. To create the administrator from another machine, open %s "
+                "(or enter the set-up code %s; it works once). From this machine no code is "
+                "needed.",
+                setup_link(browser_url(bound, settings), code),
+                code,
+            )
         print(f"KinBot is running on {bound.url}", flush=True)
-        await hypercorn_serve(app, hypercorn_config(bound, settings), shutdown_trigger=stop.wait)
+        await hypercorn_serve(
+            app,
+            hypercorn_config(bound, settings),
+            shutdown_trigger=close_streams_on(stop, app),
+        )
     finally:
         await platform.stop()
         for signum in (signal.SIGTERM, signal.SIGINT):

@@ -32,13 +32,13 @@ def session_cookie(response: httpx.Response) -> SimpleCookie:
 
 async def test_onboarding_starts_with_the_identity_screen(server: RunningServer) -> None:
     before = (await server.client.get("/api/onboarding")).json()
-    assert before == {"step": "identity", "completed": []}
+    assert before == {"step": "identity", "completed": [], "setup_code_required": False}
     admin = await set_up_admin(server.client)
     assert admin["role"] == "admin"
     assert admin["pseudonym"] == "Nico" and admin["language"] == "fr"
     assert "password_hash" not in admin and "password" not in admin
     after = (await server.client.get("/api/onboarding")).json()
-    assert after == {"step": "providers", "completed": ["identity"]}
+    assert after == {"step": "providers", "completed": ["identity"], "setup_code_required": False}
     me = (await server.client.get("/api/me")).json()["user"]
     assert me["email"] == "nicolas@example.org"
 
@@ -100,7 +100,11 @@ async def test_secure_cookie_behind_an_https_reverse_proxy(data_dir: Any) -> Non
         data_dir=data_dir, trusted_proxy_hops=1, trusted_origins=["https://kinbot.example.org"]
     )
     async with running_server(Platform(settings)) as server:
-        await set_up_admin(server.client)
+        # The administrator was created from the proxy's own machine.
+        created = await server.client.post(
+            "/api/onboarding/identity", json=NICOLAS, headers={"X-Forwarded-For": "127.0.0.1"}
+        )
+        assert created.status_code == 201, created.text
         response = await server.client.post(
             "/api/auth/login",
             json={"email": NICOLAS["email"], "password": PASSWORD},

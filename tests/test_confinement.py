@@ -37,6 +37,7 @@ from kinbot_plugins.tools.workspace_tools import TOOLS as WORKSPACE_TOOLS
 from tests.support.accounts import NICOLAS, person, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import reply_to
+from tests.support.page_server import page_server
 from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import sse_stream
@@ -327,7 +328,7 @@ async def test_where_neither_sandbox_works_custom_tools_are_refused_with_what_to
     kin_id = chef.kin_id
     key = base64.b64encode((data_dir / "secret.key").read_bytes()).decode()
     # ... then the server runs where user namespaces are refused and Landlock is missing.
-    process, url = await asyncio.to_thread(serve, data_dir, log, "--no-landlock")
+    process, url = await asyncio.to_thread(serve, data_dir, log, "--no-namespaces", "--no-landlock")
     try:
         client = await asyncio.to_thread(sign_in, url, fake_llm)
         listed = await asyncio.to_thread(client.get, f"/api/kins/{kin_id}/custom-tools")
@@ -363,7 +364,7 @@ def test_an_explicit_sandbox_that_does_not_work_here_is_refused_with_its_reason(
     tmp_path: Path, fake_llm: FakeOpenAI
 ) -> None:
     process, url = serve(
-        tmp_path / "data", tmp_path / "log", "--landlock", custom_tool_sandbox="bubblewrap"
+        tmp_path / "data", tmp_path / "log", "--no-namespaces", custom_tool_sandbox="bubblewrap"
     )
     try:
         client = sign_in(url, fake_llm)
@@ -415,7 +416,7 @@ def test_in_a_container_refusing_namespaces_auto_confines_with_landlock(
         pytest.skip(f"landlock: {landlock_missing()}")
     data_dir = open_data_dir
     tcp, udp = listeners
-    process, url = serve(data_dir, tmp_path / "log", "--landlock")
+    process, url = serve(data_dir, tmp_path / "log", "--no-namespaces")
     try:
         client = sign_in(url, fake_llm)
         kin_id = client.post("/api/kins", json={"name": "Chef", "model": "gpt-4o"}).json()["kin"][
@@ -566,11 +567,119 @@ async def test_the_prompt_says_what_the_sandbox_in_force_allows(
         return str(system["content"]).split("## Your scripts' sandbox\n", 1)[1]
 
     section = await sandbox_section()
-    assert section.startswith("Your scripts run confined by Landlock as user nobody (65534)")
+    as_nobody = " as user nobody (65534)" if os.geteuid() == 0 else ""
+    assert section.startswith(f"Your scripts run confined by Landlock{as_nobody}: ")
     assert "Network: none (a user can allow it in your settings)" in section
     assert (await client.get(f"/api/kins/{kin_id}/custom-tools")).json()["network"] == "off"
     await client.patch(f"/api/kins/{kin_id}", json={"network_access": True})
     section = await sandbox_section()
-    assert "Network: none (your network access is on, but this server cannot limit" in section
+    assert "Network: only HTTP and HTTPS through the proxy given in HTTP_PROXY" in section
     listed = (await client.get(f"/api/kins/{kin_id}/custom-tools")).json()
-    assert listed["network"] == "unavailable"
+    assert listed["network"] == "proxy"
+
+
+#: Fetches a page through the proxy its environment names, then tries to go around it.
+FETCH = """import json, os, socket, sys, urllib.request
+request = json.load(sys.stdin)
+found = {"proxy": bool(os.environ.get("HTTPS_PROXY"))}
+def attempt(name, action):
+    try:
+        found[name] = action()
+    except OSError as exc:
+        found[name] = type(exc).__name__ + (f" {exc.code}" if hasattr(exc, "code") else "")
+attempt("page", lambda: urllib.request.urlopen(request["page"], timeout=10).read().decode())
+attempt("closed_port", lambda: urllib.request.urlopen(request["closed"], timeout=10).read())
+def direct():
+    socket.create_connection(("127.0.0.1", request["tcp"]), timeout=5).close()
+    return "reached"
+attempt("direct", direct)
+def udp():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.sendto(b"escaped", ("127.0.0.1", request["udp"]))
+    return "reached"
+attempt("udp", udp)
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.parametrize("mode", ["bubblewrap", "landlock"])
+async def test_a_kin_allowed_the_network_reaches_it_only_through_the_egress_proxy(
+    data_dir: Path,
+    fake_llm: FakeOpenAI,
+    listeners: tuple[socket.socket, socket.socket],
+    mode: str,
+) -> None:
+    tcp, udp = listeners
+    async with page_server() as site:
+        port = int(site.rsplit(":", 1)[1])
+        # The loopback site stands in for a public one: the proxy may reach it, on its port.
+        settings = {"fetch_allowed_networks": "127.0.0.1", "egress_allowed_ports": str(port)}
+        async with started(data_dir, fake_llm, custom_tool_sandbox=mode, **settings) as platform:
+            chef, scout = await new_context(platform, "Chef"), await new_context(platform, "Scout")
+            await platform.kins.update(chef.kin_id, {"network_access": True})
+            request = {
+                "page": f"{site}/text",
+                "closed": f"http://127.0.0.1:{tcp.getsockname()[1]}/",
+                "tcp": tcp.getsockname()[1],
+                "udp": udp.getsockname()[1],
+            }
+            for context in (chef, scout):
+                await script_tool(context, "fetch", FETCH)
+            allowed = await call(chef, "run_custom_tool", tool_name="fetch", args=request)
+            offline = await call(scout, "run_custom_tool", tool_name="fetch", args=request)
+    denied = "PermissionError"
+    assert json.loads(allowed["stdout"]) == {
+        "proxy": True,
+        "page": "plain words",
+        "closed_port": "HTTPError 403",  # the proxy refuses a port it may not reach
+        "direct": denied,
+        "udp": denied,
+    }
+    found = json.loads(offline["stdout"])
+    assert found.pop("proxy") is False
+    assert found["udp"] == denied and found["direct"] in (denied, "ConnectionRefusedError")
+    assert found["page"] in ("URLError", denied, "ConnectionRefusedError")
+    assert nothing_arrived(tcp, udp)
+
+
+def test_where_the_network_cannot_be_held_to_the_proxy_a_kins_code_stays_offline(
+    tmp_path: Path, fake_llm: FakeOpenAI, listeners: tuple[socket.socket, socket.socket]
+) -> None:
+    """A kernel without Landlock: bubblewrap confines, but cannot limit TCP to the proxy."""
+    if bubblewrap_missing():
+        pytest.skip(f"bubblewrap: {bubblewrap_missing()}")
+    tcp, udp = listeners
+    process, url = serve(tmp_path / "data", tmp_path / "log", "--no-landlock")
+    try:
+        client = sign_in(url, fake_llm)
+        created = client.post("/api/kins", json={"name": "Chef", "model": "gpt-4o"})
+        kin_id = created.json()["kin"]["id"]
+        assert client.patch(f"/api/kins/{kin_id}", json={"network_access": True}).is_success
+        listed = client.get(f"/api/kins/{kin_id}/custom-tools").json()
+        request = {
+            "page": "http://example.org/",
+            "closed": "http://example.org/",
+            "tcp": tcp.getsockname()[1],
+            "udp": udp.getsockname()[1],
+        }
+        fake_llm.enqueue(
+            Reply(tool_calls=[("write_file", {"path": "fetch.py", "content": FETCH})]),
+            Reply(
+                tool_calls=[
+                    ("register_tool", {"name": "fetch", "description": "F.", "path": "fetch.py"})
+                ]
+            ),
+            Reply(tool_calls=[("run_custom_tool", {"tool_name": "fetch", "args": request})]),
+            Reply(text="Offline."),
+        )
+        results = turn(client, kin_id, "Fetch a page.")
+    finally:
+        stop(process)
+    assert listed["sandbox"] == "bubblewrap" and listed["network"] == "unavailable"
+    found = json.loads(json.loads(results[2]["content"])["stdout"])
+    assert found["proxy"] is False
+    assert found["direct"] in ("PermissionError", "ConnectionRefusedError")
+    assert found["udp"] == "PermissionError"
+    system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0]
+    assert "Network: none (your network access is on, but this server cannot" in system["content"]
+    assert nothing_arrived(tcp, udp)

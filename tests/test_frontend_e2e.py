@@ -14,7 +14,7 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
-from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER
+from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER, toast
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.gate_tool import gated_server
 from tests.support.provider_setups import API_KEY, add_openai_provider
@@ -135,6 +135,7 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
     assert status == {
         "step": "done",
         "completed": ["identity", "providers", "search_providers", "first_kin"],
+        "setup_code_required": False,
     }
 
 
@@ -209,7 +210,7 @@ async def test_the_design_page_shows_every_component_in_light_and_dark(
     await page.keyboard.press("Escape")
     await expect(dialog).to_have_count(0)
     await page.get_by_role("button", name="Show a toast").first.click()
-    await expect(page.get_by_text("Your changes are kept.", exact=True)).to_be_visible()
+    await expect(toast(page, "Your changes are kept.")).to_be_visible()
 
 
 async def sign_in(page: Page, server: RunningServer) -> None:
@@ -261,7 +262,7 @@ async def test_my_account_switches_the_language(server: RunningServer, page: Pag
     await expect(page.get_by_role("heading", name="Mon compte")).to_be_visible()
     await page.get_by_label("Langue").select_option("en")
     await page.get_by_role("button", name="Save").click()
-    await expect(page.get_by_text("Saved", exact=True)).to_be_visible()
+    await expect(toast(page, "Saved")).to_be_visible()
     me = (await server.client.get("/api/me")).json()["user"]
     assert me["language"] == "en"
     await page.reload()
@@ -400,7 +401,7 @@ async def test_a_kins_settings_edit_it_and_forget_a_memory(
 
     await page.get_by_label("Rôle").fill("Chef de la maison")
     await page.get_by_role("button", name="Enregistrer").click()
-    await expect(page.get_by_text("Enregistré", exact=True)).to_be_visible()
+    await expect(toast(page, "Enregistré")).to_be_visible()
     kin = (await server.client.get(f"/api/kins/{kin_id}")).json()["kin"]
     assert kin["role"] == "Chef de la maison"
 

@@ -277,6 +277,98 @@ async def test_an_llm_error_shows_an_error_and_a_warning_until_the_next_success(
     assert healed["state"] == "idle" and healed["last_error"] is None
 
 
+async def test_a_kins_tools_list_is_the_only_tools_it_is_offered(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin = await make_kin(server.client, tools=["get_time", "memorize"])
+    fake_llm.enqueue(Reply(text="Noted."), Reply(text="All of them."))
+    async with sse_stream(server.client) as stream:
+        first = await send(server.client, kin["id"], "Which tools do you have?")
+        await stream.wait_for(reply_to(first["id"]))
+        offered = {t["function"]["name"] for t in chat_requests(fake_llm)[-1].body["tools"]}
+        assert offered == {"get_time", "memorize"}
+        # Emptied, the list no longer restricts anything.
+        changed = await server.client.patch(f"/api/kins/{kin['id']}", json={"tools": []})
+        assert changed.json()["kin"]["tools"] == []
+        second = await send(server.client, kin["id"], "And now?")
+        await stream.wait_for(reply_to(second["id"]))
+    offered = {t["function"]["name"] for t in chat_requests(fake_llm)[-1].body["tools"]}
+    assert {"get_time", "memorize", "list_kins"} <= offered
+    refused = await server.client.patch(f"/api/kins/{kin['id']}", json={"tools": ["no spaces"]})
+    assert refused.status_code == 400
+
+
+class BrokenChat:
+    """A third-party provider type with a bug: its chat raises something that is not a
+    ``ProviderError`` (it wraps the OpenAI type, so everything else works)."""
+
+    name = "broken-openai"
+    label = "Broken OpenAI"
+    capabilities = ("llm",)
+
+    def __init__(self) -> None:
+        from kinbot_plugins.providers.openai_provider import openai_type
+
+        self._openai = openai_type
+        self.config_fields = openai_type.config_fields
+
+    def validate_config(self, config: Any) -> dict[str, Any]:
+        validated: dict[str, Any] = self._openai.validate_config(config)
+        return validated
+
+    def create(self, config: Any, *, timeout: float) -> Any:
+        provider: Any = self._openai.create(config, timeout=timeout)
+        provider.llm = BrokenLlm(provider.llm)
+        return provider
+
+
+class BrokenLlm:
+    """The OpenAI chat capability, but ``chat`` fails with a ``KeyError``."""
+
+    def __init__(self, working: Any) -> None:
+        self.supports_tools = working.supports_tools
+        self.supports_vision = working.supports_vision
+        self.list_models = working.list_models
+
+    async def chat(self, request: Any) -> AsyncIterator[Any]:
+        if request is not None:
+            raise KeyError("choices")
+        yield request  # an async generator, as providers' chat is
+
+
+class BrokenChatPlugin:
+    @hookimpl
+    def register_providers(self, register: Callable[[Any], None]) -> None:
+        register(BrokenChat())
+
+
+async def test_a_turn_failing_for_another_reason_says_so_in_the_chat(
+    data_dir: Any, fake_llm: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    platform = Platform(load_settings(data_dir=data_dir, llm_max_retries=0))
+    platform.plugins.register(BrokenChatPlugin(), "broken_chat")
+    async with running_server(platform) as server:
+        await set_up_admin(server.client)
+        added = await server.client.post(
+            "/api/providers",
+            json={"type": "broken-openai", "name": "Broken",
+                  "config": {"api_key": API_KEY, "base_url": f"{fake_llm.base_url}/v1"}},
+        )  # fmt: skip
+        assert added.status_code == 201, added.text
+        kin = await make_kin(server.client, model="Broken/gpt-4o")
+        async with sse_stream(server.client) as stream:
+            message = await send(server.client, kin["id"], "Are you there?")
+            error = await stream.wait_for(
+                lambda e: e.type == "message" and e.data["message"]["is_error"]
+            )
+            await stream.wait_for(status_of(message["id"], "failed"))
+        assert error.data["message"]["content"].startswith("Chef could not answer: an internal")
+        assert "KeyError" not in error.data["message"]["content"]
+        warned = (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]
+        assert warned["state"] == "error"
+    assert any("KeyError" in (r.exc_text or "") for r in caplog.records)
+
+
 async def test_a_running_turn_can_be_stopped(server: RunningServer, fake_llm: FakeOpenAI) -> None:
     kin = await make_kin(server.client)
     fake_llm.enqueue(Reply(text="a very long answer " * 50, chunk_size=4, chunk_delay=0.05))

@@ -96,6 +96,7 @@ async def test_onboarding_needs_llm_and_embedding(
     assert (await client.get("/api/onboarding")).json() == {
         "step": "first_kin",
         "completed": ["identity", "providers", "search_providers"],
+        "setup_code_required": False,
     }
     created = await client.post(
         "/api/kins", json={"name": "Chef", "model": "Claude/claude-sonnet-4-5"}
@@ -104,6 +105,7 @@ async def test_onboarding_needs_llm_and_embedding(
     assert (await client.get("/api/onboarding")).json() == {
         "step": "done",
         "completed": ["identity", "providers", "search_providers", "first_kin"],
+        "setup_code_required": False,
     }
 
 
@@ -264,6 +266,28 @@ async def test_model_resolution_is_exact_or_refused(
         await providers.resolve_model("gpt-4o")
     with pytest.raises(ModelResolutionError, match="No configured provider lists the model"):
         await providers.resolve_model("gpt-17-ultra")
+
+
+async def test_a_named_provider_must_list_the_model_after_one_refresh(
+    server: RunningServer, fakes: dict[str, Any]
+) -> None:
+    await server.client.post("/api/providers", json=openai_body(fakes, "Home"))
+    unknown = await server.client.post(
+        "/api/kins", json={"name": "Chef", "model": "Home/gpt-17-ultra"}
+    )
+    assert unknown.status_code == 400
+    assert "does not list the model 'gpt-17-ultra'" in unknown.json()["error"]["message"]
+    bare = await server.client.post("/api/kins", json={"name": "Chef", "model": "gpt-17-ultra"})
+    assert bare.status_code == 400
+    # A model the provider started serving after its list was fetched: the list is fetched
+    # once more before refusing, for both forms.
+    fakes["openai"].models.append("gpt-17-ultra")
+    models_before = len([r for r in fakes["openai"].requests if r.path == "/v1/models"])
+    created = await server.client.post(
+        "/api/kins", json={"name": "Chef", "model": "Home/gpt-17-ultra"}
+    )
+    assert created.status_code == 201, created.text
+    assert len([r for r in fakes["openai"].requests if r.path == "/v1/models"]) > models_before
 
 
 async def test_a_rate_limit_is_retried_then_succeeds(

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TOOL_TIMEOUT = 120.0
+#: What the chat says of a turn that failed for a reason of KinBot's own (logged in full).
+INTERNAL_ERROR = "an internal error stopped the turn (the server log has the details)."
 #: Characters of the preceding message added to the memory query.
 MEMORY_QUERY_CONTEXT_CHARS = 300
 SOURCE_LABELS = {"kin": "Kin ", "task": "Task ", "cron": "Cron ", "system": "System "}
@@ -197,7 +199,8 @@ class Turn:
         self._last_stored = trigger.id
 
     async def run(self) -> str | None:
-        """Run to the end; provider errors become an error message and the warning state.
+        """Run to the end; an error (the provider's, or any other, logged) becomes an error
+        message in the chat and the warning state.
         Returns the error that ended the turn, if any.
 
         The Kin was marked thinking when its message was taken from the queue.
@@ -212,23 +215,29 @@ class Turn:
         try:
             await self._steps()
         except ProviderError as error:
-            await kins.add_message(
-                self.kin.id,
-                role="system",
-                source="system",
-                sender_name="KinBot",
-                content=f"{self.kin.name} could not answer: {error.message}",
-                is_error=True,
-                turn_of=self.trigger.id,
-            )
-            await kins.finish(
-                self.kin.id, self.trigger.id, "failed", state="error", error=error.message
-            )
-            self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
-            return error.message
+            return await self._fail(error.message)
+        except Exception:
+            logger.exception("turn of Kin %s failed", self.kin.id)
+            return await self._fail(INTERNAL_ERROR)
         await kins.finish(self.kin.id, self.trigger.id, "done", state="idle")
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
         return None
+
+    async def _fail(self, reason: str) -> str:
+        """End the turn on ``reason``: an error message in the chat, the warning state."""
+        kins = self.platform.kins
+        await kins.add_message(
+            self.kin.id,
+            role="system",
+            source="system",
+            sender_name="KinBot",
+            content=f"{self.kin.name} could not answer: {reason}",
+            is_error=True,
+            turn_of=self.trigger.id,
+        )
+        await kins.finish(self.kin.id, self.trigger.id, "failed", state="error", error=reason)
+        self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
+        return reason
 
     async def _steps(self) -> None:
         tools = await self._tools()
@@ -278,7 +287,16 @@ class Turn:
 
     async def _tools(self) -> list[Tool]:
         """The registered tools offered to this Kin (main session or sub-Kin), then the ones
-        plugins add for it alone (``tools_for_kin``); a name is offered once."""
+        plugins add for it alone (``tools_for_kin``); a name is offered once. A Kin whose
+        ``tools`` names some is offered only those (an allow-list), and a sub-Kin always
+        keeps the tools it reports to its parent with."""
+        tools = await self._available_tools()
+        if not self.kin.tools:
+            return tools
+        allowed = set(self.kin.tools)
+        return [t for t in tools if t.name in allowed or getattr(t, "audience", "all") == "task"]
+
+    async def _available_tools(self) -> list[Tool]:
         is_task = self.ref.task_id is not None
         tools = [t for t in self.platform.registries.tools if offered_to(t, is_task=is_task)]
         names = {tool.name for tool in tools}

@@ -108,7 +108,7 @@ class KinWorkers:
                     raise  # the platform is stopping: recovery handles the message at next start
                 error = "The turn was stopped."
                 await kins.finish(kin_id, message.id, "cancelled", state="idle")
-            except Exception:
+            except Exception:  # the turn could not even record its failure
                 logger.exception("turn of Kin %s failed", kin_id)
                 error = "An internal error stopped the turn."
                 await kins.finish(kin_id, message.id, "failed", state="error", error=error)

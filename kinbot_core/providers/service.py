@@ -420,12 +420,10 @@ class ProviderService:
         if rest:
             for row in rows:
                 if row.name.lower() == prefix.lower():
-                    return await self._resolved(row, rest)
-        matches = []
-        for row in rows:
-            ids = {m.id for m in await self._cached_models(row) if m.capability == "llm"}
-            if model in ids:
-                matches.append(row)
+                    return await self._named(row, rest)
+        matches = [row for row in rows if await self._lists(row, model)]
+        if not matches:  # a model added since the lists were fetched: fetch them once more
+            matches = [row for row in rows if await self._lists(row, model, refresh=True)]
         if len(matches) == 1:
             return await self._resolved(matches[0], model)
         names = ", ".join(sorted(row.name for row in (matches or rows)))
@@ -439,19 +437,41 @@ class ProviderService:
             "Pick one of their models, or write '<provider name>/<model>'."
         )
 
+    async def _named(self, row: ProviderRecord, model: str) -> ResolvedModel:
+        """``<provider name>/<model>``: the provider must list the model (its list fetched
+        once more before refusing). A provider that lists no model at all (a server without
+        a models endpoint) is taken at its word."""
+        listed = await self._llm_models(row)
+        if listed and not _offers(listed, model):
+            listed = await self._llm_models(row, refresh=True)
+        if listed and not _offers(listed, model):
+            raise ModelResolutionError(
+                f"The provider {row.name!r} does not list the model {model!r}. "
+                "Pick one of its models."
+            )
+        return await self._resolved(row, model)
+
+    async def _lists(self, row: ProviderRecord, model: str, *, refresh: bool = False) -> bool:
+        return _offers(await self._llm_models(row, refresh=refresh), model)
+
+    async def _llm_models(self, row: ProviderRecord, *, refresh: bool = False) -> set[str]:
+        """The ids of the chat models ``row`` lists (cached; fetched when never fetched or
+        ``refresh``); empty when the provider cannot list them."""
+        if row.models is not None and not refresh:
+            listed = _load_models(row.models)
+        else:
+            try:
+                listed = await self.models(row.id, refresh=True)
+            except ProviderError:
+                listed = []
+            row.models = _dump_models(listed)
+        return {info.id for info in listed if info.capability == "llm"}
+
     async def _resolved(self, row: ProviderRecord, model: str) -> ResolvedModel:
         provider = await self.instance(row.id)
         if provider.llm is None:
             raise ModelResolutionError(f"The provider {row.name!r} has no llm capability.")
         return ResolvedModel(row.id, row.name, model, provider.llm, self._open(row))
-
-    async def _cached_models(self, row: ProviderRecord) -> list[ModelInfo]:
-        if row.models is not None:
-            return _load_models(row.models)
-        try:
-            return await self.models(row.id)
-        except ProviderError:
-            return []
 
     async def chat(self, model: str, request: ChatRequest) -> AsyncIterator[ChatEvent]:
         """Stream a chat with the provider serving ``model`` (``request.model`` is replaced
@@ -685,6 +705,18 @@ def _dump_models(models: tuple[ModelInfo, ...] | list[ModelInfo]) -> str:
 
 def _load_models(text: str) -> list[ModelInfo]:
     return [ModelInfo(**item) for item in json.loads(text)]
+
+
+#: A dated model id, as providers list them (``claude-sonnet-4-5-20250929``).
+_DATED = re.compile(r"^(?P<alias>.+)-\d{8}$")
+
+
+def _offers(listed: set[str], model: str) -> bool:
+    """``model`` is one of ``listed``, or the alias of a dated one (Anthropic lists
+    ``claude-sonnet-4-5-20250929`` and serves it as ``claude-sonnet-4-5`` too)."""
+    if model in listed:
+        return True
+    return any((dated := _DATED.match(id_)) and dated["alias"] == model for id_ in listed)
 
 
 def _replace_model(request: ChatRequest, model: str) -> ChatRequest:

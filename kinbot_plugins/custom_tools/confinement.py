@@ -20,8 +20,9 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from kinbot_core.egress import ProxyAccess
 from kinbot_plugins.custom_tools import launcher
 
 #: Where the workspace appears inside the bubblewrap sandbox.
@@ -47,20 +48,6 @@ ROOT_DIRECTORIES = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 #: Where the system's Python is looked for, first found first.
 PYTHON_CANDIDATES = ("/usr/local/bin/python3", "/usr/bin/python3", "/bin/python3")
-
-
-class ProxyAccess(Protocol):
-    """How one Kin's code reaches the network: the egress proxy's URL (with the Kin's
-    credentials), host and TCP port."""
-
-    @property
-    def url(self) -> str: ...
-
-    @property
-    def host(self) -> str: ...
-
-    @property
-    def port(self) -> int: ...
 
 
 @dataclass(frozen=True)

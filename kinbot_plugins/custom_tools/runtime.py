@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import weakref
 from dataclasses import dataclass
@@ -11,8 +12,9 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
+from kinbot_core.egress import ProxyAccess
 from kinbot_core.tools import ToolError
-from kinbot_plugins.custom_tools.confinement import Limits, ProxyAccess, running_as_root
+from kinbot_plugins.custom_tools.confinement import Limits, running_as_root
 from kinbot_plugins.custom_tools.description import sandbox_note
 from kinbot_plugins.custom_tools.process import ScriptRun
 from kinbot_plugins.custom_tools.sandbox import (
@@ -35,6 +37,7 @@ class Network:
     proxy: ProxyAccess | None
 
 
+logger = logging.getLogger(__name__)
 _RUNTIMES: weakref.WeakKeyDictionary[Any, CustomToolsRuntime] = weakref.WeakKeyDictionary()
 
 
@@ -65,6 +68,7 @@ class CustomToolsRuntime:
         owner = await self.platform.kins.get(await self.owner(kin_id), include_tasks=True)
         state = await self.sandbox_state()
         if not owner.network_access:
+            self.platform.egress.revoke(owner.id)  # what an earlier run was given is void
             return Network("off", None)
         if not state.network_possible:
             return Network("unavailable", None)
@@ -86,8 +90,14 @@ class CustomToolsRuntime:
         )
 
     async def proxy_for(self, kin_id: str) -> ProxyAccess | None:
-        """The egress proxy access of the Kin, ``None`` while the platform has none."""
-        return None
+        """The Kin's access to the egress proxy (started on first use), ``None`` when the
+        proxy cannot serve it (stopped, or ``fetch_allowed_networks`` misconfigured)."""
+        try:
+            access: ProxyAccess = await self.platform.egress.access_for(kin_id)
+            return access
+        except (ValueError, RuntimeError) as exc:
+            logger.error("no egress proxy for Kin %s: %s", kin_id, exc)
+            return None
 
     async def owner(self, kin_id: str) -> str:
         """Whose custom tools a Kin uses: its own, or for a sub-Kin (a hidden Kin row)

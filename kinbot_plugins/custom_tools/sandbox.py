@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from kinbot_core.egress import ProxyAccess
 from kinbot_plugins.custom_tools import confinement, launcher
-from kinbot_plugins.custom_tools.confinement import Limits, ProxyAccess
+from kinbot_plugins.custom_tools.confinement import Limits
 from kinbot_plugins.custom_tools.process import ScriptRun, run_process
 
 logger = logging.getLogger(__name__)

@@ -1,8 +1,8 @@
 """Fetching a web page as text for a Kin, without letting the model reach private networks.
 
-Only http and https; every hop (redirects are followed by hand, at most ``MAX_REDIRECTS``) is
-checked by ``kinbot_core.net_guard`` on the address actually connected to; the body is read up
-to a size limit, the whole fetch within a time limit; HTML becomes plain text.
+The request goes through ``guarded_http.guarded_get`` (http and https only, every redirect
+hop checked by ``kinbot_core.net_guard``); the body is read up to a size limit, the whole
+fetch within a time limit; HTML becomes plain text.
 """
 
 from __future__ import annotations
@@ -13,19 +13,16 @@ from dataclasses import dataclass
 
 import aiohttp
 from bs4 import BeautifulSoup
-from yarl import URL
 
-from kinbot_core.net_guard import AddressPolicy, BlockedAddress, GuardedResolver
+from kinbot_core.net_guard import AddressPolicy
+from kinbot_plugins.tools.guarded_http import FetchError, guarded_get
 
-MAX_REDIRECTS = 5
+__all__ = ["FetchError", "FetchLimits", "FetchedPage", "fetch_page", "html_to_text"]
+
 USER_AGENT = "KinBot/0.1 (+fetch_page)"
 _TEXT_TYPES = ("text/", "application/xhtml+xml", "application/xml", "application/json")
 _DROPPED_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "head")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
-
-
-class FetchError(Exception):
-    """The page could not be fetched; the message says why, in words for the model."""
 
 
 @dataclass(frozen=True)
@@ -49,55 +46,17 @@ class FetchLimits:
     max_chars: int
 
 
-def checked_url(raw: str) -> URL:
-    """``raw`` as an absolute http(s) URL, or ``FetchError``."""
-    try:
-        url = URL(raw.strip())
-    except (ValueError, TypeError):
-        raise FetchError(f"{raw!r} is not a valid URL.") from None
-    if url.scheme not in ("http", "https"):
-        raise FetchError("Only http:// and https:// URLs can be fetched.")
-    if not url.host:
-        raise FetchError(f"{raw!r} has no host.")
-    if url.user or url.password:
-        raise FetchError("URLs with credentials are not fetched.")
-    return url
-
-
 async def fetch_page(url: str, policy: AddressPolicy, limits: FetchLimits) -> FetchedPage:
     """Fetch ``url`` and return its text. Raises ``FetchError`` (blocked address, bad URL,
     too many redirects, too large, too slow, not text, HTTP error)."""
     try:
-        async with asyncio.timeout(limits.timeout):
-            return await _fetch(checked_url(url), policy, limits)
+        async with (
+            asyncio.timeout(limits.timeout),
+            guarded_get(url, policy, USER_AGENT) as response,
+        ):
+            return await _page(response, limits)
     except TimeoutError:
         raise FetchError(f"The page did not load within {limits.timeout:g} seconds.") from None
-
-
-async def _fetch(url: URL, policy: AddressPolicy, limits: FetchLimits) -> FetchedPage:
-    resolver = GuardedResolver(policy)
-    connector = aiohttp.TCPConnector(resolver=resolver, force_close=True, use_dns_cache=False)
-    async with aiohttp.ClientSession(
-        connector=connector, headers={"User-Agent": USER_AGENT}, trust_env=False
-    ) as session:
-        for _hop in range(MAX_REDIRECTS + 1):
-            try:
-                await policy.check_literal(url.host or "", url.port or 0)
-                async with session.get(url, allow_redirects=False) as response:
-                    if response.status in (301, 302, 303, 307, 308):
-                        location = response.headers.get("Location")
-                        if not location:
-                            raise FetchError(f"{url} redirects without a Location.")
-                        url = checked_url(str(url.join(URL(location))))
-                        continue
-                    return await _page(response, limits)
-            except BlockedAddress as blocked:
-                raise FetchError(f"{blocked} ({url.host})") from None
-            except aiohttp.ClientError as error:
-                if resolver.refused is not None:
-                    raise FetchError(str(resolver.refused)) from None
-                raise FetchError(f"Could not fetch {url}: {type(error).__name__}.") from None
-    raise FetchError(f"Too many redirects (more than {MAX_REDIRECTS}).")
 
 
 async def _page(response: aiohttp.ClientResponse, limits: FetchLimits) -> FetchedPage:

@@ -1,7 +1,8 @@
-"""Web tools: ``web_search`` through the configured search provider, and ``fetch_page``.
+"""Web tools: ``web_search`` through the configured search provider, ``fetch_page``, and
+into the Kin's workspace ``download_file`` (``download``) and ``git_clone`` (``git_clone``).
 
 ``web_search`` is offered (through ``tools_for_kin``) only while a search provider is
-configured; ``fetch_page`` always, and it never reaches private addresses unless an
+configured; the others always, and they never reach private addresses unless an
 administrator allowed them (``fetch_allowed_networks``).
 """
 
@@ -11,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from kinbot_core import KinRef, hookimpl
-from kinbot_core.net_guard import AddressPolicy, parse_networks
 from kinbot_core.providers.errors import ProviderError
 from kinbot_core.tools import (
     Tool,
@@ -21,6 +21,9 @@ from kinbot_core.tools import (
     object_schema,
     required_text,
 )
+from kinbot_plugins.tools.download import DOWNLOAD_FILE
+from kinbot_plugins.tools.git_clone import GIT_CLONE
+from kinbot_plugins.tools.guarded_http import tool_address_policy
 from kinbot_plugins.tools.page_fetch import FetchError, FetchLimits, fetch_page
 
 MAX_RESULTS = 10
@@ -96,10 +99,7 @@ class FetchPageTool:
         arguments = named_arguments(self, arguments)
         url = required_text(arguments, "url")
         settings = context.platform.settings
-        try:
-            policy = AddressPolicy(parse_networks(settings.fetch_allowed_networks))
-        except ValueError as error:
-            raise ToolError(f"fetch_allowed_networks is misconfigured: {error}") from error
+        policy = tool_address_policy(settings)
         limits = FetchLimits(
             timeout=settings.fetch_page_timeout_seconds,
             max_bytes=settings.fetch_page_max_bytes,
@@ -125,6 +125,8 @@ FETCH_PAGE = FetchPageTool()
 @hookimpl
 def register_tools(register: Callable[[Tool], None]) -> None:
     register(FETCH_PAGE)
+    register(DOWNLOAD_FILE)
+    register(GIT_CLONE)
 
 
 @hookimpl

@@ -1,6 +1,7 @@
 """The workspace tools: a Kin lists, reads, writes and deletes files in its own workspace.
 
-``list_files``, ``read_file``, ``write_file`` and ``delete_file``. Every path is relative to
+``list_files``, ``read_file``, ``write_file`` and ``delete_file``, and ``save_attachment``
+(``attachment_copy``: a file attached in the chat, copied in). Every path is relative to
 the workspace and must stay inside it once ``..`` and symbolic links are resolved
 (``workspace_paths.confined``); reads and writes are bounded by ``workspace_read_max_bytes``
 and ``workspace_write_max_bytes``.
@@ -18,6 +19,7 @@ from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.tools import FunctionTool, Tool, ToolContext, ToolError, object_schema
+from kinbot_plugins.tools.attachment_copy import SAVE_ATTACHMENT
 from kinbot_plugins.tools.workspace_paths import confined, relative_name, workspace_of
 
 #: Most entries ``list_files`` returns.
@@ -186,7 +188,8 @@ async def _delete_file(context: ToolContext, arguments: dict[str, Any]) -> Any:
 HINT = (
     "Your workspace is a private folder for your files: notes, downloads, scripts. "
     "Use list_files, read_file, write_file and delete_file with paths relative to it "
-    "(e.g. 'notes/todo.md'); paths outside it are refused."
+    "(e.g. 'notes/todo.md'); paths outside it are refused. save_attachment copies a file "
+    "attached in the chat into it."
 )
 _PATH = {"type": "string", "description": "A path relative to your workspace."}
 
@@ -239,3 +242,4 @@ TOOLS: tuple[FunctionTool, ...] = (
 def register_tools(register: Callable[[Tool], None]) -> None:
     for tool in TOOLS:
         register(tool)
+    register(SAVE_ATTACHMENT)

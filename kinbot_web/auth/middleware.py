@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from quart import Quart, g, request
+from quart import Quart, current_app, g, request
 
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth.access import access_of, require
 from kinbot_web.auth.session import SESSION_COOKIE
 from kinbot_web.errors import ApiError
+from kinbot_web.host_guard import host_policy
 
 logger = logging.getLogger(__name__)
 
@@ -25,9 +26,15 @@ def _origin_of(url: str) -> str:
 
 
 def _allowed_origins() -> set[str]:
-    own = f"{request.scheme}://{request.host}".lower()
-    trusted = {_origin_of(origin) for origin in current_platform().settings.trusted_origins}
-    return {own, *trusted}
+    """``trusted_origins``, ``public_url``'s origin, and the request's own origin when its
+    host is one the instance answers to (never a name taken from the request alone)."""
+    settings = current_platform().settings
+    allowed = {_origin_of(origin) for origin in settings.trusted_origins}
+    if settings.public_url:
+        allowed.add(_origin_of(settings.public_url))
+    if host_policy(current_app).allows(request.host):
+        allowed.add(f"{request.scheme}://{request.host}".lower())
+    return allowed
 
 
 def same_origin_request() -> bool:

@@ -6,15 +6,27 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
-from quart import Blueprint, Response, g, request
+from quart import Blueprint, Quart, Response, current_app, g, request
 
-from kinbot_web.app_context import current_platform
+from kinbot_web.app_context import EXTENSION_KEY, current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.auth.session import SESSION_COOKIE
+from kinbot_web.errors import ApiError
 
 blueprint = Blueprint("events", __name__)
 
 HEARTBEAT_SECONDS = 15.0
+#: Set on the app once the server is stopping: no stream opens any more.
+STREAMS_CLOSED_KEY = "kinbot.streams_closed"
+
+
+def close_streams(app: Quart) -> None:
+    """End every open stream of ``app`` and refuse new ones (the server is stopping).
+
+    Each browser sees its stream end normally, and reconnects once the server is back.
+    """
+    app.extensions[STREAMS_CLOSED_KEY] = True
+    app.extensions[EXTENSION_KEY].live.close_all()
 
 
 def _last_event_id() -> int | None:
@@ -34,6 +46,8 @@ async def events() -> Response:
     missed (or a ``resync`` event when that is no longer kept). A comment is sent every 15
     seconds. The stream ends when the session does (signed out, disabled, role lowered).
     """
+    if current_app.extensions.get(STREAMS_CLOSED_KEY):
+        raise ApiError(503, "server_stopping", "KinBot is stopping; try again in a moment.")
     platform = current_platform()
     user = current_user()
     token = request.cookies.get(SESSION_COOKIE, "")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
 from quart import Blueprint, Response, request
 from quart_schema import validate_request
 
@@ -15,13 +17,18 @@ from kinbot_web.images import avatar_response, uploaded_avatar
 blueprint = Blueprint("kins", __name__)
 
 
+#: A tool's name, as providers accept them (``web_search``, ``time__get_current_time``).
+ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
 class KinIn(BaseModel):
     name: str = Field(min_length=1, max_length=80)
     role: str = Field("", max_length=200)
     character: str = Field("", max_length=20_000)
     expertise: str = Field("", max_length=20_000)
     model: str = Field(min_length=1, max_length=200)
-    tools: list[str] = Field(default_factory=list, max_length=200)
+    #: The only tools the Kin is offered; empty: all of them.
+    tools: list[ToolName] = Field(default_factory=list, max_length=200)
 
 
 class KinUpdate(BaseModel):
@@ -30,7 +37,7 @@ class KinUpdate(BaseModel):
     character: str | None = Field(None, max_length=20_000)
     expertise: str | None = Field(None, max_length=20_000)
     model: str | None = Field(None, min_length=1, max_length=200)
-    tools: list[str] | None = Field(None, max_length=200)
+    tools: list[ToolName] | None = Field(None, max_length=200)
     #: The model that extracts the Kin's memories; empty: the platform's choice.
     memory_extraction_model: str | None = Field(None, max_length=200)
     #: Whether the Kin's own code may reach the network (admins and its creator only).

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from playwright.async_api import Locator, Page
 
 from kinbot_web.blueprints.frontend import PACKAGED_BUILD
 
@@ -29,3 +31,10 @@ NEEDS_BROWSER = [
         reason="the web interface is not built (make test builds it)",
     ),
 ]
+
+
+def toast(page: Page, text: str) -> Locator:
+    """The toast showing ``text``, in the toasts' region: while it is announced, a copy of
+    its text also sits in a screen-reader live region, which a page-wide lookup matches too."""
+    region = page.get_by_role("region", name=re.compile(r"^Notifications"))
+    return region.get_by_text(text, exact=True)

@@ -1,11 +1,12 @@
-"""Run a command as on a machine that refuses user namespaces, and maybe has no Landlock.
+"""Run a command as on a machine that refuses user namespaces, or has no Landlock, or both.
 
-``python tests/support/jail.py --landlock|--no-landlock -- COMMAND...`` loads a seccomp filter, then
-executes ``COMMAND``; the filter stays on it and on everything it starts. Like Docker's
-default profile in an unprivileged container, it refuses ``unshare`` and a ``clone`` that
-asks for new namespaces (``EPERM``; ``clone3`` is "not implemented", so the C library falls
-back to ``clone``): bubblewrap cannot work. With ``--no-landlock``, the Landlock system calls
-are "not implemented" too, as on a kernel built without it. Written on its own (not with the
+``python tests/support/jail.py [--no-namespaces] [--no-landlock] -- COMMAND...`` loads a
+seccomp filter, then executes ``COMMAND``; the filter stays on it and on everything it
+starts. With ``--no-namespaces``, like Docker's default profile in an unprivileged container,
+it refuses ``unshare`` and a ``clone`` that asks for new namespaces (``EPERM``; ``clone3`` is
+"not implemented", so the C library falls back to ``clone``): bubblewrap cannot work. With
+``--no-landlock``, the Landlock system calls are "not implemented", as on a kernel built
+without it. Written on its own (not with the
 product's filter code), so the machine it emulates does not depend on what it tests.
 """
 
@@ -27,12 +28,13 @@ MACHINES = {
 LANDLOCK = (444, 445, 446)
 
 
-def program(*, landlock: bool) -> list[tuple[int, int, int, int]]:
+def program(*, namespaces: bool, landlock: bool) -> list[tuple[int, int, int, int]]:
     """The filter, as (code, jump if true, jump if false, constant) instructions."""
     arch, unshare, clone, clone3 = MACHINES[os.uname().machine]
-    refused = [(unshare, EPERM), (clone3, ENOSYS)]
+    refused = [] if namespaces else [(unshare, EPERM), (clone3, ENOSYS)]
     if not landlock:
         refused += [(number, ENOSYS) for number in LANDLOCK]
+    clone_flags = 0 if namespaces else NAMESPACE_FLAGS
     checks: list[tuple[int, int, int, int]] = []
     for number, errno in refused:
         checks += [(JUMP_EQUAL, 0, 1, number), (RETURN, 0, 0, ERRNO | errno)]
@@ -45,7 +47,7 @@ def program(*, landlock: bool) -> list[tuple[int, int, int, int]]:
         (JUMP_EQUAL, 1, 0, clone),
         (RETURN, 0, 0, ALLOW),
         (LOAD, 0, 0, 16),  # clone's flags
-        (JUMP_SET, 0, 1, NAMESPACE_FLAGS),
+        (JUMP_SET, 0, 1, clone_flags),
         (RETURN, 0, 0, ERRNO | EPERM),
         (RETURN, 0, 0, ALLOW),
     ]
@@ -67,10 +69,13 @@ def install(instructions: list[tuple[int, int, int, int]]) -> None:
 
 def main(argv: list[str]) -> None:
     options, command = argv[: argv.index("--")], argv[argv.index("--") + 1 :]
-    if options not in (["--landlock"], ["--no-landlock"]) or not command:
-        raise SystemExit("usage: jail.py --landlock|--no-landlock -- COMMAND...")
-    landlock = options == ["--landlock"]
-    install(program(landlock=landlock))
+    if not options or set(options) - {"--no-namespaces", "--no-landlock"} or not command:
+        raise SystemExit("usage: jail.py [--no-namespaces] [--no-landlock] -- COMMAND...")
+    install(
+        program(
+            namespaces="--no-namespaces" not in options, landlock="--no-landlock" not in options
+        )
+    )
     os.execv(command[0], command)
 
 

@@ -1,5 +1,5 @@
-"""A small web site on 127.0.0.1 for the page-fetching tests: pages, redirects, big and slow
-bodies."""
+"""A small web site on 127.0.0.1 for the page-fetching and download tests: pages, redirects,
+files of a given size, big and slow bodies."""
 
 from __future__ import annotations
 
@@ -14,6 +14,11 @@ PAGE = """<!doctype html>
 <script>var secret = "do-not-show";</script></head>
 <body><nav>Home</nav><h1>Mushroom risotto</h1>
 <p>Fry the <b>onions</b>, add the rice.</p><p>Serve hot.</p></body></html>"""
+
+
+def file_bytes(size: int) -> bytes:
+    """The content ``/file/<size>`` serves: ``size`` bytes, every byte value in turn."""
+    return (bytes(range(256)) * (size // 256 + 1))[:size]
 
 
 def _app() -> web.Application:
@@ -43,6 +48,13 @@ def _app() -> web.Application:
         await asyncio.sleep(30)
         return web.Response(text="late")
 
+    async def sized_file(request: web.Request) -> web.Response:
+        size = int(request.match_info["size"])
+        return web.Response(body=file_bytes(size), content_type="application/octet-stream")
+
+    async def missing(request: web.Request) -> web.Response:
+        raise web.HTTPNotFound()
+
     async def image(request: web.Request) -> web.Response:
         return web.Response(body=b"\x89PNG\r\n\x1a\n", content_type="image/png")
 
@@ -56,6 +68,8 @@ def _app() -> web.Application:
             web.get("/big", big),
             web.get("/slow", slow),
             web.get("/image", image),
+            web.get("/file/{size}", sized_file),
+            web.get("/missing", missing),
         ]
     )
     return app

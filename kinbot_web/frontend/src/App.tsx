@@ -39,7 +39,7 @@ export function App() {
   const { t } = useTranslation();
   return (
     <ThemeProvider forced={forcedTheme()}>
-      <ToastProvider closeLabel={t("common.close")}>
+      <ToastProvider closeLabel={t("common.close")} label={t("common.notifications")}>
         <BrowserRouter>
           <React.Suspense fallback={<Loading />}>
             <Routes>

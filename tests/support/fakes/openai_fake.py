@@ -51,6 +51,7 @@ class FakeOpenAI(FakeServer):
     default_models = (
         "gpt-4o",
         "gpt-4o-mini",
+        "gpt-3.5-turbo",
         "text-embedding-3-small",
         "text-embedding-3-large",
         "dall-e-3",

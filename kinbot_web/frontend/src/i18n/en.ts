@@ -3,6 +3,7 @@ const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
     save: "Save", cancel: "Cancel", continue: "Continue", back: "Back", skip: "Skip", close: "Close",
+    notifications: "Notifications ({hotkey})",
     delete: "Delete", edit: "Edit", add: "Add", test: "Test connection", loading: "Loading…", retry: "Retry",
     search: "Search", required: "Required", optional: "Optional",
   },
@@ -20,6 +21,8 @@ const en = {
       pseudonym: "Pseudonym", pseudonymHint: "What your Kins will call you.", language: "Language",
       password: "Password", confirmation: "Confirm password", mismatch: "The two passwords differ.",
       photoHint: "PNG, JPEG, WebP or GIF.",
+      setupCode: "Set-up code", setupCodeHint: "This KinBot has no administrator yet. To show that you run it, enter the code printed in its log at start-up (or open the link shown there).",
+      setupCodeRequired: "Enter the set-up code printed in KinBot's log.", setupCodeInvalid: "This is not the set-up code: copy it again from KinBot's log (it changes at every start).",
     },
     providers: {
       title: "Connect your AI providers", subtitle: "KinBot needs a language model (llm) and embeddings for long-term memory.",

@@ -5,6 +5,7 @@ const fr: Strings = {
   app: { name: "KinBot", tagline: "Votre maisonnée de Kins serviables" },
   common: {
     save: "Enregistrer", cancel: "Annuler", continue: "Continuer", back: "Retour", skip: "Passer", close: "Fermer",
+    notifications: "Notifications ({hotkey})",
     delete: "Supprimer", edit: "Modifier", add: "Ajouter", test: "Tester la connexion", loading: "Chargement…", retry: "Réessayer",
     search: "Rechercher", required: "Obligatoire", optional: "Facultatif",
   },
@@ -22,6 +23,8 @@ const fr: Strings = {
       pseudonym: "Pseudonyme", pseudonymHint: "Le nom que vos Kins utiliseront.", language: "Langue",
       password: "Mot de passe", confirmation: "Confirmer le mot de passe", mismatch: "Les deux mots de passe diffèrent.",
       photoHint: "PNG, JPEG, WebP ou GIF.",
+      setupCode: "Code d'installation", setupCodeHint: "Ce KinBot n'a pas encore d'administrateur. Pour montrer que c'est vous qui le faites tourner, saisissez le code affiché dans son journal au démarrage (ou ouvrez le lien qui y figure).",
+      setupCodeRequired: "Saisissez le code d'installation affiché dans le journal de KinBot.", setupCodeInvalid: "Ce n'est pas le code d'installation : recopiez-le depuis le journal de KinBot (il change à chaque démarrage).",
     },
     providers: {
       title: "Connectez vos fournisseurs d'IA", subtitle: "KinBot a besoin d'un modèle de langage (llm) et d'embeddings pour la mémoire à long terme.",

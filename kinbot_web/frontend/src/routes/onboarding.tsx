@@ -1,6 +1,6 @@
 import * as React from "react";
 import { useTranslation } from "react-i18next";
-import { useNavigate } from "react-router";
+import { useNavigate, useSearchParams } from "react-router";
 
 import { IdentityForm } from "@/components/app/identity-form";
 import { ProviderSetup } from "@/components/app/provider-setup";
@@ -8,12 +8,52 @@ import { Steps } from "@/components/app/steps";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Field, Input } from "@/components/ui/input";
 import { setLanguage } from "@/i18n";
-import { api } from "@/lib/api";
+import { api, ApiError } from "@/lib/api";
 import type { Coverage, Provider, User } from "@/lib/types";
 
 type Step = "identity" | "providers" | "search_providers" | "first_kin" | "done";
 const ORDER: Step[] = ["identity", "providers", "search_providers"];
+/** The API's refusals of screen 1 from another machine without the right set-up code. */
+const SETUP_CODE_ERRORS: Record<string, string> = {
+  setup_code_required: "onboarding.identity.setupCodeRequired",
+  setup_code_invalid: "onboarding.identity.setupCodeInvalid",
+};
+
+/** Screen 1. From another machine than the server's, the set-up code printed in its log is
+ * asked for too: taken from the link's `?setup=` when the log's link was opened. */
+function IdentityStep({ codeRequired, onDone }: { codeRequired: boolean; onDone: () => void }) {
+  const { t } = useTranslation();
+  const [search] = useSearchParams();
+  const [code, setCode] = React.useState(() => search.get("setup") ?? "");
+  const [askCode, setAskCode] = React.useState(codeRequired);
+  const [codeError, setCodeError] = React.useState<string | undefined>();
+  function onError(error: unknown): boolean {
+    const key = error instanceof ApiError ? SETUP_CODE_ERRORS[error.code] : undefined;
+    if (!key) return false;
+    setAskCode(true);
+    setCodeError(t(key));
+    return true;
+  }
+  return (
+    <IdentityForm
+      endpoint="/api/onboarding/identity"
+      extra={code.trim() ? { setup_code: code.trim() } : {}}
+      title={t("onboarding.identity.title")}
+      subtitle={t("onboarding.identity.subtitle")}
+      submitLabel={t("common.continue")}
+      onDone={onDone}
+      onError={onError}
+    >
+      {askCode ? (
+        <Field label={t("onboarding.identity.setupCode")} htmlFor="setup_code" error={codeError} hint={t("onboarding.identity.setupCodeHint")}>
+          <Input id="setup_code" value={code} onChange={(event) => setCode(event.target.value)} autoComplete="off" spellCheck={false} required aria-invalid={codeError ? true : undefined} />
+        </Field>
+      ) : null}
+    </IdentityForm>
+  );
+}
 
 function ProvidersStep({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation();
@@ -83,12 +123,12 @@ function SearchStep({ onDone }: { onDone: () => void }) {
 
 /** `/onboarding`: the first visit's wizard (identity, AI providers, search providers). */
 export default function OnboardingPage() {
-  const { t } = useTranslation();
   const navigate = useNavigate();
   const [step, setStep] = React.useState<Step | null>(null);
+  const [codeRequired, setCodeRequired] = React.useState(false);
 
   const next = React.useCallback(async () => {
-    const status = await api<{ step: Step }>("/api/onboarding");
+    const status = await api<{ step: Step; setup_code_required: boolean }>("/api/onboarding");
     if (status.step === "first_kin" || status.step === "done") {
       navigate("/", { replace: true });
       return;
@@ -103,6 +143,7 @@ export default function OnboardingPage() {
         return;
       }
     }
+    setCodeRequired(status.setup_code_required);
     setStep(status.step);
   }, [navigate]);
 
@@ -125,7 +166,7 @@ export default function OnboardingPage() {
         </div>
         <Steps current={index} total={ORDER.length} />
         <Card className="w-full animate-rise-in" key={step}>
-          {step === "identity" ? <IdentityForm endpoint="/api/onboarding/identity" title={t("onboarding.identity.title")} subtitle={t("onboarding.identity.subtitle")} submitLabel={t("common.continue")} onDone={done} /> : step === "providers" ? <ProvidersStep onDone={done} /> : <SearchStep onDone={done} />}
+          {step === "identity" ? <IdentityStep codeRequired={codeRequired} onDone={done} /> : step === "providers" ? <ProvidersStep onDone={done} /> : <SearchStep onDone={done} />}
         </Card>
       </div>
     </main>

@@ -27,11 +27,15 @@ export interface IdentityFormProps {
   subtitle: string;
   submitLabel: string;
   onDone: () => void;
+  /** Fields of the caller's shown above the identity fields (onboarding's set-up code). */
+  children?: React.ReactNode;
+  /** Given a failed submission first: true when the caller showed the error itself. */
+  onError?: (error: unknown) => boolean;
 }
 
 /** The identity fields of the specification (photo, names, email, pseudonym, language,
  * password twice), sent to `endpoint`; the photo is uploaded once the account exists. */
-export function IdentityForm({ endpoint, extra = {}, title, subtitle, submitLabel, onDone }: IdentityFormProps) {
+export function IdentityForm({ endpoint, extra = {}, title, subtitle, submitLabel, onDone, children, onError }: IdentityFormProps) {
   const { t, i18n } = useTranslation();
   const [errors, setErrors] = React.useState<Record<string, string>>({});
   const [photo, setPhoto] = React.useState<File | null>(null);
@@ -67,6 +71,7 @@ export function IdentityForm({ endpoint, extra = {}, title, subtitle, submitLabe
       }
       onDone();
     } catch (caught) {
+      if (onError?.(caught)) return;
       const found = fieldErrors(caught);
       setErrors(Object.keys(found).length ? found : { form: caught instanceof Error ? caught.message : t("errors.generic") });
     } finally {
@@ -87,6 +92,7 @@ export function IdentityForm({ endpoint, extra = {}, title, subtitle, submitLabe
         <CardDescription>{subtitle}</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-5">
+        {children}
         <div className="flex items-center gap-4">
           <Avatar name={name || "?"} src={preview} size="xl" />
           <div className="flex flex-col gap-1">

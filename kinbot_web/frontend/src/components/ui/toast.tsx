@@ -22,8 +22,9 @@ const ToastContext = React.createContext<ToastContextValue | null>(null);
 const ICONS = { info: InfoIcon, success: CheckCircle2Icon, error: CircleAlertIcon } as const;
 const TONES = { info: "text-link", success: "text-success", error: "text-destructive" } as const;
 
-/** Hosts toasts (announced to screen readers, swipe or Escape to dismiss); use `useToast()` to show one. */
-export function ToastProvider({ children, closeLabel = "Close" }: { children: React.ReactNode; closeLabel?: string }) {
+/** Hosts toasts (announced to screen readers, swipe or Escape to dismiss); use `useToast()` to show one.
+ * `label` names the toasts' region for screen readers ("{hotkey}" stands for its shortcut, F8). */
+export function ToastProvider({ children, closeLabel = "Close", label = "Notifications ({hotkey})" }: { children: React.ReactNode; closeLabel?: string; label?: string }) {
   const [toasts, setToasts] = React.useState<ToastMessage[]>([]);
   const nextId = React.useRef(1);
   const toast = React.useCallback((message: Omit<ToastMessage, "id">) => {
@@ -37,7 +38,7 @@ export function ToastProvider({ children, closeLabel = "Close" }: { children: Re
         {toasts.map((item) => (
           <Toast key={item.id} item={item} closeLabel={closeLabel} onClose={() => setToasts((current) => current.filter((other) => other.id !== item.id))} />
         ))}
-        <ToastPrimitive.Viewport className="fixed right-0 bottom-0 z-[100] flex max-h-screen w-full flex-col gap-2 p-4 outline-none sm:max-w-sm" />
+        <ToastPrimitive.Viewport label={label} className="fixed right-0 bottom-0 z-[100] flex max-h-screen w-full flex-col gap-2 p-4 outline-none sm:max-w-sm" />
       </ToastPrimitive.Provider>
     </ToastContext.Provider>
   );

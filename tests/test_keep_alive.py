@@ -1,0 +1,132 @@
+"""Kept-alive connections: a request refused before its body is read leaves the connection
+usable for the next one, as a browser reusing it expects."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from kinbot_core.config import load_settings
+from kinbot_core.platform import Platform
+from kinbot_web.blueprints.uploads import MULTIPART_SLACK
+from kinbot_web.keep_alive import DRAIN_MAX_BYTES
+from kinbot_web.server import bind_socket, hypercorn_config
+from tests.support.raw_http import RawConnection, raw_connection
+from tests.support.server import RunningServer, running_server
+
+UPLOAD_MAX = 1000
+
+
+@pytest.fixture
+async def server(data_dir: Path) -> AsyncIterator[RunningServer]:
+    settings = load_settings(data_dir=data_dir, upload_max_bytes=UPLOAD_MAX)
+    async with running_server(Platform(settings)) as server:
+        yield server
+
+
+def host_of(server: RunningServer) -> str:
+    return urlsplit(server.url).netloc
+
+
+async def assert_next_request_is_answered(connection: RawConnection, host: str) -> None:
+    connection.next_cycle()
+    health = await connection.request("GET", "/api/health", host)
+    assert health.status == 200, health.body
+    assert b"sqlite_vec_version" in health.body
+
+
+async def test_a_request_refused_before_its_body_arrives_keeps_the_connection(
+    server: RunningServer,
+) -> None:
+    body = b'{"name": "Chef", "role": "cook"}' * 100
+    async with raw_connection(server.url) as connection:
+        # The head only: the server refuses (no session) before a byte of the body exists.
+        await connection.send_head(
+            "POST",
+            "/api/kins",
+            host_of(server),
+            {"Content-Type": "application/json", "Content-Length": str(len(body))},
+        )
+        refused = await connection.response()
+        assert refused.status == 401
+        assert "connection" not in refused.headers
+        await connection.send_body(body)
+        await assert_next_request_is_answered(connection, host_of(server))
+
+
+async def test_a_body_too_large_is_refused_and_the_connection_goes_on(
+    server: RunningServer,
+) -> None:
+    body = b"x" * (UPLOAD_MAX + MULTIPART_SLACK + 5000)
+    async with raw_connection(server.url) as connection:
+        await connection.send_head(
+            "POST",
+            "/api/auth/login",
+            host_of(server),
+            {"Content-Type": "application/json", "Content-Length": str(len(body))},
+        )
+        refused = await connection.response()
+        assert refused.status == 413
+        await connection.send_body(body)
+        await assert_next_request_is_answered(connection, host_of(server))
+
+
+async def test_a_foreign_host_refused_with_a_body_keeps_the_connection(
+    server: RunningServer,
+) -> None:
+    body = b'{"email": "a@example.org", "password": "x"}'
+    async with raw_connection(server.url) as connection:
+        await connection.send_head(
+            "POST",
+            "/api/auth/login",
+            "rebound.example.net",
+            {"Content-Type": "application/json", "Content-Length": str(len(body))},
+        )
+        refused = await connection.response()
+        assert refused.status == 421
+        await connection.send_body(body)
+        await assert_next_request_is_answered(connection, host_of(server))
+
+
+async def test_a_whole_refused_request_then_the_next_on_the_same_connection(
+    server: RunningServer,
+) -> None:
+    async with raw_connection(server.url) as connection:
+        for _ in range(3):
+            refused = await connection.request(
+                "PATCH", "/api/me", host_of(server), b'{"pseudonym": "Nico"}'
+            )
+            assert refused.status == 401
+            await assert_next_request_is_answered(connection, host_of(server))
+            connection.next_cycle()
+
+
+async def test_a_body_too_large_to_wait_for_closes_the_connection_explicitly(
+    server: RunningServer,
+) -> None:
+    async with raw_connection(server.url) as connection:
+        await connection.send_head(
+            "POST",
+            "/api/auth/login",
+            host_of(server),
+            {"Content-Type": "application/json", "Content-Length": str(DRAIN_MAX_BYTES * 2)},
+        )
+        refused = await connection.response()
+        assert refused.status == 413
+        # The client is told not to reuse the connection rather than having it cut.
+        assert refused.headers["connection"] == "close"
+
+
+def test_the_keep_alive_timeout_is_the_setting(data_dir: Path) -> None:
+    settings = load_settings(data_dir=data_dir)
+    assert settings.keep_alive_timeout_seconds > 15  # aiohttp's client keeps 15 s
+    bound = bind_socket("127.0.0.1", 0)
+    try:
+        config = hypercorn_config(bound, settings)
+        assert config.keep_alive_timeout == settings.keep_alive_timeout_seconds
+    finally:
+        os.close(bound.fd)
