@@ -235,6 +235,7 @@ async def test_under_landlock_the_workspace_is_writable_and_the_system_is_not(
             content="mkdir -p a b && echo made > a/made.txt && mv a/made.txt b/ "
             "&& echo temp > $TMPDIR/t && cat $TMPDIR/t\n"
             "touch /usr/planted 2>/dev/null && echo PLANTED\n"
+            "stat -c %a write.sh > before; chmod 777 write.sh; stat -c %a write.sh > after\n"
             "touch /tmp/planted 2>/dev/null && echo PLANTED\n"
             "sleep 1000 & echo done\n",
         )
@@ -243,6 +244,8 @@ async def test_under_landlock_the_workspace_is_writable_and_the_system_is_not(
         workspace = Path((await platform.kins.get(chef.kin_id)).workspace)
     assert result["stdout"] == "temp\ndone\n"
     assert (workspace / "b" / "made.txt").read_text() == "made\n"
+    # A mode change by path does nothing under Landlock (it cannot check one).
+    assert (workspace / "after").read_text() == (workspace / "before").read_text() != "777\n"
 
 
 # -- refused where neither works ----------------------------------------------------------------

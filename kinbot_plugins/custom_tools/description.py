@@ -36,7 +36,8 @@ def sandbox_note(
             "write only your workspace (their working directory: use relative paths) and "
             "their private temporary directory ($TMPDIR); every other file of the server is "
             "out of reach (no /etc/passwd, no /proc, no /dev/shm, so no multiprocessing "
-            "pools; no data of other Kins). They cannot start a new session or process group."
+            "pools; no data of other Kins). They cannot start a new session or process group, "
+            "and chmod has no effect: run scripts with python or bash."
         )
     else:
         files = (

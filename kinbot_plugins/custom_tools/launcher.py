@@ -12,7 +12,7 @@ there, in this order:
 - ``rlimits`` (``[soft, hard]`` by ``resource`` name) and ``processes``: how many more tasks
   (``RLIMIT_NPROC``) the user may have than it has now;
 - always ``no_new_privs``; ``parent``: killed when that process (the server) dies;
-- ``landlock``: a Landlock domain (see ``landlock_domain``);
+- ``landlock``: a Landlock domain (see ``landlock_ruleset``);
 - ``seccomp``: a seccomp filter (see ``seccomp_program``);
 
 then ``execv(COMMAND)``. Every failure ends the process with ``EXIT_CODE`` and one line
@@ -72,13 +72,13 @@ SYSCALLS = {
         "socket": 41, "socketpair": 53, "clone": 56, "clone3": 435, "unshare": 272,
         "setsid": 112, "setpgid": 109, "truncate": 76, "keyctl": 250, "add_key": 248,
         "request_key": 249, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427,
+        "io_uring_register": 427, "chmod": 90, "fchmodat": 268, "fchmodat2": 452,
     }),
     "aarch64": (0xC00000B7, {
         "socket": 198, "socketpair": 199, "clone": 220, "clone3": 435, "unshare": 97,
         "setsid": 157, "setpgid": 154, "truncate": 45, "keyctl": 219, "add_key": 217,
         "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427,
+        "io_uring_register": 427, "fchmodat": 53, "fchmodat2": 452,
     }),
 }  # fmt: skip
 LANDLOCK_SYSCALLS = (444, 445, 446)  # create_ruleset, add_rule, restrict_self: same everywhere
@@ -213,6 +213,9 @@ def seccomp_program(
         denied += ["setsid", "setpgid"]
     if landlock < 3:
         denied.append("truncate")
+    # Landlock does not check mode changes: by path they do nothing (fchmod of a file that
+    # Landlock let it open still works), so the server's own files keep theirs.
+    ignored = [] if policy.get("modes", True) else ["chmod", "fchmodat", "fchmodat2"]
     # A string is a label; an instruction is (operation, constant, jump if true, if false).
     code: list[Any] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if machine == "x86_64":
@@ -222,6 +225,7 @@ def seccomp_program(
     code.append(("jeq", nr["clone"], "clone", None))
     code.append(("jeq", nr["clone3"], "enosys", None))
     code += [("jeq", nr[name], "deny", None) for name in denied]
+    code += [("jeq", nr[name], "ignore", None) for name in ignored if name in nr]
     code.append(("ret", RET_ALLOW))
     code += ["socket", ("ld", 16)]  # the address family
     if policy.get("tcp", False):
@@ -234,6 +238,7 @@ def seccomp_program(
     code += ["socketpair", ("ld", 16), ("jeq", AF_UNIX, "allow", "deny")]
     code += ["clone", ("ld", 16), ("jset", CLONE_NEW_NAMESPACES, "deny", "allow")]
     code += ["enosys", ("ret", RET_ERRNO | ENOSYS)]
+    code += ["ignore", ("ret", RET_ERRNO | 0)]  # "succeeds", doing nothing
     code += ["allow", ("ret", RET_ALLOW)]
     code += ["deny", ("ret", RET_ERRNO | EPERM)]
     return _assemble(code)
