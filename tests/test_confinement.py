@@ -31,7 +31,7 @@ import pytest
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext, ToolError
-from kinbot_plugins.custom_tools import runtime_of
+from kinbot_plugins.custom_tools import confinement, runtime_of
 from kinbot_plugins.custom_tools.tools import TOOLS as CUSTOM_TOOLS
 from kinbot_plugins.tools.workspace_tools import TOOLS as WORKSPACE_TOOLS
 from tests.support.accounts import NICOLAS, person, register, set_up_admin
@@ -686,3 +686,45 @@ def test_where_the_network_cannot_be_held_to_the_proxy_a_kins_code_stays_offline
     system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0]
     assert "Network: none (your network access is on, but this server cannot" in system["content"]
     assert nothing_arrived(tcp, udp)
+
+
+# -- signals ------------------------------------------------------------------------------------
+
+SIGNALS = """\
+import json, os, subprocess, sys
+server, group = json.loads(sys.argv[1])
+found = {}
+for name, target in (("server", server), ("its group", -group), ("everyone", -1)):
+    try:
+        os.kill(target, 0)
+        found[name] = "signalled"
+    except OSError as exc:
+        found[name] = type(exc).__name__
+child = subprocess.Popen(["sleep", "60"])
+child.kill()
+found["own child"] = child.wait()
+print(json.dumps(found))
+"""
+
+
+def test_kin_code_cannot_signal_the_server_even_as_its_own_user() -> None:
+    """Before Landlock ABI 6 scopes signals, Kin code running as the server's user (a non-root
+    container) could stop it: the seccomp filter refuses those signals. The launcher runs
+    here with that step alone, as this process's user, so nothing else could refuse them."""
+    protect = [os.getpid(), -os.getpgrp()]
+    policy = {"seccomp": {"sessions": True, "protect": protect}}
+    command = [sys.executable, "-I", "-c", SIGNALS, json.dumps([os.getpid(), os.getpgrp()])]
+    run = subprocess.run(
+        confinement.launched(confinement.server_python(), policy, command),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == {
+        "server": "PermissionError",
+        "its group": "PermissionError",
+        "everyone": "PermissionError",
+        "own child": -9,
+    }

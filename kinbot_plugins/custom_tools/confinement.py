@@ -133,7 +133,8 @@ def landlock_policy(
     workspace: Path, private_tmp: Path, limits: Limits, proxy: ProxyAccess | None
 ) -> dict[str, Any]:
     """The launcher's policy in Landlock mode: the files above, TCP only to the proxy, no
-    other sockets, no leaving the process group, no change of file modes by path."""
+    other sockets, no leaving the process group, no change of file modes by path, no signal
+    to the server."""
     policy = limits.policy()
     policy["parent"] = os.getpid()
     policy["landlock"] = {
@@ -143,7 +144,12 @@ def landlock_policy(
         "tcp_ports": [proxy.port] if proxy else [],
         "required_abi": 4 if proxy else 1,
     }
-    policy["seccomp"] = {"tcp": proxy is not None, "sessions": False, "modes": False}
+    policy["seccomp"] = {
+        "tcp": proxy is not None,
+        "sessions": False,
+        "modes": False,
+        "protect": [os.getpid(), -os.getpgrp()],
+    }
     return policy
 
 

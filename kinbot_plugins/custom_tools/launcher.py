@@ -73,12 +73,16 @@ SYSCALLS = {
         "setsid": 112, "setpgid": 109, "truncate": 76, "keyctl": 250, "add_key": 248,
         "request_key": 249, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "chmod": 90, "fchmodat": 268, "fchmodat2": 452,
+        "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
+        "rt_tgsigqueueinfo": 297, "pidfd_open": 434,
     }),
     "aarch64": (0xC00000B7, {
         "socket": 198, "socketpair": 199, "clone": 220, "clone3": 435, "unshare": 97,
         "setsid": 157, "setpgid": 154, "truncate": 45, "keyctl": 219, "add_key": 217,
         "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "fchmodat": 53, "fchmodat2": 452,
+        "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138,
+        "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
     }),
 }  # fmt: skip
 LANDLOCK_SYSCALLS = (444, 445, 446)  # create_ruleset, add_rule, restrict_self: same everywhere
@@ -202,7 +206,10 @@ def seccomp_program(
     IPv4/IPv6 when ``tcp``), no new namespaces (``clone3`` is "not implemented", so the C
     library falls back to ``clone``, whose flags are checked), no io_uring (it would open
     sockets unseen), no kernel keyrings; with ``sessions`` false, no leaving the process
-    group (so killing the group reaches every process); below Landlock ABI 3, no
+    group (so killing the group reaches every process); no signal to the processes (or,
+    negative, the groups) of ``protect``, nor to every process at once (-1), nor by thread id
+    (``tkill``; the C library uses ``tgkill``): before Landlock ABI 6 scopes signals, Kin
+    code running as the server's user could stop the server; below Landlock ABI 3, no
     ``truncate`` by path (Landlock cannot check it there). Other architectures: refused."""
     if machine not in SYSCALLS:
         raise Refused(f"no seccomp filter for the {machine} architecture")
@@ -216,6 +223,9 @@ def seccomp_program(
     # Landlock does not check mode changes: by path they do nothing (fchmod of a file that
     # Landlock let it open still works), so the server's own files keep theirs.
     ignored = [] if policy.get("modes", True) else ["chmod", "fchmodat", "fchmodat2"]
+    protected = [pid & 0xFFFFFFFF for pid in policy.get("protect", [])]
+    if protected:
+        denied.append("tkill")
     # A string is a label; an instruction is (operation, constant, jump if true, if false).
     code: list[Any] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if machine == "x86_64":
@@ -226,7 +236,14 @@ def seccomp_program(
     code.append(("jeq", nr["clone3"], "enosys", None))
     code += [("jeq", nr[name], "deny", None) for name in denied]
     code += [("jeq", nr[name], "ignore", None) for name in ignored if name in nr]
+    if protected:
+        signals = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open")
+        code += [("jeq", nr[name], "signal", None) for name in signals]
     code.append(("ret", RET_ALLOW))
+    if protected:
+        code += ["signal", ("ld", 16)]  # the process (or, negative, the group)
+        code += [("jeq", pid, "deny", None) for pid in [*protected, 0xFFFFFFFF]]
+        code.append(("ret", RET_ALLOW))
     code += ["socket", ("ld", 16)]  # the address family
     if policy.get("tcp", False):
         code.append(("jeq", AF_INET, "tcp", None))
