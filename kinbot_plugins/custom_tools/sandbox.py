@@ -34,7 +34,8 @@ from kinbot_plugins.custom_tools.process import ScriptRun, run_process
 logger = logging.getLogger(__name__)
 
 SandboxMode = Literal["bubblewrap", "landlock", "none", "refused"]
-PROBE_TIMEOUT = 10.0
+#: A bound for a broken sandbox that hangs: a probe takes a fraction of a second.
+PROBE_TIMEOUT = 60.0
 HOW_TO_FIX = (
     "To run custom tools, install bubblewrap (the 'bubblewrap' package) where user "
     "namespaces are allowed, or run KinBot on a Linux kernel with Landlock enabled (5.13 or "
@@ -160,6 +161,8 @@ class Sandbox:
             await _remove([workspace])
         if run.exit_code == 0:
             return None
+        if run.timed_out:
+            return f"a confined Python did not finish within {PROBE_TIMEOUT:g} seconds"
         return run.stderr.strip().removeprefix(launcher.MARK)[:300] or f"exit code {run.exit_code}"
 
     async def run(
