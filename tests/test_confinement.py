@@ -730,3 +730,49 @@ def test_kin_code_cannot_signal_the_server_even_as_its_own_user() -> None:
         "everyone": "PermissionError",
         "own child": -9,
     }
+
+
+# -- a stopped turn ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["bubblewrap", "landlock"])
+async def test_a_run_whose_turn_is_stopped_leaves_no_process_behind(
+    data_dir: Path, fake_llm: FakeOpenAI, mode: str
+) -> None:
+    marker = "876.543219"
+    slow = f"sleep {marker} &\nsleep {marker}\n"
+    async with started(data_dir, fake_llm, custom_tool_sandbox=mode) as platform:
+        chef = await new_context(platform, "Chef")
+        await call(chef, "write_file", path="slow.sh", content=slow)
+        await call(chef, "register_tool", name="slow", description="Slow.", path="slow.sh")
+        running = asyncio.create_task(call(chef, "run_custom_tool", tool_name="slow"))
+        assert await until(lambda: count_running(marker) == 2)
+        running.cancel()  # as when a user stops the Kin's turn
+        with pytest.raises(asyncio.CancelledError):
+            await running
+    assert await until(lambda: count_running(marker) == 0)
+
+
+UNTIL_SECONDS = 30.0
+
+
+def count_running(marker: str) -> int:
+    """How many live processes have ``marker`` in their command line."""
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                count += marker in (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+    return count
+
+
+async def until(condition: Callable[[], bool]) -> bool:
+    """Whether ``condition`` comes true within ``UNTIL_SECONDS`` (checked as it goes)."""
+    deadline = time.monotonic() + UNTIL_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True

@@ -34,9 +34,9 @@ async def run_process(
     max_output: int,
 ) -> ScriptRun:
     """Run ``argv`` in its own session and process group, ``stdin`` on its standard input.
-    When it ends, or after ``time_limit`` seconds, its whole group is killed (nothing it
-    started there outlives it, nor holds its pipes open). The first ``max_output`` bytes of
-    stdout and of stderr are kept, the rest read and dropped."""
+    When it ends, after ``time_limit`` seconds, or when the caller is cancelled, its whole
+    group is killed (nothing it started there outlives it, nor holds its pipes open). The
+    first ``max_output`` bytes of stdout and of stderr are kept, the rest read and dropped."""
     loop = asyncio.get_running_loop()
     transport, run = await loop.subprocess_exec(
         lambda: _Run(loop, max_output),
@@ -59,9 +59,11 @@ async def run_process(
                 await asyncio.shield(run.exited)
         except TimeoutError:
             timed_out = True
-        # While any member lives, the group's id cannot be given to another process.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(transport.get_pid(), signal.SIGKILL)
+        finally:
+            # Whatever ended the wait (its end, the time limit, a cancelled turn), the group
+            # goes. While any member lives, its id cannot be given to another process.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(transport.get_pid(), signal.SIGKILL)
         await run.exited
         # A descendant that left the group (possible only without a sandbox) may hold the
         # pipes open: stop reading then.
