@@ -14,6 +14,7 @@ import base64
 import ctypes
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -739,7 +740,7 @@ def test_kin_code_cannot_signal_the_server_even_as_its_own_user() -> None:
 async def test_a_run_whose_turn_is_stopped_leaves_no_process_behind(
     data_dir: Path, fake_llm: FakeOpenAI, mode: str
 ) -> None:
-    marker = "876.543219"
+    marker = f"876.{secrets.randbelow(10**9):09d}"  # this run's own processes
     slow = f"sleep {marker} &\nsleep {marker}\n"
     async with started(data_dir, fake_llm, custom_tool_sandbox=mode) as platform:
         chef = await new_context(platform, "Chef")
