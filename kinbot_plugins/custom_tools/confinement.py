@@ -169,7 +169,10 @@ def inner_policy(limits: Limits, proxy: ProxyAccess | None) -> dict[str, Any]:
 def bubblewrap_options(bwrap: str, workspace: Path, proxy: ProxyAccess | None) -> list[str]:
     """``bwrap`` and its options: new namespaces (the network one unless ``proxy``), the
     files above, ``workspace`` mounted at ``/workspace``, a clean environment."""
-    options = [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user"]
+    # No --new-session: the run already has no terminal, and staying in the run's process
+    # group lets killing the group reach the sandbox's init (and with it, everything in it)
+    # even before bubblewrap has set up --die-with-parent.
+    options = [bwrap, "--die-with-parent", "--unshare-all", "--unshare-user"]
     options += ["--uid", str(NOBODY), "--gid", str(NOBODY)]
     if proxy:
         options.append("--share-net")
