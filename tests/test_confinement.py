@@ -777,3 +777,37 @@ async def until(condition: Callable[[], bool]) -> bool:
             return False
         await asyncio.sleep(0.05)
     return True
+
+
+# -- who Kin code runs as -----------------------------------------------------------------------
+
+IDENTITY = """\
+import ctypes, json, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+header = struct.pack("Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+data = ctypes.create_string_buffer(24)
+capget = {"x86_64": 125, "aarch64": 90}[os.uname().machine]
+assert libc.syscall(capget, header, data) == 0
+effective, permitted, _, effective_hi, permitted_hi, _ = struct.unpack("6I", data.raw)
+print(json.dumps({
+    "uid": os.getresuid(), "gid": os.getresgid(), "groups": os.getgroups(),
+    "capabilities": [effective, permitted, effective_hi, permitted_hi],
+    "no_new_privs": libc.prctl(39, 0, 0, 0, 0),
+}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["bubblewrap", "landlock"])
+async def test_kin_code_has_no_privilege(data_dir: Path, fake_llm: FakeOpenAI, mode: str) -> None:
+    """As root, the server runs Kin code as nobody; in any case without capabilities, and
+    with no_new_privs (no set-user-ID program can give it more)."""
+    async with started(data_dir, fake_llm, custom_tool_sandbox=mode) as platform:
+        chef = await new_context(platform, "Chef")
+        await script_tool(chef, "identity", IDENTITY)
+        result = await call(chef, "run_custom_tool", tool_name="identity")
+    seen = json.loads(result["stdout"])
+    assert seen["capabilities"] == [0, 0, 0, 0] and seen["no_new_privs"] == 1
+    if os.geteuid() == 0:
+        nobody = [65534, 65534, 65534]
+        assert (seen["uid"], seen["gid"]) == (nobody, nobody)
+        assert seen["groups"] in ([], [65534])
