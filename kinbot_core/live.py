@@ -108,14 +108,17 @@ class LiveFeed:
             subscription.offer(item)
         return item
 
-    def rewrite_message(self, message_id: int, content: str) -> int:
+    def rewrite_message(
+        self, message_id: int, content: str, *, redaction_pending: bool = False
+    ) -> int:
         """Give kept ``message`` items of one message a new text (a redacted secret must not
         be replayed to a browser resuming its stream). Returns how many were rewritten."""
         rewritten = 0
+        changes = {"content": content, "redaction_pending": redaction_pending}
         for index, item in enumerate(self._recent):
             message = item.data.get("message") if item.type == "message" else None
             if isinstance(message, dict) and message.get("id") == message_id:
-                data = {**item.data, "message": {**message, "content": content}}
+                data = {**item.data, "message": {**message, **changes}}
                 self._recent[index] = LiveItem(item.id, item.type, data, item.audience, item.at)
                 rewritten += 1
         return rewritten

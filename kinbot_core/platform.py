@@ -83,15 +83,16 @@ class Platform:
             self.db, self.bus, self.registries, settings, lambda: self.master_key
         )
         self.live = LiveFeed()
+        self.vault = VaultService(self.db, self.bus, self.live, lambda: self.master_key)
         self.kins = KinService(
             self.db,
             self.bus,
             self.live,
             settings.data_dir,
+            screen=self.vault.pending.screen,
             check_model=self.providers.resolve_model,
         )
         self.contacts = ContactService(self.db, self.bus)
-        self.vault = VaultService(self.db, self.bus, self.live, lambda: self.master_key)
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
         self.compacting = CompactingService(self)

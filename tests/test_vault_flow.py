@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from kinbot_plugins.memory.sqlite_memory import backend
 from kinbot_plugins.memory_extraction import extraction_of
 from kinbot_plugins.tools.vault_tools import TOOLS
 from tests.support.accounts import set_up_admin
+from tests.support.database_bytes import database_bytes, traces
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import reply_to
 from tests.support.provider_setups import add_openai_provider
@@ -76,22 +75,6 @@ async def history(server: RunningServer, kin_id: str) -> list[dict[str, Any]]:
     response = await server.client.get(f"/api/kins/{kin_id}/messages")
     messages: list[dict[str, Any]] = response.json()["messages"]
     return messages
-
-
-def traces(value: str) -> list[bytes]:
-    """What of ``value`` could survive somewhere: itself, and the middle of each long
-    alphanumeric run lower-cased: the full-text index keeps terms (split at ``_``, lower
-    case, stemmed at the end, stored after the prefix they share with the previous term)."""
-    runs = [run for run in re.split(r"[^0-9A-Za-z]+", value) if len(run) >= 12]
-    return [value.encode()] + [run.lower()[4:-2].encode() for run in runs]
-
-
-def database_bytes(path: Path) -> bytes:
-    """The database file and its write-ahead log, after a checkpoint."""
-    with sqlite3.connect(path) as conn:
-        conn.execute("pragma wal_checkpoint(truncate)")
-    wal = path.with_name(path.name + "-wal")
-    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 async def test_get_secret_gives_the_value_to_this_turn_only_and_replies_are_masked(
@@ -218,7 +201,12 @@ async def test_a_pasted_secret_redacted_leaves_no_trace_in_the_database_file(
         other = "ghp_Kept4Control7Value2x"
         fake_llm.enqueue(Reply(text="Noted."))
         await say(server, stream, kin_id, f"And {other} is just a label, not a secret.")
-    assert event.data == {"kin_id": kin_id, "id": message["id"], "content": redacted}
+    assert event.data == {
+        "kin_id": kin_id,
+        "id": message["id"],
+        "content": redacted,
+        "redaction_pending": False,
+    }
     stored = await history(server, kin_id)
     assert stored[0]["content"] == redacted
     assert [m["role"] for m in stored[:4]] == ["user", "assistant", "tool", "assistant"]
@@ -318,9 +306,10 @@ async def test_a_pasted_value_the_vault_keeps_is_masked_before_the_turn_reads_it
     fake_llm.enqueue(Reply(text="That one is in the Vault already."))
     async with sse_stream(server.client) as stream:
         message = await say(server, stream, kin_id, f"Is {TOKEN} still valid?")
-        redacted = await stream.wait_for(lambda e: e.type == "message.redacted")
     masked = "Is [SECRET: GITHUB_TOKEN] still valid?"
-    assert redacted.data == {"kin_id": kin_id, "id": message["id"], "content": masked}
+    # Masked on arrival: the answer to the POST, the broadcast message and the stored one.
+    assert message["content"] == masked and not message["redaction_pending"]
+    assert TOKEN not in json.dumps([event.data for event in stream.events])
     assert (await history(server, kin_id))[0]["content"] == masked
     (chat,) = [r for r in fake_llm.requests if r.endpoint == "chat"]
     assert chat.body["messages"][-1]["content"] == f"[Nico] {masked}"

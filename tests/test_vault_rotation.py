@@ -1,6 +1,7 @@
 """``kinbot vault rotate-key``, run in its own process as an administrator runs it: vault
-values and provider configurations re-encrypted under a new master key, the key file replaced
-atomically, the old ciphertexts gone from the file; refusals that change nothing."""
+values, provider configurations and secrets pending in messages re-encrypted under a new
+master key, the key file replaced atomically, the old ciphertexts gone from the file; refusals
+that change nothing."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from tests.support.fakes import FakeOpenAI
 from tests.support.provider_setups import API_KEY
 
 TOKEN = "ghp_Zq7xK9mP2vL4nR8tW1yBc3"
+#: Pasted in a message, detected on arrival: sealed in ``pending_secret``.
+PASTED = "ghp_Pa5t3dT0k3nInTh3Ch4tN0tY3tSt0r3d00"
 
 
 def rotate(data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -58,6 +61,11 @@ async def fill(data_dir: Path, fake: FakeOpenAI, **settings: str) -> dict[str, b
         await platform.vault.create("GITHUB_TOKEN", TOKEN)
         config = {"api_key": API_KEY, "base_url": f"{fake.base_url}/v1"}
         await platform.providers.add("ai", "openai", "OpenAI", config)
+        kin = await platform.kins.create({"name": "Dev", "model": "gpt-4o"})
+        message = await platform.kins.enqueue(
+            kin.id, f"my token {PASTED}", source="user", sender_id=None, sender_name="Nico"
+        )
+        assert message.redaction_pending
     finally:
         await platform.stop()
     return sealed_values(data_dir)
@@ -67,7 +75,8 @@ def sealed_values(data_dir: Path) -> dict[str, bytes]:
     with sqlite3.connect(data_dir / "kinbot.db") as conn:
         vault = conn.execute("select value_sealed from vault_secret").fetchone()[0]
         provider = conn.execute("select config_sealed from provider").fetchone()[0]
-    return {"vault": bytes(vault), "provider": bytes(provider)}
+        pending = conn.execute("select value_sealed from pending_secret").fetchone()[0]
+    return {"vault": bytes(vault), "provider": bytes(provider), "pending": bytes(pending)}
 
 
 async def check_readable(data_dir: Path, **settings: str) -> None:
@@ -77,6 +86,11 @@ async def check_readable(data_dir: Path, **settings: str) -> None:
         assert await platform.vault.read_value("GITHUB_TOKEN", kin_id="k", turn=None) == TOKEN
         (provider,) = await platform.providers.configured("ai")
         assert provider.name == "OpenAI" and provider.secrets
+        # The secret pending in a message opens too: stored in the Vault, it reads back.
+        (kin,) = await platform.kins.list_all()
+        message_id = (await platform.kins.messages(kin.id))[0].id
+        await platform.vault.pending.store(kin.id, message_id, 1, "PASTED_TOKEN")
+        assert await platform.vault.read_value("PASTED_TOKEN", kin_id="k", turn=None) == PASTED
     finally:
         await platform.stop()
 
@@ -98,6 +112,7 @@ async def test_rotation_reencrypts_everything_under_a_new_key_file(
     result = rotate(data_dir)
     assert result.returncode == 0, result.stderr
     assert "1 in provider" in result.stdout and "1 in vault_secret" in result.stdout
+    assert "1 in pending_secret" in result.stdout
     new_key = load_master_key(load_settings(data_dir=data_dir))
     assert new_key != old_key
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600

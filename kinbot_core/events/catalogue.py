@@ -32,6 +32,18 @@ class KinMessageReceived(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class MessageSecretDetected(Event):
+    type = "message.secret.detected"
+    description = (
+        "Secrets were detected in an incoming message and hidden before it was stored; it "
+        "waits (redaction_pending) for its Kin to store them in the Vault or a member to "
+        "dismiss them."
+    )
+    kin_id: str
+    message_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class KinMessageSent(Event):
     type = "kin.message.sent"
     description = "A Kin finished a reply in its session."
@@ -267,6 +279,7 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     KinCreated,
     KinDeleted,
     KinMessageReceived,
+    MessageSecretDetected,
     KinMessageSent,
     KinMessageToKin,
     KinMessageRefused,

@@ -16,7 +16,14 @@ from kinbot_core.accounts.avatars import AvatarStore
 from kinbot_core.db import Database
 from kinbot_core.db.models import KinRecord, MessageRecord, TaskRecord
 from kinbot_core.events import EventBus
-from kinbot_core.events.catalogue import KinCreated, KinDeleted, KinMessageReceived, KinUpdated
+from kinbot_core.events.catalogue import (
+    KinCreated,
+    KinDeleted,
+    KinMessageReceived,
+    KinUpdated,
+    MessageSecretDetected,
+)
+from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.live import LiveFeed
 
 #: Fields of a Kin its users may set.
@@ -146,6 +153,9 @@ class MessageView:
     task_id: str | None = None
     #: Files a user attached (``kinbot_core.uploads.UploadView.reference`` dicts), or ``None``.
     attachments: list[dict[str, Any]] | None = None
+    #: Secrets detected in it are hidden (``[PENDING SECRET <n>]``), waiting for the Kin to
+    #: store them in the Vault or a member to say they are not secrets.
+    redaction_pending: bool = False
 
     @classmethod
     def of(cls, row: MessageRecord) -> MessageView:
@@ -168,6 +178,7 @@ class MessageView:
             chain_depth=row.chain_depth,
             task_id=row.task_id,
             attachments=json.loads(row.attachments) if row.attachments else None,
+            redaction_pending=bool(row.redaction_pending),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -184,9 +195,12 @@ class KinService:
         live: LiveFeed,
         data_dir: Path,
         *,
+        screen: Screen,
         check_model: Callable[[str], Any] | None = None,
     ) -> None:
         self._db = db
+        #: What an incoming message goes through before it is stored (the Vault's screening).
+        self._screen = screen
         self._bus = bus
         self._live = live
         self._workspaces = data_dir / "workspaces"
@@ -352,7 +366,10 @@ class KinService:
         attachments: list[dict[str, Any]] | None = None,
     ) -> MessageView:
         """Store an incoming message as queued for the Kin's next turn (users' messages go
-        ahead of automatic ones) and return it at once. A message from another Kin carries
+        ahead of automatic ones) and return it at once. Its text is screened first: vault
+        values are masked and, in what a person wrote, other secrets detected are hidden (the
+        message is then flagged ``redaction_pending``), so no copy of them is stored, returned
+        or broadcast. A message from another Kin carries
         its type (request, inform, reply), request id and chain depth; one from or to a
         sub-Kin, its task id. ``guard`` runs in the same transaction first (on the writer
         thread): what it changes is stored with the message, and it may raise to refuse.
@@ -360,19 +377,21 @@ class KinService:
         if not content.strip() and not attachments:
             raise KinError("The message is empty.")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
+        screened = await self._screen(content, detect=source not in AUTOMATIC_SOURCES)
 
         def insert() -> MessageRecord:
             if not KinRecord.select().where(KinRecord.id == kin_id).exists():
                 raise KinNotFound("No such Kin.")
             if guard is not None:
                 guard()
-            return MessageRecord.create(
+            row = MessageRecord.create(
                 kin=kin_id,
                 role="user",
                 source=source,
                 sender_id=sender_id,
                 sender_name=sender_name,
-                content=content,
+                content=screened.content,
+                redaction_pending=screened.redaction_pending,
                 status="queued",
                 priority=priority,
                 created_at=time.time(),
@@ -382,19 +401,27 @@ class KinService:
                 task_id=task_id,
                 attachments=json.dumps(attachments) if attachments else None,
             )
+            if screened.keep is not None:
+                screened.keep(row.id)
+            return row
 
         row = await self._db.write(insert)
         queue_length = self._queue_lengths.get(kin_id, 0) + 1
         self._queue_lengths[kin_id] = queue_length
         view = MessageView.of(row)
         self._bus.emit(KinMessageReceived(kin_id=kin_id, message_id=str(view.id), source=source))
+        if view.redaction_pending:
+            self._bus.emit(MessageSecretDetected(kin_id=kin_id, message_id=str(view.id)))
         self._live.publish("message", {"message": view.to_dict()})
         self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": queue_length})
         self.on_enqueued(kin_id)
         return view
 
     async def add_message(self, kin_id: str, **fields: Any) -> MessageView:
-        """Store a message produced by a turn or the system (not queued)."""
+        """Store a message produced by a turn or the system (not queued). One coming in
+        without a turn (a task's result in the background) has its vault values masked."""
+        if fields.get("role") == "user" and fields.get("content"):
+            fields["content"] = (await self._screen(fields["content"], detect=False)).content
         fields.setdefault("created_at", time.time())
         if isinstance(fields.get("tool_calls"), list):
             fields["tool_calls"] = json.dumps(fields["tool_calls"])

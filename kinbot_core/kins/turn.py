@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -43,6 +44,8 @@ TOOL_TIMEOUT = 120.0
 INTERNAL_ERROR = "an internal error stopped the turn (the server log has the details)."
 #: Characters of the preceding message added to the memory query.
 MEMORY_QUERY_CONTEXT_CHARS = 300
+#: A detected secret's placeholder (``kinbot_core.vault.arrival``).
+PENDING_SECRET = re.compile(r"\[PENDING SECRET (\d+)\]")
 SOURCE_LABELS = {"kin": "Kin ", "task": "Task ", "cron": "Cron ", "system": "System "}
 
 
@@ -60,13 +63,29 @@ KIN_MESSAGE_LABELS = {
 }
 
 
+#: Told to the model after a message in which secrets were detected and hidden.
+PENDING_SECRET_NOTE = (
+    "\n[KinBot: {hidden} in this message (id {id}) looked like a secret and was hidden; its "
+    "value is never shown to you. If it is one, store it in the Vault with store_secret(key, "
+    "message_id={id}, secret_number=N) for [PENDING SECRET N], then read it with get_secret "
+    "when a task needs it. If it is clearly not a secret, ask the sender to press "
+    '"Not a secret" on it in the chat.]'
+)
+
+
 def labelled(message: MessageView) -> str:
     """An incoming message as the model sees it: who wrote it (and, from another Kin, whether
-    it is a request, an inform or a reply), then what they wrote."""
+    it is a request, an inform or a reply), then what they wrote, then a note on secrets
+    hidden in it, if any."""
     label = SOURCE_LABELS.get(message.source, "")
     kind = KIN_MESSAGE_LABELS.get((message.kin_message_type or "", bool(message.request_id)))
     detail = f" · {kind.format(id=message.request_id)}" if kind else ""
-    return f"[{label}{message.sender_name or message.source}{detail}] {message.content}"
+    text = f"[{label}{message.sender_name or message.source}{detail}] {message.content}"
+    numbers = sorted({int(number) for number in PENDING_SECRET.findall(message.content)})
+    if message.redaction_pending and numbers:
+        hidden = ", ".join(f"[PENDING SECRET {number}]" for number in numbers)
+        text += PENDING_SECRET_NOTE.format(hidden=hidden, id=message.id)
+    return text
 
 
 def llm_messages(
@@ -388,21 +407,26 @@ class Turn:
 
     async def _memory_query(self) -> str:
         """The incoming message, then the message the Kin saw just before it (a short
-        follow-up such as "and for her brother?" needs what it follows)."""
+        follow-up such as "and for her brother?" needs what it follows). A message with
+        secrets hidden in it (``redaction_pending``) is left out until they are dealt with;
+        the query may then be empty."""
         before = [
             message
             for message in await self.platform.kins.history(self.kin.id, 2)
             if message.id != self.trigger.id and message.role in ("user", "assistant")
         ]
-        if not before or not before[-1].content.strip():
-            return self.trigger.content
-        return f"{self.trigger.content}\n{before[-1].content[:MEMORY_QUERY_CONTEXT_CHARS]}"
+        texts = [] if self.trigger.redaction_pending else [self.trigger.content]
+        if before and not before[-1].redaction_pending:
+            texts.append(before[-1].content[:MEMORY_QUERY_CONTEXT_CHARS])
+        return "\n".join(text for text in texts if text.strip())
 
     async def _fetch_memory(self) -> MemoryContext | None:
         backends = list(self.platform.registries.memory_backends)
         if not backends:
             return None
         query = await self._memory_query()
+        if not query:
+            return None
         for backend in backends:
             try:
                 context: MemoryContext = await backend.prompt_context(

@@ -43,9 +43,21 @@ class VaultSecretRead(Event):
 @dataclass(frozen=True, kw_only=True)
 class MessageRedacted(Event):
     type = "message.redacted"
-    description = "A secret was taken out of a stored message (redact_message)."
+    description = (
+        "A secret was taken out of a stored message (redact_message, or a detected secret "
+        "moved into the Vault with store_secret)."
+    )
     kin_id: str
     message_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MessageSecretDismissed(Event):
+    type = "message.secret.dismissed"
+    description = "A member said a secret detected in a message is not one: its text was restored."
+    kin_id: str
+    message_id: str
+    user_id: str
 
 
 VAULT_EVENTS: tuple[type[Event], ...] = (
@@ -54,4 +66,5 @@ VAULT_EVENTS: tuple[type[Event], ...] = (
     VaultSecretDeleted,
     VaultSecretRead,
     MessageRedacted,
+    MessageSecretDismissed,
 )

@@ -17,6 +17,10 @@ from typing import Any
 MIN_VALUE_LENGTH = 4
 
 
+#: How a text marks where a vault secret's value was.
+PLACEHOLDER_PATTERN = re.compile(r"\[SECRET: [A-Z][A-Z0-9_]*\]")
+
+
 def placeholder(key: str) -> str:
     """What stands in for the value of ``key`` wherever it would have appeared."""
     return f"[SECRET: {key}]"

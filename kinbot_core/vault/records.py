@@ -31,3 +31,25 @@ class VaultSecretRecord(BaseModel):
 def sealing_context(secret_id: str) -> str:
     """What a secret's sealed value is bound to."""
     return f"vault:{secret_id}"
+
+
+class PendingSecretRecord(BaseModel):
+    """A secret detected in an incoming message (table created by migration 0016). The
+    message's text holds ``[PENDING SECRET <number>]`` in its place; ``value_sealed`` is the
+    value encrypted under the master key, bound to the row's ``id``."""
+
+    id = peewee.TextField(primary_key=True)
+    message_id = peewee.IntegerField()
+    number = peewee.IntegerField()
+    #: What it looks like (``GitHub Token``, ``Password``…), from the detector.
+    kind = peewee.TextField()
+    value_sealed = peewee.BlobField()
+    created_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "pending_secret"
+
+
+def pending_sealing_context(pending_id: str) -> str:
+    """What a pending secret's sealed value is bound to."""
+    return f"pending_secret:{pending_id}"

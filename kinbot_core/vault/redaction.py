@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from dataclasses import dataclass
 
 from kinbot_core.compacting.records import CompactingSnapshot
 from kinbot_core.db import Database
 from kinbot_core.db.models import MemoryRecord, MessageRecord
-from kinbot_core.vault.masking import Masker
+from kinbot_core.vault.arrival import settle
+from kinbot_core.vault.masking import PLACEHOLDER_PATTERN, Masker
 
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_ATTEMPTS = 5
-#: How a redacted text marks where a secret was.
-PLACEHOLDER_PATTERN = re.compile(r"\[SECRET: [A-Z][A-Z0-9_]*\]")
 MAX_REDACTED_LENGTH = 100_000
 
 
@@ -49,6 +47,8 @@ class Redacted:
     in_summary: bool = False
     #: Memories extracted from the old text (they may quote the secret).
     memory_ids: tuple[int, ...] = ()
+    #: Secrets detected on arrival still hidden in it, waiting for a Kin or a member.
+    redaction_pending: bool = False
 
 
 def check_redacted_text(text: str) -> str:
@@ -80,7 +80,9 @@ def redact(db: Database, kin_id: str, message_id: int, text: str, masker: Masker
     if content == row.content:
         raise RedactionError("redacted_text is the message as it is: nothing to redact.")
     now = time.time()
-    MessageRecord.update(content=content, redaction_pending=False).where(
+    # Secrets detected on arrival and still pending keep the message flagged.
+    pending = settle(message_id, content)
+    MessageRecord.update(content=content, redaction_pending=pending).where(
         MessageRecord.id == message_id
     ).execute()
     db.sql("insert into message_fts (message_fts) values ('optimize')")
@@ -104,6 +106,7 @@ def redact(db: Database, kin_id: str, message_id: int, text: str, masker: Masker
         redacted_at=now,
         in_summary=bool(summarised),
         memory_ids=tuple(memory.id for memory in memories),
+        redaction_pending=pending,
     )
 
 

@@ -27,7 +27,7 @@ from kinbot_core.config import Settings
 from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.master_key import KEY_BYTES, KEY_FILE_NAME, load_master_key
-from kinbot_core.vault.records import sealing_context
+from kinbot_core.vault.records import pending_sealing_context, sealing_context
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ SEALED_COLUMNS: tuple[SealedColumn, ...] = (
     SealedColumn("provider", "config_sealed", "provider:{id}"),
     SealedColumn("vault_secret", "value_sealed", sealing_context("{id}")),
     SealedColumn("mcp_server", "sealed_secrets", "mcp_server:{id}"),
+    SealedColumn("pending_secret", "value_sealed", pending_sealing_context("{id}")),
 )
 
 

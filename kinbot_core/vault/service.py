@@ -35,6 +35,7 @@ from kinbot_core.vault.events import (
     VaultSecretUpdated,
 )
 from kinbot_core.vault.masking import MIN_VALUE_LENGTH, LogScrubber, Masker, placeholder
+from kinbot_core.vault.pending import PendingSecrets
 from kinbot_core.vault.records import VaultSecretRecord, sealing_context
 from kinbot_core.vault.redaction import Redacted, redact_message
 
@@ -161,6 +162,8 @@ class VaultService:
         self._masker = Masker({})
         self._scrubber = LogScrubber()
         self._lock = asyncio.Lock()
+        #: Secrets detected in incoming messages, waiting for a Kin or a member.
+        self.pending = PendingSecrets(self, db, bus, live, self._box)
         #: Per turn (its trigger message id), the keys read with ``get_secret`` during it.
         self._revealed: OrderedDict[int, set[str]] = OrderedDict()
         for event_class in VAULT_EVENTS:
@@ -196,9 +199,16 @@ class VaultService:
         return SecretView.of(await self._db.read(_row, key))
 
     async def create(
-        self, key: str, value: str, description: str = "", *, created_by: str | None = None
+        self,
+        key: str,
+        value: str,
+        description: str = "",
+        *,
+        created_by: str | None = None,
+        along: Callable[[], None] | None = None,
     ) -> SecretView:
-        """Store a new secret; ``SecretKeyTaken`` if the key exists."""
+        """Store a new secret; ``SecretKeyTaken`` if the key exists. ``along`` runs in the
+        same transaction, after the insert (on the writer thread); it may raise to undo it."""
         key, value = valid_key(key), _valid_value(value)
         description = _valid_description(description)
         secret_id = uuid.uuid4().hex
@@ -208,7 +218,7 @@ class VaultService:
             if VaultSecretRecord.select().where(VaultSecretRecord.key == key).exists():
                 raise SecretKeyTaken(f"A secret named {key} exists already.")
             now = time.time()
-            return VaultSecretRecord.create(
+            row = VaultSecretRecord.create(
                 id=secret_id,
                 key=key,
                 value_sealed=sealed,
@@ -217,6 +227,9 @@ class VaultService:
                 created_at=now,
                 updated_at=now,
             )
+            if along is not None:
+                along()
+            return row
 
         async with self._lock:
             row = await self._db.write(insert)
@@ -349,10 +362,16 @@ class VaultService:
         is now a placeholder), leaving no copy of the old text in the database file.
         Raises ``RedactionError`` (see ``kinbot_core.vault.redaction``)."""
         done = await redact_message(self._db, kin_id, message_id, redacted_text, self._masker)
-        self._live.rewrite_message(message_id, done.content)
+        pending = done.redaction_pending
+        self._live.rewrite_message(message_id, done.content, redaction_pending=pending)
         self._live.publish(
             "message.redacted",
-            {"kin_id": kin_id, "id": message_id, "content": done.content},
+            {
+                "kin_id": kin_id,
+                "id": message_id,
+                "content": done.content,
+                "redaction_pending": pending,
+            },
         )
         self._bus.emit(MessageRedacted(kin_id=kin_id, message_id=str(message_id)))
         logger.info("message %s of Kin %s redacted", message_id, kin_id)

@@ -1,4 +1,5 @@
-"""The Vault tools: ``get_secret`` and ``redact_message``, over ``platform.vault``.
+"""The Vault tools: ``get_secret``, ``store_secret`` and ``redact_message``, over
+``platform.vault``.
 
 What ``get_secret`` returns is a tool result like any other, and tool results are stored
 with every vault value masked: the stored message (and so the history, summaries, memories
@@ -21,14 +22,18 @@ from kinbot_core.tools import (
     required_text,
 )
 from kinbot_core.vault import RedactionError, VaultError
+from kinbot_core.vault.pending import PendingSecretError
 
 #: The hidden instruction on secrets.
 PROMPT_HINT = (
     "Secrets (API keys, tokens, passwords) are kept in the Vault. Read one with "
     "get_secret(key) only when a task needs it, and never write a secret's value in a reply. "
-    "When someone pastes a secret in the chat, tell them an administrator should store it in "
-    "the Vault, and call redact_message at once with that message's id and its text where the "
-    "secret is replaced by a placeholder such as [SECRET: GITHUB_TOKEN]."
+    "A secret pasted in the chat is usually hidden on arrival as [PENDING SECRET N]: store "
+    "it with store_secret under a key that says what it is (e.g. GITHUB_TOKEN) when the "
+    "sender wants it kept. If you see a secret in clear in a message, call redact_message at "
+    "once with that message's id and its text where the secret is replaced by a placeholder "
+    "such as [SECRET: GITHUB_TOKEN], and tell the sender an administrator should store it in "
+    "the Vault."
 )
 
 
@@ -58,6 +63,75 @@ class GetSecretTool:
             known = ", ".join(vault.keys()) or "none"
             raise ToolError(f"{exc.message} Secrets in the Vault: {known}.") from exc
         return value
+
+
+class StoreSecretTool:
+    """``store_secret(key, message_id?, secret_number?, description?)``: a secret hidden on
+    arrival (``[PENDING SECRET N]``) moved into the Vault, without the model seeing it."""
+
+    name = "store_secret"
+    description = (
+        "Store in the Vault, under a new key, a secret that was hidden from a message of this "
+        "conversation as [PENDING SECRET N] (you never see its value). The message then shows "
+        "[SECRET: KEY], and get_secret(key) reads the value when a task needs it."
+    )
+    parameters: dict[str, Any] = object_schema(
+        {
+            "key": {
+                "type": "string",
+                "description": "A new key in upper snake case, saying what it is: GITHUB_TOKEN.",
+            },
+            "message_id": {
+                "type": "integer",
+                "description": (
+                    "The id of the message holding it; leave it out for the message you are "
+                    "answering now."
+                ),
+            },
+            "secret_number": {
+                "type": "integer",
+                "description": "N of [PENDING SECRET N]; may be left out when there is one.",
+            },
+            "description": {"type": "string", "description": "What the secret is for."},
+        },
+        ["key"],
+    )
+    prompt_hint = ""
+
+    async def run(self, context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Store; return ``{"status": "stored", "key", "placeholder", "message_id"}``."""
+        arguments = named_arguments(self, arguments)
+        key = required_text(arguments, "key")
+        given = arguments.get("message_id")
+        message_id = _message_id(context.trigger_id if given is None else given)
+        description = arguments.get("description") or ""
+        if not isinstance(description, str):
+            raise ToolError("'description' must be a string.")
+        pending = context.platform.vault.pending
+        number = arguments.get("secret_number")
+        if number is None:
+            numbers = await pending.numbers(message_id)
+            if len(numbers) != 1:
+                hidden = ", ".join(f"[PENDING SECRET {n}]" for n in numbers) or "none"
+                raise ToolError(
+                    f"Say which secret with secret_number; hidden in message {message_id}: "
+                    f"{hidden}."
+                )
+            number = numbers[0]
+        if isinstance(number, str) and number.strip().isdigit():
+            number = int(number.strip())
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise ToolError("'secret_number' must be a whole number (N of [PENDING SECRET N]).")
+        try:
+            stored = await pending.store(context.kin_id, message_id, number, key, description)
+        except (PendingSecretError, VaultError) as exc:
+            raise ToolError(exc.message) from exc
+        return {
+            "status": "stored",
+            "key": stored.secret.key,
+            "placeholder": stored.secret.to_dict()["placeholder"],
+            "message_id": message_id,
+        }
 
 
 class RedactMessageTool:
@@ -126,7 +200,7 @@ def _message_id(value: Any) -> int:
 
 
 #: The tools this plugin contributes, in registration order.
-TOOLS: tuple[Tool, ...] = (GetSecretTool(), RedactMessageTool())
+TOOLS: tuple[Tool, ...] = (GetSecretTool(), StoreSecretTool(), RedactMessageTool())
 
 
 @hookimpl

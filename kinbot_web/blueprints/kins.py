@@ -8,10 +8,17 @@ from pydantic import BaseModel, Field, StringConstraints
 from quart import Blueprint, Response, request
 from quart_schema import validate_request
 
+from kinbot_core.vault import SecretKeyTaken, VaultError
+from kinbot_core.vault.pending import (
+    PendingSecretError,
+    PendingSecretForbidden,
+    PendingSecretNotFound,
+)
+from kinbot_core.vault.service import MAX_DESCRIPTION_LENGTH, MAX_KEY_LENGTH
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.blueprints.uploads import attachment_references, upload_store
-from kinbot_web.errors import ApiError
+from kinbot_web.errors import ApiError, error_response
 from kinbot_web.images import avatar_response, uploaded_avatar
 
 blueprint = Blueprint("kins", __name__)
@@ -48,6 +55,28 @@ class MessageIn(BaseModel):
     content: str = Field("", max_length=100_000)
     #: Ids of files uploaded with ``POST /api/kins/<id>/uploads``.
     attachments: list[str] = Field(default_factory=list, max_length=10)
+
+
+class PendingSecretIn(BaseModel):
+    #: The Vault key to store it under (a new one).
+    key: str = Field(min_length=1, max_length=MAX_KEY_LENGTH)
+    description: str = Field("", max_length=MAX_DESCRIPTION_LENGTH)
+
+
+@blueprint.errorhandler(PendingSecretError)
+async def pending_secret_error(exc: PendingSecretError) -> Response:
+    if isinstance(exc, PendingSecretNotFound):
+        status = 404
+    elif isinstance(exc, PendingSecretForbidden):
+        status = 403
+    else:
+        status = 400
+    return error_response(status, exc.code, exc.message)
+
+
+@blueprint.errorhandler(VaultError)
+async def vault_error(exc: VaultError) -> Response:
+    return error_response(409 if isinstance(exc, SecretKeyTaken) else 400, exc.code, exc.message)
 
 
 @blueprint.get("/api/kins")
@@ -176,6 +205,53 @@ async def send_message(kin_id: str, data: MessageIn) -> tuple[dict[str, object],
         attachments=attached,
     )
     return {"message": message.to_dict()}, 202
+
+
+def _whole(value: str, name: str) -> int:
+    """A path's id or number; anything else names nothing (404)."""
+    if not value.isdigit():
+        raise ApiError(404, "not_found", f"No such {name}.")
+    return int(value)
+
+
+@blueprint.post("/api/kins/<kin_id>/messages/<message_id>/secrets/<number>/store")
+@signed_in
+@validate_request(PendingSecretIn)
+async def store_pending_secret(
+    kin_id: str, message_id: str, number: str, data: PendingSecretIn
+) -> tuple[dict[str, object], int]:
+    """Store ``[PENDING SECRET <number>]`` of a message (a secret detected on arrival) in the
+    Vault under a new key; the message then shows ``[SECRET: KEY]``. For the member who sent
+    the message, or an administrator."""
+    user = current_user()
+    await current_platform().kins.get(kin_id)
+    stored = await current_platform().vault.pending.store(
+        kin_id,
+        _whole(message_id, "message"),
+        _whole(number, "hidden secret"),
+        data.key,
+        data.description,
+        user_id=user.id,
+        admin=user.is_admin,
+    )
+    return {"message": stored.message.to_dict(), "secret": stored.secret.to_dict()}, 201
+
+
+@blueprint.post("/api/kins/<kin_id>/messages/<message_id>/secrets/<number>/dismiss")
+@signed_in
+async def dismiss_pending_secret(kin_id: str, message_id: str, number: str) -> dict[str, object]:
+    """Say ``[PENDING SECRET <number>]`` of a message is not a secret: its text comes back.
+    For the member who sent the message, or an administrator."""
+    user = current_user()
+    await current_platform().kins.get(kin_id)
+    message = await current_platform().vault.pending.dismiss(
+        kin_id,
+        _whole(message_id, "message"),
+        _whole(number, "hidden secret"),
+        user_id=user.id,
+        admin=user.is_admin,
+    )
+    return {"message": message.to_dict()}
 
 
 @blueprint.get("/api/kins/<kin_id>/memories")

@@ -61,6 +61,13 @@ const en = {
     openTask: "Open the task", questionWaiting: "A question waits for an answer", answerIn: "Answer it in {{name}}'s chat",
     reportsTo: "Reports to {{name}}", session: "The task's session", taskMode: { await: "awaited", async: "in the background", cron: "scheduled" },
     noSession: "Nothing in this session yet.", taskResult: "Result", you: "You", clock: "12h", select: "Choose a Kin to start talking.",
+    secretHidden: "Secret {{number}} hidden", secretActions: "Secret {{number}} hidden: store it or show it",
+    secretNote: "A secret was detected and hidden, from everyone and from {{name}} too. {{name}} can store it in the Vault; its sender can say it is not a secret.",
+    storeSecret: "Store in the Vault…", notASecret: "Not a secret", storeTitle: "Store this secret in the Vault",
+    storeDescription: "Nobody sees its value on the way: Kins read it by its key when a task needs it. The message will show the key instead.",
+    storeConfirm: "Store", secretStored: "Stored in the Vault as {{key}}",
+    dismissTitle: "Not a secret?", dismissDescription: "The hidden text will be shown to everyone in this chat, kept in its history and read by the Kin.",
+    dismissConfirm: "Show it",
   },
   settings: {
     title: "Settings", providers: "AI providers", search: "Search providers", mcp: "MCP servers", vault: "Vault",
@@ -70,6 +77,8 @@ const en = {
     keyHint: "Upper case with underscores, e.g. GITHUB_TOKEN.", valueHint: "Hidden once saved: nobody can read it back here.",
     adminOnly: "Only an administrator can change the settings.", hooks: "Hooks", builtin: "built in", toggle: "Enable {{name}}",
     loadError: "Could not load: {{error}}",
+    editSecret: "Edit {{key}}", newValue: "New value", newValueHint: "Leave empty to keep the current value.",
+    deleteSecret: "Delete {{key}}?", deleteSecretHint: "Kins will no longer be able to read it. Messages keep showing its placeholder.",
   },
   kinSettings: {
     title: "{{name}}'s settings", open: "Kin settings", profile: "Profile", memories: "Memories", compacting: "Summary",

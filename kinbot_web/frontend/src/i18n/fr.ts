@@ -63,6 +63,13 @@ const fr: Strings = {
     reportsTo: "Rend compte à {{name}}", session: "La session de la tâche", taskMode: { await: "attendue", async: "en arrière-plan", cron: "planifiée" },
     noSession: "Rien dans cette session pour l'instant.", taskResult: "Résultat",
     taskStatus: { pending: "en attente", in_progress: "en cours", completed: "terminée", failed: "échouée", cancelled: "annulée" }, empty: "Dites bonjour à {{name}}.", you: "Vous", clock: "24h", select: "Choisissez un Kin pour commencer.",
+    secretHidden: "Secret {{number}} masqué", secretActions: "Secret {{number}} masqué : le ranger ou l'afficher",
+    secretNote: "Un secret a été détecté et masqué, pour tout le monde et pour {{name}} aussi. {{name}} peut le ranger dans le coffre-fort ; la personne qui l'a envoyé peut dire que ce n'en est pas un.",
+    storeSecret: "Ranger dans le coffre-fort…", notASecret: "Ce n'est pas un secret", storeTitle: "Ranger ce secret dans le coffre-fort",
+    storeDescription: "Personne ne voit sa valeur au passage : les Kins la lisent par sa clé quand une tâche en a besoin. Le message affichera la clé à la place.",
+    storeConfirm: "Ranger", secretStored: "Rangé dans le coffre-fort sous {{key}}",
+    dismissTitle: "Ce n'est pas un secret ?", dismissDescription: "Le texte masqué sera affiché à tout le monde dans ce chat, gardé dans son historique et lu par le Kin.",
+    dismissConfirm: "L'afficher",
   },
   settings: {
     title: "Réglages", providers: "Fournisseurs d'IA", search: "Fournisseurs de recherche", mcp: "Serveurs MCP", vault: "Coffre-fort",
@@ -72,6 +79,8 @@ const fr: Strings = {
     keyHint: "Majuscules et soulignés, par ex. GITHUB_TOKEN.", valueHint: "Masquée une fois enregistrée : personne ne peut la relire ici.",
     adminOnly: "Seul un administrateur peut modifier les réglages.", hooks: "Hooks", builtin: "intégré", toggle: "Activer {{name}}",
     loadError: "Chargement impossible : {{error}}",
+    editSecret: "Modifier {{key}}", newValue: "Nouvelle valeur", newValueHint: "Laissez vide pour garder la valeur actuelle.",
+    deleteSecret: "Supprimer {{key}} ?", deleteSecretHint: "Les Kins ne pourront plus le lire. Les messages garderont son espace réservé.",
   },
   kinSettings: {
     title: "Réglages de {{name}}", open: "Réglages du Kin", profile: "Profil", memories: "Souvenirs", compacting: "Résumé",

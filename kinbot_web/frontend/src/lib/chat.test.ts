@@ -128,6 +128,17 @@ describe("chatReducer", () => {
     expect(state.messages).toHaveLength(1);
     expect(state.messages[0]).toMatchObject({ status: "processing", content: "token [SECRET: GITHUB_TOKEN]" });
   });
+
+  it("clears or keeps the hidden-secret flag as the stored or restored text says", () => {
+    const flagged = message(31, { content: "a [PENDING SECRET 1] b [PENDING SECRET 2]", redaction_pending: true });
+    let state = apply(emptyChat, { type: "message", message: flagged }, {
+      type: "redacted",
+      data: { kin_id: "k", id: 31, content: "a 1234abcd b [PENDING SECRET 2]", redaction_pending: true },
+    });
+    expect(state.messages[0]).toMatchObject({ content: "a 1234abcd b [PENDING SECRET 2]", redaction_pending: true });
+    state = apply(state, { type: "redacted", data: { kin_id: "k", id: 31, content: "a 1234abcd b [SECRET: KEY]", redaction_pending: false } });
+    expect(state.messages[0].redaction_pending).toBe(false);
+  });
 });
 
 describe("originOf", () => {

@@ -155,8 +155,9 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       };
     }
     case "redacted": {
-      const { id, content } = action.data;
-      return { ...state, messages: state.messages.map((message) => (message.id === id ? { ...message, content } : message)) };
+      // A secret taken out of a message (redacted, stored in the Vault) or put back (not one).
+      const { id, content, redaction_pending = false } = action.data;
+      return { ...state, messages: state.messages.map((message) => (message.id === id ? { ...message, content, redaction_pending } : message)) };
     }
     case "delta": {
       const { turn, step, at, text } = action.data;

@@ -12,7 +12,8 @@ import type { Kin, KinState, Message, MessageStatus } from "./types";
 /** Data of each event the stream carries that the front end uses. */
 export interface EventMap {
   message: { message: Message };
-  "message.redacted": { kin_id: string; id: number; content: string };
+  "message.redacted": { kin_id: string; id: number; content: string; redaction_pending?: boolean };
+  "message.restored": { kin_id: string; id: number; content: string; redaction_pending: boolean };
   "message.status": { kin_id: string; id: number; status: MessageStatus };
   "kin.delta": { kin_id: string; turn: number; step: number; at: number; text: string };
   "kin.tool": { kin_id: string; turn: number; id: string; name: string; status: "running" | "done" | "error" };
@@ -31,6 +32,7 @@ export type EventName = keyof EventMap;
 export const EVENT_NAMES: readonly EventName[] = [
   "message",
   "message.redacted",
+  "message.restored",
   "message.status",
   "kin.delta",
   "kin.tool",

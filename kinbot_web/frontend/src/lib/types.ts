@@ -75,6 +75,8 @@ export interface Message {
   chain_depth?: number | null;
   task_id?: string | null;
   attachments: Attachment[] | null;
+  /** Secrets detected on arrival are hidden in `content` as `[PENDING SECRET n]`. */
+  redaction_pending?: boolean;
 }
 
 export interface ProviderConfigField {

@@ -1,29 +1,19 @@
-import { BlocksIcon, BotIcon, EyeOffIcon, KeyRoundIcon, PlugIcon, PlusIcon, SearchIcon, Trash2Icon, UsersIcon } from "lucide-react";
+import { BlocksIcon, BotIcon, KeyRoundIcon, PlugIcon, SearchIcon, UsersIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { PageFrame } from "@/components/app/page-frame";
 import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
+import { VaultAdmin } from "@/components/app/vault-admin";
 import { ProviderSetup } from "@/components/app/provider-setup";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { Field, Input } from "@/components/ui/input";
 import { Switch } from "@/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useToast } from "@/components/ui/toast";
 import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
 import type { User } from "@/lib/types";
-
-interface Secret {
-  id: string;
-  key: string;
-  description: string | null;
-  value: string;
-  placeholder: string;
-}
 
 interface Plugin {
   name: string;
@@ -37,85 +27,6 @@ interface Plugin {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function Vault() {
-  const { t } = useTranslation();
-  const { toast } = useToast();
-  const [secrets, setSecrets] = React.useState<Secret[]>([]);
-  const [error, setError] = React.useState<string | null>(null);
-  const form = React.useRef<HTMLFormElement>(null);
-  const reload = React.useCallback(() => void api<{ secrets: Secret[] }>("/api/vault").then(({ secrets: list }) => setSecrets(list)), []);
-  React.useEffect(reload, [reload]);
-
-  async function add(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    setError(null);
-    try {
-      await api("/api/vault", { body: { key: String(data.get("key")).trim(), value: String(data.get("value")), description: String(data.get("description") ?? "") } });
-      form.current?.reset(); // the value leaves the page as soon as it is saved
-      reload();
-      toast({ title: t("account.saved"), tone: "success" });
-    } catch (caught) {
-      setError(errorText(caught));
-    }
-  }
-
-  async function remove(key: string) {
-    await api(`/api/vault/${encodeURIComponent(key)}`, { method: "DELETE" }).catch((caught) => setError(errorText(caught)));
-    reload();
-  }
-
-  return (
-    <div className="grid gap-6 lg:grid-cols-2">
-      <ul className="flex flex-col gap-2" aria-label={t("settings.vault")}>
-        {secrets.length === 0 ? <li className="text-sm text-muted-foreground">{t("settings.noSecrets")}</li> : null}
-        {secrets.map((secret) => (
-          <li key={secret.id} className="flex items-center gap-3 rounded-xl bg-muted px-3 py-2" data-secret={secret.key}>
-            <KeyRoundIcon className="size-4 shrink-0 text-muted-foreground" aria-hidden />
-            <div className="min-w-0 flex-1">
-              <code className="text-sm font-semibold">{secret.key}</code>
-              {secret.description ? <p className="truncate text-xs text-muted-foreground">{secret.description}</p> : null}
-            </div>
-            <span className="inline-flex items-center gap-1 text-xs text-muted-foreground">
-              <EyeOffIcon className="size-3.5" aria-hidden /> <span aria-hidden>{secret.value}</span>
-              <span className="sr-only">{t("settings.masked")}</span>
-            </span>
-            <Button variant="ghost" size="icon-sm" aria-label={`${t("common.delete")} ${secret.key}`} onClick={() => void remove(secret.key)}>
-              <Trash2Icon />
-            </Button>
-          </li>
-        ))}
-      </ul>
-      <Card className="shadow-none">
-        <CardHeader className="pb-2">
-          <CardTitle className="text-base">{t("settings.addSecret")}</CardTitle>
-        </CardHeader>
-        <CardContent>
-          <form ref={form} className="flex flex-col gap-3" onSubmit={(event) => void add(event)}>
-            <Field label={t("settings.key")} htmlFor="secret-key" hint={t("settings.keyHint")}>
-              <Input id="secret-key" name="key" required pattern="[A-Z][A-Z0-9_]{0,63}" autoComplete="off" />
-            </Field>
-            <Field label={t("settings.value")} htmlFor="secret-value" hint={t("settings.valueHint")}>
-              <Input id="secret-value" name="value" type="password" required minLength={4} autoComplete="off" />
-            </Field>
-            <Field label={t("settings.description")} htmlFor="secret-description">
-              <Input id="secret-description" name="description" autoComplete="off" />
-            </Field>
-            {error ? (
-              <p className="text-sm font-medium text-destructive" role="alert">
-                {error}
-              </p>
-            ) : null}
-            <Button type="submit" className="self-start">
-              <PlusIcon /> {t("common.add")}
-            </Button>
-          </form>
-        </CardContent>
-      </Card>
-    </div>
-  );
 }
 
 function Plugins() {
@@ -207,7 +118,7 @@ export default function SettingsPage() {
           <McpAdmin />
         </TabsContent>
         <TabsContent value="vault">
-          <Vault />
+          <VaultAdmin />
         </TabsContent>
         <TabsContent value="users">
           <UsersAdmin me={me} />

@@ -57,6 +57,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
       stream.on("message", ({ message }) => mine(message.kin_id) && dispatch({ type: "message", message })),
       stream.on("message.status", (data) => mine(data.kin_id) && dispatch({ type: "status", data })),
       stream.on("message.redacted", (data) => mine(data.kin_id) && dispatch({ type: "redacted", data })),
+      stream.on("message.restored", (data) => mine(data.kin_id) && dispatch({ type: "redacted", data })),
       stream.on("kin.delta", (data) => mine(data.kin_id) && dispatch({ type: "delta", data })),
       stream.on("kin.tool", (data) => mine(data.kin_id) && dispatch({ type: "tool", data })),
       stream.onResync(() => {

@@ -26,6 +26,33 @@ function bubble(fields: Partial<Message>) {
 
 afterEach(cleanup);
 
+describe("MessageView with secrets hidden on arrival", () => {
+  const hidden = { content: "my token is [PENDING SECRET 1], keep it", redaction_pending: true };
+
+  it("shows a chip where the secret was and says it was hidden; the sender gets its actions", () => {
+    const element = bubble(hidden);
+    const chip = element!.querySelector<HTMLElement>("[data-pending-secret='1']");
+    expect(chip?.textContent).toBe("Secret 1 hidden");
+    expect(chip?.tagName).toBe("BUTTON");
+    expect(element!.textContent).not.toContain("[PENDING SECRET 1]");
+    expect(element!.querySelector("[data-secret-note]")?.textContent).toContain("Chef can store it in the Vault");
+  });
+
+  it("gives another member a plain chip, and an administrator the actions", () => {
+    const { container } = render(<MessageView message={message({ ...hidden, sender_id: "u-marie", sender_name: "Marie" })} me={me} kin={kin} />);
+    expect(container.querySelector("[data-pending-secret='1']")?.tagName).toBe("SPAN");
+    cleanup();
+    const admin = render(<MessageView message={message({ ...hidden, sender_id: "u-marie" })} me={{ id: "u-nico", role: "admin" }} kin={kin} />);
+    expect(admin.container.querySelector("[data-pending-secret='1']")?.tagName).toBe("BUTTON");
+  });
+
+  it("shows the text as usual once nothing is hidden any more", () => {
+    const element = bubble({ content: "my token is [SECRET: GITHUB_TOKEN], keep it", redaction_pending: false });
+    expect(element!.querySelector("[data-pending-secret]")).toBeNull();
+    expect(element!.querySelector("[data-secret-note]")).toBeNull();
+  });
+});
+
 describe("MessageView", () => {
   it("shows the signed-in user's message as theirs, on the right", () => {
     const element = bubble({});

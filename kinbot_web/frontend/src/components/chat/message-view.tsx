@@ -7,6 +7,8 @@ import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
 import { originOf, type ChatState, type ToolActivity } from "@/lib/chat";
 import type { Kin, Message, User } from "@/lib/types";
 
+import { hasPendingSecrets, PendingSecretsText } from "./pending-secrets";
+
 type MarkdownComponent = (typeof import("@/components/markdown"))["default"];
 
 // Fetched as soon as the chat's own code is, alongside its first page of messages.
@@ -117,7 +119,8 @@ function RunningTools({ tools }: { tools: ToolActivity[] }) {
 
 export interface MessageViewProps {
   message: Message;
-  me: Pick<User, "id"> | null;
+  /** The signed-in user (with a role: the sender or an administrator handles hidden secrets). */
+  me: (Pick<User, "id"> & Partial<Pick<User, "role">>) | null;
   /** The Kin whose session this is (names and pictures its replies). */
   kin: Pick<Kin, "id" | "name" | "avatar_url">;
   /** Pictures of other senders by id (users and Kins). */
@@ -166,7 +169,7 @@ export function MessageView({ message, me, kin, avatars = {} }: MessageViewProps
   const avatarUrl = origin === "assistant" ? kin.avatar_url : message.sender_id ? (avatars[message.sender_id] ?? null) : null;
   return (
     <ChatBubble origin={origin} name={name} avatarUrl={avatarUrl} status={message.status} time={message.created_at} labels={labels}>
-      {message.content ? <MessageText text={message.content} /> : null}
+      {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} /> : null}
       {message.attachments?.length ? (
         <ul className="mt-1 flex flex-wrap gap-2">
           {message.attachments.map((file) => (
