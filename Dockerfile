@@ -31,8 +31,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     KINBOT_HOST=0.0.0.0 \
     KINBOT_PORT=8787
 
-# bubblewrap confines custom tools (when the container may create user namespaces; otherwise
-# KinBot logs it and runs them unconfined); git runs the git_clone tool (ca-certificates for
+# bubblewrap confines Kin code (custom tools) where the container may create user namespaces;
+# an ordinary container may not, and Landlock (the host kernel's) confines it instead; where
+# neither works, custom tools are refused. git runs the git_clone tool (ca-certificates for
 # its https); Node.js and npx run MCP servers from npm.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap git ca-certificates \

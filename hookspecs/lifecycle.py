@@ -41,13 +41,14 @@ def tools_for_kin(kin: KinRef, platform: Any) -> list[Any] | None:
 
 
 @hookspec
-def before_chat(kin: KinRef, context: ChatContext) -> None:
+def before_chat(kin: KinRef, context: ChatContext, platform: Any) -> None:
     """Called before each request to the LLM, once the context of the call is built.
 
     ``kin`` is the Kin (or sub-Kin) about to call its model; ``context`` holds the system
     prompt sections, the messages and the tools that will be sent. An implementation may
     change ``context`` in place (add context, rewrite or filter sections and messages); later
-    implementations see the earlier changes. A failure is isolated: the call goes ahead with the
+    implementations see the earlier changes. ``platform`` is the running
+    ``kinbot_core.platform.Platform``. A failure is isolated: the call goes ahead with the
     changes made so far.
     """
 

@@ -31,6 +31,7 @@ ENV_PREFIX = "KINBOT_"
 CONFIG_FILE_ENV = "KINBOT_CONFIG_FILE"
 CONFIG_FILE_NAME = "kinbot.toml"
 MIB = 1024 * 1024
+GIB = 1024 * MIB
 #: An entry of ``allowed_hosts``: a host name, ``*.`` and a domain, or ``*``.
 HOST_PATTERN = re.compile(r"\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 
@@ -506,16 +507,42 @@ class Settings(BaseSettings):
         ge=1024,
         description="Most bytes of a custom tool's stdout (and of its stderr) given to the model.",
     )
-    custom_tool_sandbox: Literal["auto", "bubblewrap", "none"] = Field(
+    custom_tool_sandbox: Literal["auto", "bubblewrap", "landlock", "none"] = Field(
         "auto",
-        description="How custom tools are confined: `bubblewrap` (read-only system, only the "
-        "workspace writable, no data directory, no /etc), `none` (a plain subprocess in the "
-        "workspace with a scrubbed environment), or `auto` (bubblewrap when it works here).",
+        description="How Kin-written code (custom tools) is confined: `bubblewrap` (its own "
+        "namespaces: the system read-only, the workspace, nothing else), `landlock` (the "
+        "kernel's Landlock and a seccomp filter: the same files, no network), `auto` "
+        "(bubblewrap where it works, else Landlock; where neither works custom tools are "
+        "refused), or `none`: no confinement at all, Kin code can read everything the server "
+        "can, `secret.key` and the database included (dangerous: only for a machine that "
+        "holds nothing of value).",
     )
-    custom_tool_network: bool = Field(
-        True,
-        description="Whether custom tools run in the bubblewrap sandbox may use the network "
-        "(the server's own network, loopback included).",
+    custom_tool_cpu_seconds: int = Field(
+        60,
+        ge=1,
+        description="CPU time one process of a custom tool may use (`RLIMIT_CPU`), in seconds.",
+    )
+    custom_tool_memory_bytes: int = Field(
+        GIB,
+        ge=64 * MIB,
+        description="Memory one process of a custom tool may allocate (`RLIMIT_DATA`: heap "
+        "and private writable mappings), in bytes.",
+    )
+    custom_tool_max_processes: int = Field(
+        128,
+        ge=0,
+        description="Processes and threads one run of a custom tool may add (`RLIMIT_NPROC`, "
+        "above those its user has when it starts: see Confining Kin code). 0: no limit.",
+    )
+    custom_tool_file_size_bytes: int = Field(
+        256 * MIB,
+        ge=MIB,
+        description="Largest file a custom tool may write (`RLIMIT_FSIZE`), in bytes.",
+    )
+    custom_tool_open_files: int = Field(
+        1024,
+        ge=16,
+        description="Files a process of a custom tool may have open at once (`RLIMIT_NOFILE`).",
     )
 
     @field_validator(

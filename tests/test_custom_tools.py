@@ -19,6 +19,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_core.tasks import TaskSpec
 from kinbot_core.tools import ToolContext, ToolError
+from kinbot_plugins.custom_tools import runtime_of
 from kinbot_plugins.custom_tools.tools import TOOLS as CUSTOM_TOOLS
 from kinbot_plugins.tools.workspace_tools import TOOLS as WORKSPACE_TOOLS
 from tests.support.accounts import set_up_admin
@@ -113,7 +114,7 @@ async def test_register_run_list_update_and_delete(context: ToolContext) -> None
         await call(context, "run_custom_tool", tool_name="echo", args={})
     listed = await call(context, "list_custom_tools")
     assert [t["name"] for t in listed["tools"]] == ["echo"]
-    assert listed["sandbox"] in ("bubblewrap", "none")
+    assert listed["sandbox"] in ("bubblewrap", "landlock")
     await script(context, "tools/shout.sh", 'read -r line; echo "${line^^}"\n')
     updated = await call(
         context, "update_custom_tool", name="echo", path="tools/shout.sh", description="Shouts."
@@ -262,7 +263,7 @@ async def test_a_script_sees_no_server_secret_in_its_environment(
         result = await call(context, "run_custom_tool", tool_name="env")
     seen = json.loads(result["stdout"])
     assert seen["key"] is None
-    assert set(seen["env"]) <= {"PATH", "LANG", "HOME", "PWD"}
+    assert set(seen["env"]) <= {"PATH", "LANG", "HOME", "PWD", "TMPDIR"}
     assert SERVER_SECRET not in result["stdout"]
 
 
@@ -434,8 +435,9 @@ async def test_the_api_lists_a_kins_tools_and_its_sandbox(server: RunningServer)
     await script(context, "echo.py", ECHO)
     await register(context, "echo", "echo.py")
     listed = (await server.client.get(f"/api/kins/{kin_id}/custom-tools")).json()
-    expected = "bubblewrap" if shutil.which("bwrap") else "none"
-    assert listed["sandbox"] == expected
+    state = await runtime_of(server.platform).sandbox_state()
+    assert state.mode in ("bubblewrap", "landlock") and listed["sandbox"] == state.mode
+    assert listed["network"] == "off"
     assert [(t["name"], t["path"]) for t in listed["tools"]] == [("echo", "echo.py")]
     async with server.new_client() as stranger:
         assert (await stranger.get(f"/api/kins/{kin_id}/custom-tools")).status_code == 401
@@ -457,7 +459,7 @@ async def test_without_a_sandbox_the_api_and_the_log_say_so(
         await add_openai_provider(server.client, fake_llm)
         kin_id = await make_kin(server.client, "Chef")
         listed = (await server.client.get(f"/api/kins/{kin_id}/custom-tools")).json()
-    assert listed == {"sandbox": "none", "tools": []}
+    assert listed == {"sandbox": "none", "network": "off", "tools": []}
     assert any("WITHOUT a sandbox" in record.getMessage() for record in caplog.records)
 
 

@@ -1,5 +1,6 @@
 """A Kin's settings in Debian's Chromium: the crons tab following the live feed, custom tools
-removed from the tools tab, roles written in French sentences."""
+removed from the tools tab, roles written in French sentences, the internet for its scripts
+switched only by an administrator or its creator."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from playwright.async_api import Browser, Page, expect
 
 from tests import test_frontend_e2e as e2e
-from tests.support.accounts import MARIE, invite, register
+from tests.support.accounts import MARIE, PASSWORD, invite, register
 from tests.support.browser import NEEDS_BROWSER, toast
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.server import RunningServer
@@ -160,5 +161,40 @@ async def test_an_invitation_names_the_role_in_lower_case_in_french(
         await expect(subtitle).to_have_text(
             "Vous êtes invité·e comme administrateur·rice. Présentez-vous."
         )
+    finally:
+        await context.close()
+
+
+async def test_only_an_administrator_or_its_creator_gives_a_kins_scripts_the_internet(
+    server: RunningServer, page: Page, browser: Browser
+) -> None:
+    await sign_in(page, server)
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    await open_tab(page, "Profil")
+    switch = page.get_by_role("switch", name="Les scripts de Chef peuvent utiliser internet")
+    await expect(switch).not_to_be_checked()
+    await switch.click()
+    await expect(switch).to_be_checked()
+    kin = (await server.client.get(f"/api/kins/{kin_id}")).json()["kin"]
+    assert kin["network_access"] is True
+
+    # Marie, a member who did not create Chef, sees the setting but cannot change it.
+    async with server.new_client() as marie_api:
+        await register(server.client, marie_api, MARIE)
+    context = await browser.new_context(locale="en-US")
+    try:
+        marie = await context.new_page()
+        await marie.goto(f"{server.url}/signin")
+        await marie.get_by_label("Email").fill(MARIE["email"])
+        await marie.get_by_label("Password").fill(PASSWORD)
+        await marie.get_by_role("button", name="Sign in").click()
+        await expect(marie.get_by_role("navigation", name="KinBot")).to_be_visible()
+        await marie.goto(f"{server.url}/kins/{kin_id}/settings")
+        theirs = marie.get_by_role("switch", name="Chef's scripts may use the internet")
+        await expect(theirs).to_be_checked()
+        await expect(theirs).to_be_disabled()
+        await expect(
+            marie.get_by_text("Only an administrator or the person who created Chef")
+        ).to_be_visible()
     finally:
         await context.close()

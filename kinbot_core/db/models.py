@@ -156,6 +156,8 @@ class KinRecord(BaseModel):
     updated_at = peewee.FloatField(default=time.time)
     #: Set on the hidden row an ephemeral sub-Kin runs as: the task it works on.
     task_id = peewee.TextField(null=True)
+    #: Whether its own code (custom tools) may reach the network, through the egress proxy.
+    network_access = peewee.BooleanField(default=False)
 
     class Meta:
         table_name = "kin"

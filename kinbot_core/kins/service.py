@@ -27,7 +27,16 @@ from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.live import LiveFeed
 
 #: Fields of a Kin its users may set.
-EDITABLE = ("name", "role", "character", "expertise", "model", "tools", "memory_extraction_model")
+EDITABLE = (
+    "name",
+    "role",
+    "character",
+    "expertise",
+    "model",
+    "tools",
+    "memory_extraction_model",
+    "network_access",
+)
 #: Queue priorities: users' messages are taken before automatic ones.
 USER_PRIORITY = 0
 AUTOMATIC_PRIORITY = 1
@@ -68,6 +77,10 @@ class KinView:
     memory_extraction_model: str | None = None
     #: For the hidden row an ephemeral sub-Kin runs as: its task (``None`` for a Kin).
     task_id: str | None = None
+    #: Whether its own code may reach the network (through the egress proxy).
+    network_access: bool = False
+    #: The user who created it (``None`` once that account is deleted).
+    created_by: str | None = None
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -87,6 +100,8 @@ class KinView:
             updated_at=row.updated_at,
             memory_extraction_model=row.memory_extraction_model,
             task_id=row.task_id,
+            network_access=bool(row.network_access),
+            created_by=row.__data__.get("created_by"),
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -100,6 +115,8 @@ class KinView:
             "model": self.model,
             "memory_extraction_model": self.memory_extraction_model,
             "tools": list(self.tools),
+            "network_access": self.network_access,
+            "created_by": self.created_by,
             "workspace": self.workspace,
             "state": self.state,
             "last_error": self.last_error,

@@ -3,9 +3,10 @@
 The Kin manages them with ``register_tool``, ``list_custom_tools``, ``update_custom_tool``,
 ``delete_custom_tool`` and runs them with ``run_custom_tool``; each registered script is
 also offered to that Kin alone as a tool of its own name (``tools_for_kin``). Scripts run
-confined to the workspace (``sandbox``): bubblewrap where it works, otherwise a plain
-subprocess, which start-up logs as a warning and ``GET /api/kins/<id>/custom-tools`` reports
-as ``"sandbox": "none"``.
+confined (``sandbox``): under bubblewrap where it works, else under Landlock; where neither
+works custom tools are refused, unless an administrator set ``custom_tool_sandbox = "none"``.
+Before each model call that offers them, a section of the system prompt says what the
+scripts may reach (``before_chat``, ``description``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from hookspecs.types import KinRef
+from hookspecs.types import ChatContext, KinRef
 from kinbot_core import hookimpl
 from kinbot_core.tools import Tool
 from kinbot_plugins.custom_tools.runtime import CustomToolsRuntime, runtime_of
@@ -33,15 +34,18 @@ def register_tools(register: Callable[[Tool], None]) -> None:
 
 @hookimpl
 def register_events(platform: Any) -> None:
-    """Find out at start-up whether scripts can be sandboxed here (a warning if not)."""
-    platform.spawn(_probe(platform), name="custom_tools:probe")
+    """Find out at start-up, in the background, how scripts can be confined here (logged:
+    an error when they cannot, a warning when they run unconfined)."""
+    platform.spawn(runtime_of(platform).sandbox_state(), name="custom_tools:probe")
 
 
-async def _probe(platform: Any) -> None:
-    try:
-        await runtime_of(platform).sandbox_mode()
-    except RuntimeError as exc:  # custom_tool_sandbox = bubblewrap, and it does not work
-        logger.error("custom tools cannot run: %s", exc)
+@hookimpl
+async def before_chat(kin: KinRef, context: ChatContext, platform: Any) -> None:
+    """Say where the Kin's scripts run, when its custom tools are offered."""
+    offered = {tool.get("name") for tool in context.tools}
+    if offered & {"register_tool", "run_custom_tool"}:
+        note = await runtime_of(platform).note(kin.id)
+        context.system_prompt.append(f"## Your scripts' sandbox\n{note}")
 
 
 @hookimpl

@@ -1,88 +1,88 @@
-"""Running a Kin's script confined to its workspace.
+"""Running a Kin's script confined: bubblewrap where it works, else Landlock, else not at all.
 
-Every run: the script's real path must be inside the workspace; the process starts in the
-workspace with a scrubbed environment (``PATH``, ``LANG``, ``HOME`` = the workspace, nothing
-else from the server's environment), reads its arguments as JSON on stdin, is killed with
-its whole process group after the timeout, and only the first bytes of its stdout and
-stderr are kept.
+The ``custom_tool_sandbox`` setting chooses: ``auto`` (bubblewrap, else Landlock, else
+refused), ``bubblewrap`` or ``landlock`` (that one, else refused), or ``none`` (no
+confinement, an administrator's explicit choice, logged as a warning). Which works is
+probed once, on first need, by confining a real process the way runs are (``probe``).
+Refused, custom tools cannot be registered nor run, and the error says what to install or
+set. ``confinement`` says what a run may touch; ``launcher`` applies it in the child.
 
-With bubblewrap (``bwrap``), the script also runs in new namespaces: the system directories
-read-only, ``/etc`` reduced to what programs need to run (no ``passwd``, no ``shadow``), a
-private ``/tmp``, its own ``/proc``, the workspace as the only writable (and only visible)
-data, mounted at ``/workspace``. Without it, the script sees the machine's filesystem
-with the server's permissions: ``sandbox_mode`` says which, and a warning is logged.
+Every run, whatever the mode: the script's real path is inside the workspace; it starts in
+the workspace with only ``PATH``, ``LANG``, ``HOME`` (and ``TMPDIR``, proxy variables) in
+its environment, reads its arguments as JSON on stdin, has rlimits (CPU, memory, processes,
+file size, open files), is killed with its whole process group when it ends or at the time
+limit, and only the first bytes of its stdout and stderr are kept.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
-import signal
+import shutil
 import stat
-import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from kinbot_core.egress import ProxyAccess
+from kinbot_plugins.custom_tools import confinement, launcher
+from kinbot_plugins.custom_tools.confinement import Limits
+from kinbot_plugins.custom_tools.process import ScriptRun, run_process
+
 logger = logging.getLogger(__name__)
 
-SandboxMode = Literal["bubblewrap", "none"]
-#: Where the workspace appears inside the bubblewrap sandbox.
-SANDBOX_WORKSPACE = "/workspace"
-SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
-#: What of /etc stays visible in the sandbox: dynamic linking, time zone, MIME types, TLS
-#: certificates and name resolution. Not passwd, shadow, group or anything of the server.
-ETC_ENTRIES = (
-    "ld.so.cache",
-    "ld.so.conf",
-    "ld.so.conf.d",
-    "alternatives",
-    "localtime",
-    "mime.types",
-    "ssl",
-    "ca-certificates",
-    "ca-certificates.conf",
+SandboxMode = Literal["bubblewrap", "landlock", "none", "refused"]
+#: A bound for a broken sandbox that hangs: a probe takes a fraction of a second.
+PROBE_TIMEOUT = 60.0
+HOW_TO_FIX = (
+    "To run custom tools, install bubblewrap (the 'bubblewrap' package) where user "
+    "namespaces are allowed, or run KinBot on a Linux kernel with Landlock enabled (5.13 or "
+    'later), or set custom_tool_sandbox = "none" to run them unconfined (dangerous: Kin code '
+    "can then read everything the server can; see docs/configuration.md)."
 )
-ETC_NETWORK_ENTRIES = ("resolv.conf", "hosts", "nsswitch.conf", "host.conf", "gai.conf")
-ROOT_DIRECTORIES = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
-PROBE_TIMEOUT = 10.0
 
 
 class ScriptError(Exception):
     """The script cannot be run (not a runnable file, say); the message says why."""
 
 
+class SandboxRefused(Exception):
+    """Kin code cannot run here: no sandbox works (or the launcher could not confine a run).
+    The message says why, and what an administrator can do."""
+
+
 @dataclass(frozen=True)
-class ScriptRun:
-    """How a run ended: exit code (``None`` when killed at the timeout) and its output."""
+class SandboxState:
+    """How Kin code runs on this machine: the mode, why it is refused, the Landlock ABI."""
 
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    stdout_truncated: bool
-    stderr_truncated: bool
-    timed_out: bool
+    mode: SandboxMode
+    problem: str | None = None
+    landlock_abi: int = 0
 
+    @property
+    def confined(self) -> bool:
+        return self.mode in ("bubblewrap", "landlock")
 
-def python_interpreter() -> str:
-    """The server's Python, its real binary (a virtualenv's is a link to it)."""
-    return os.path.realpath(sys.executable)
+    @property
+    def network_possible(self) -> bool:
+        """Whether a Kin's network opt-in can be honoured: TCP limited to the proxy needs
+        Landlock's network rules (ABI 4)."""
+        return self.mode == "none" or (self.confined and self.landlock_abi >= 4)
 
 
 def command_for(script: Path, relative: str) -> list[str]:
     """The command running ``script`` (its real path), ``relative`` to the workspace:
-    ``.py`` with the server's Python, ``.sh`` with bash, any other executable file as is."""
+    ``.py`` with Python (``kin_python``), ``.sh`` with bash, any other executable file as
+    is."""
     info = script.stat()
     if not stat.S_ISREG(info.st_mode):
         raise ScriptError(f"'{relative}' is not a regular file.")
     target = "./" + relative
     suffix = script.suffix.lower()
     if suffix == ".py":
-        return [python_interpreter(), "-E", "-s", target]
+        return [confinement.kin_python(), "-E", "-s", target]
     if suffix == ".sh":
         return ["/bin/bash", target]
     if info.st_mode & stat.S_IXUSR:
@@ -93,85 +93,77 @@ def command_for(script: Path, relative: str) -> list[str]:
     )
 
 
-def scrubbed_environment(home: str) -> dict[str, str]:
-    """The only environment a script gets."""
-    return {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "HOME": home}
+@dataclass
+class _Launch:
+    """One prepared run: its command, working directory, environment and what to remove."""
 
-
-def bubblewrap_arguments(workspace: Path, *, network: bool) -> list[str]:
-    """The ``bwrap`` options confining a run to ``workspace`` (see the module docstring)."""
-    arguments = [
-        "bwrap",
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-all",
-        "--unshare-user",
-        "--uid",
-        "65534",
-        "--gid",
-        "65534",
-    ]
-    if network:
-        arguments.append("--share-net")
-    arguments += ["--ro-bind", "/usr", "/usr"]
-    for name in ROOT_DIRECTORIES:
-        path = Path("/", name)
-        if path.is_symlink():
-            arguments += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            arguments += ["--ro-bind", str(path), str(path)]
-    prefix = os.path.realpath(sys.base_prefix)
-    if not prefix.startswith("/usr/") and prefix != "/usr":
-        arguments += ["--ro-bind", prefix, prefix]  # a Python installed elsewhere (pyenv…)
-    arguments += ["--dir", "/etc"]
-    for name in ETC_ENTRIES + (ETC_NETWORK_ENTRIES if network else ()):
-        arguments += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    arguments += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    arguments += ["--bind", str(workspace), SANDBOX_WORKSPACE, "--chdir", SANDBOX_WORKSPACE]
-    arguments.append("--clearenv")
-    for key, value in scrubbed_environment(SANDBOX_WORKSPACE).items():
-        arguments += ["--setenv", key, value]
-    arguments.append("--")
-    return arguments
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    leftovers: list[Path] = field(default_factory=list)
 
 
 class Sandbox:
-    """Runs scripts the way the ``custom_tool_sandbox`` setting asks, once it knows whether
-    bubblewrap works on this machine (``probe``, at start-up)."""
+    """Runs Kin code the way ``custom_tool_sandbox`` asks, once it knows what works here."""
 
-    def __init__(self, setting: str, *, network: bool) -> None:
+    def __init__(self, setting: str, limits: Limits) -> None:
         self.setting = setting
-        self.network = network
-        self._mode: SandboxMode | None = None
+        self.limits = limits
+        self._state: SandboxState | None = None
         self._lock = asyncio.Lock()
 
-    async def mode(self) -> SandboxMode:
-        """``bubblewrap`` or ``none``, probed once."""
+    async def state(self) -> SandboxState:
+        """The mode in force, probed once."""
         async with self._lock:
-            if self._mode is None:
-                self._mode = await self._probe()
-            return self._mode
+            if self._state is None:
+                self._state = await self._probe()
+            return self._state
 
-    async def _probe(self) -> SandboxMode:
+    async def _probe(self) -> SandboxState:
+        abi = launcher.landlock_abi()
         if self.setting == "none":
             logger.warning(
-                "custom tools run WITHOUT a sandbox (custom_tool_sandbox = none): only their "
-                "paths, working directory and environment are confined"
+                "custom tools run WITHOUT a sandbox (custom_tool_sandbox = none): Kin code "
+                "can read everything the server can, secret.key and the database included"
             )
-            return "none"
-        problem = await _bubblewrap_problem(self.network)
-        if problem is None:
-            logger.info("custom tools run in a bubblewrap sandbox")
-            return "bubblewrap"
-        if self.setting == "bubblewrap":
-            raise RuntimeError(f"custom_tool_sandbox = bubblewrap, but bubblewrap {problem}")
-        logger.warning(
-            "custom tools run WITHOUT a sandbox: bubblewrap %s (install the 'bubblewrap' "
-            "package and allow user namespaces); only their paths, working directory and "
-            "environment are confined",
-            problem,
-        )
-        return "none"
+            return SandboxState("none", landlock_abi=abi)
+        problems = []
+        modes: tuple[SandboxMode, ...] = ("bubblewrap", "landlock")
+        for mode in modes:
+            if self.setting not in ("auto", mode):
+                continue
+            problem = await self._problem_with(mode)
+            if problem is None:
+                logger.info("custom tools run confined by %s", mode)
+                return SandboxState(mode, landlock_abi=abi)
+            problems.append(f"{mode}: {problem}")
+        if self.setting == "auto":
+            problem = f"no sandbox works on this machine ({'; '.join(problems)}). {HOW_TO_FIX}"
+        else:
+            problem = f"custom_tool_sandbox = {self.setting}, but {problems[0]}. {HOW_TO_FIX}"
+        logger.error("custom tools are refused: %s", problem)
+        return SandboxState("refused", problem, landlock_abi=abi)
+
+    async def _problem_with(self, mode: SandboxMode) -> str | None:
+        """Why ``mode`` cannot confine a run here (a real one, of Python), or ``None``."""
+        workspace = Path(tempfile.mkdtemp(prefix="kinbot-probe-"))
+        try:
+            launch = await self._prepare(mode, workspace, [confinement.kin_python(), "-c", ""])
+            try:
+                run = await run_process(
+                    launch.argv, launch.cwd, launch.env, b"", PROBE_TIMEOUT, 2000
+                )
+            finally:
+                await _remove(launch.leftovers)
+        except (SandboxRefused, OSError) as exc:
+            return str(exc)
+        finally:
+            await _remove([workspace])
+        if run.exit_code == 0:
+            return None
+        if run.timed_out:
+            return f"a confined Python did not finish within {PROBE_TIMEOUT:g} seconds"
+        return run.stderr.strip().removeprefix(launcher.MARK)[:300] or f"exit code {run.exit_code}"
 
     async def run(
         self,
@@ -181,108 +173,94 @@ class Sandbox:
         *,
         time_limit: float,
         max_output: int,
+        proxy: ProxyAccess | None = None,
     ) -> ScriptRun:
         """Run ``command`` (from ``command_for``) in ``workspace`` with ``arguments`` as JSON
-        on stdin."""
-        if await self.mode() == "bubblewrap":
-            argv = bubblewrap_arguments(workspace, network=self.network) + command
-            env: dict[str, str] = {"PATH": SAFE_PATH}
-        else:
-            argv, env = command, scrubbed_environment(str(workspace))
-        return await run_process(
-            argv, workspace, env, json.dumps(arguments).encode(), time_limit, max_output
-        )
-
-
-async def _bubblewrap_problem(network: bool) -> str | None:
-    """Why bubblewrap cannot confine a script here, or ``None`` when it can."""
-    with tempfile.TemporaryDirectory(prefix="kinbot-probe-") as directory:
-        argv = bubblewrap_arguments(Path(directory), network=network)
-        argv += [python_interpreter(), "-E", "-s", "-c", "pass"]
+        on stdin; with ``proxy``, its network goes through that proxy and nowhere else.
+        Raises ``SandboxRefused`` when Kin code cannot run confined here."""
+        state = await self.state()
+        if state.mode == "refused":
+            raise SandboxRefused(state.problem or "")
+        launch = await self._prepare(state.mode, workspace, command, proxy)
         try:
             run = await run_process(
-                argv, Path(directory), {"PATH": SAFE_PATH}, b"", PROBE_TIMEOUT, 2000
+                launch.argv,
+                launch.cwd,
+                launch.env,
+                json.dumps(arguments).encode(),
+                time_limit,
+                max_output,
             )
-        except FileNotFoundError:
-            return "is not installed"
-    if run.exit_code == 0:
-        return None
-    return f"does not work here ({run.stderr.strip()[:300] or f'exit code {run.exit_code}'})"
+        finally:
+            await _remove(launch.leftovers)
+        if run.exit_code == launcher.EXIT_CODE and run.stderr.startswith(launcher.MARK):
+            problem = run.stderr.strip().removeprefix(launcher.MARK)
+            raise SandboxRefused(f"the sandbox could not be set up: {problem}")
+        return run
+
+    async def _prepare(
+        self,
+        mode: SandboxMode,
+        workspace: Path,
+        command: list[str],
+        proxy: ProxyAccess | None = None,
+    ) -> _Launch:
+        if mode == "bubblewrap":
+            return await self._bubblewrap(workspace, command, proxy)
+        if mode == "landlock":
+            return await self._landlock(workspace, command, proxy)
+        env = confinement.environment(str(workspace), None, proxy)
+        argv = confinement.launched(confinement.server_python(), self.limits.policy(), command)
+        return _Launch(argv, workspace, env)
+
+    async def _landlock(
+        self, workspace: Path, command: list[str], proxy: ProxyAccess | None
+    ) -> _Launch:
+        private_tmp = Path(tempfile.mkdtemp(prefix="kinbot-tmp-"))
+        visible, leftovers = workspace, [private_tmp]
+        policy: dict[str, Any] = {}
+        if confinement.running_as_root():
+            await asyncio.to_thread(confinement.hand_over, private_tmp, confinement.NOBODY)
+            visible, policy, staged = await _for_nobody(workspace)
+            leftovers += staged
+        policy |= confinement.landlock_policy(visible, private_tmp, self.limits, proxy)
+        argv = confinement.launched(confinement.server_python(), policy, command)
+        env = confinement.environment(str(visible), str(private_tmp), proxy)
+        return _Launch(argv, workspace, env, leftovers)
+
+    async def _bubblewrap(
+        self, workspace: Path, command: list[str], proxy: ProxyAccess | None
+    ) -> _Launch:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise SandboxRefused("bubblewrap is not installed (no bwrap on the PATH)")
+        inner = confinement.launched(
+            confinement.kin_python(), confinement.inner_policy(self.limits, proxy), command
+        )
+        env = {"PATH": confinement.SAFE_PATH}
+        if not confinement.running_as_root():
+            options = confinement.bubblewrap_options(bwrap, workspace, proxy)
+            return _Launch(options + inner, workspace, env)
+        # As root, bubblewrap runs as nobody, so that the process limit counts.
+        visible, outer, leftovers = await _for_nobody(workspace)
+        options = confinement.bubblewrap_options(bwrap, visible, proxy)
+        argv = confinement.launched(confinement.server_python(), outer, options + inner)
+        return _Launch(argv, workspace, env, leftovers)
 
 
-async def run_process(
-    argv: list[str],
-    cwd: Path,
-    env: dict[str, str],
-    stdin: bytes,
-    time_limit: float,
-    max_output: int,
-) -> ScriptRun:
-    """Run ``argv`` in its own session; kill its process group after ``time_limit`` seconds;
-    keep the first ``max_output`` bytes of stdout and of stderr (the rest is read and dropped)."""
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
-    assert process.stdin and process.stdout and process.stderr
-    stdout, stderr = _Output(max_output), _Output(max_output)
-    readers = [
-        asyncio.ensure_future(_feed(process.stdin, stdin)),
-        asyncio.ensure_future(stdout.read(process.stdout)),
-        asyncio.ensure_future(stderr.read(process.stderr)),
-    ]
-    timed_out = False
-    try:
-        async with asyncio.timeout(time_limit):
-            await asyncio.gather(process.wait(), *readers[1:])
-    except TimeoutError:
-        timed_out = True
-    finally:
-        if timed_out or process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-        await process.wait()
-        # A descendant that left the process group may hold the pipes open: stop reading.
-        _done, pending = await asyncio.wait(readers, timeout=2.0)
-        for reader in pending:
-            reader.cancel()
-        await asyncio.gather(*readers, return_exceptions=True)
-    return ScriptRun(
-        exit_code=None if timed_out else process.returncode,
-        stdout=stdout.text(),
-        stderr=stderr.text(),
-        stdout_truncated=stdout.truncated,
-        stderr_truncated=stderr.truncated,
-        timed_out=timed_out,
-    )
+async def _for_nobody(workspace: Path) -> tuple[Path, dict[str, Any], list[Path]]:
+    """For a server running as root: the workspace given to nobody, where nobody reaches it
+    (where it is, or mounted on a new directory when a parent is closed to other users),
+    the launcher's policy steps for that, and the directories to remove after the run."""
+    nobody = confinement.NOBODY
+    await asyncio.to_thread(confinement.hand_over, workspace, nobody)
+    if await asyncio.to_thread(confinement.reachable_by, workspace, nobody):
+        return workspace, {"user": nobody}, []
+    staging = Path(tempfile.mkdtemp(prefix="kinbot-workspace-"))
+    stage = {"source": str(workspace), "target": str(staging)}
+    return staging, {"stage": stage, "user": nobody}, [staging]
 
 
-async def _feed(writer: asyncio.StreamWriter, data: bytes) -> None:
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        writer.write(data)
-        await writer.drain()
-        writer.close()
-
-
-class _Output:
-    """The first ``limit`` bytes of a stream; the rest is read and dropped."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.kept = bytearray()
-        self.truncated = False
-
-    async def read(self, reader: asyncio.StreamReader) -> None:
-        while chunk := await reader.read(65536):
-            room = self.limit - len(self.kept)
-            if len(chunk) > room:
-                self.truncated = True
-            self.kept += chunk[: max(room, 0)]
-
-    def text(self) -> str:
-        return self.kept.decode("utf-8", errors="replace")
+async def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        await asyncio.to_thread(confinement.remove_tree, path)

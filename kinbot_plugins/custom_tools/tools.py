@@ -79,8 +79,10 @@ async def _delete(context: ToolContext, arguments: dict[str, Any]) -> Any:
 async def _list(context: ToolContext, arguments: dict[str, Any]) -> Any:
     runtime = runtime_of(context.platform)
     tools = await runtime.store.list(await runtime.owner(context.kin_id))
+    state = await runtime.sandbox_state()
     return {
-        "sandbox": await runtime.sandbox_mode(),
+        "sandbox": state.mode,
+        "sandbox_note": await runtime.note(context.kin_id),
         "tools": [tool.to_dict() for tool in tools],
     }
 
@@ -97,8 +99,8 @@ async def _run(context: ToolContext, arguments: dict[str, Any]) -> Any:
 HINT = (
     "You can make your own tools: write a script in your workspace (write_file, e.g. "
     "'tools/convert.py' or 'tools/fetch.sh'), then register it with register_tool. A script "
-    "reads its arguments as a JSON object on stdin and answers on stdout; it runs in your "
-    "workspace, sees no other files of the server and gets no secrets from its environment."
+    "reads its arguments as a JSON object on stdin and answers on stdout; it starts in your "
+    "workspace. Where it runs is described under 'Your scripts' sandbox'."
 )
 _NAME = {"type": "string", "description": "The tool's name (lower-case, digits, underscores)."}
 _SCHEMA = {
@@ -126,7 +128,7 @@ TOOLS: tuple[FunctionTool, ...] = (
     ),
     FunctionTool(
         "run_custom_tool",
-        "Run one of your custom tools with its arguments.",
+        "Run one of your custom tools with its arguments (in its sandbox).",
         object_schema(
             {
                 "tool_name": {"type": "string"},
@@ -138,7 +140,7 @@ TOOLS: tuple[FunctionTool, ...] = (
     ),
     FunctionTool(
         "list_custom_tools",
-        "List your custom tools (and how they are sandboxed).",
+        "List your custom tools, and what their sandbox lets them reach.",
         object_schema({}),
         _list,
     ),

@@ -26,13 +26,17 @@ def _runtime() -> CustomToolsRuntime:
 @blueprint.get("/api/kins/<kin_id>/custom-tools")
 @signed_in
 async def list_custom_tools(kin_id: str) -> dict[str, object]:
-    """The Kin's custom tools, and ``sandbox``: ``"bubblewrap"`` when scripts run in a
-    bubblewrap sandbox, ``"none"`` when only their paths and environment are confined."""
+    """The Kin's custom tools; ``sandbox``: how they are confined here (``bubblewrap``,
+    ``landlock``, ``none`` or ``refused``); ``network``: what network they have (``off``,
+    ``unavailable`` or ``proxy``)."""
     runtime = _runtime()
     await current_platform().kins.get(kin_id)
     tools = await runtime.store.list(kin_id)
+    state = await runtime.sandbox_state()
+    network = await runtime.network_of(kin_id)
     return {
-        "sandbox": await runtime.sandbox_mode(),
+        "sandbox": state.mode,
+        "network": network.state,
         "tools": [tool.to_dict() for tool in tools],
     }
 

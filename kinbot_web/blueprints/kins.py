@@ -48,6 +48,8 @@ class KinUpdate(BaseModel):
     tools: list[ToolName] | None = Field(None, max_length=200)
     #: The model that extracts the Kin's memories; empty: the platform's choice.
     memory_extraction_model: str | None = Field(None, max_length=200)
+    #: Whether the Kin's own code may reach the network (admins and its creator only).
+    network_access: bool | None = None
 
 
 class MessageIn(BaseModel):
@@ -125,9 +127,16 @@ async def get_kin(kin_id: str) -> dict[str, object]:
 @validate_request(KinUpdate)
 async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
     """Change a Kin's name, role, character, expertise, model, tools or memory extraction
-    model."""
+    model; its ``network_access`` only for an administrator or the user who created it."""
     changes = data.model_dump(exclude_unset=True, exclude_none=True)
-    kin = await current_platform().kins.update(kin_id, changes)
+    platform = current_platform()
+    if "network_access" in changes:
+        user = current_user()
+        if not user.is_admin and (await platform.kins.get(kin_id)).created_by != user.id:
+            raise ApiError(
+                403, "forbidden", "Only an administrator or its creator can change this."
+            )
+    kin = await platform.kins.update(kin_id, changes)
     return {"kin": kin.to_dict()}
 
 

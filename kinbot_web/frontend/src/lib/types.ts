@@ -26,6 +26,10 @@ export interface Kin {
   expertise: string;
   model: string;
   tools: string[];
+  /** Whether its own code (custom tools) may reach the network, through KinBot's proxy. */
+  network_access: boolean;
+  /** The user who created it (`null` once that account is gone). */
+  created_by: string | null;
   state: KinState;
   last_error: string | null;
   queue_length: number;

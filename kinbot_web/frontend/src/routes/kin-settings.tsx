@@ -1,4 +1,4 @@
-import { ImageUpIcon, SearchIcon, SparklesIcon, Trash2Icon } from "lucide-react";
+import { GlobeIcon, ImageUpIcon, SearchIcon, ShieldAlertIcon, SparklesIcon, Trash2Icon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
@@ -14,6 +14,7 @@ import { Card, CardContent, CardFooter, CardHeader, CardTitle } from "@/componen
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle, DialogTrigger } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
+import { Switch } from "@/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
@@ -53,7 +54,7 @@ function useFailure() {
   return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
 }
 
-function Profile({ kin, onChange }: { kin: Kin; onChange: (kin: Kin) => void }) {
+function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChange: (kin: Kin) => void }) {
   const { t } = useTranslation();
   const { toast } = useToast();
   const fail = useFailure();
@@ -168,34 +169,82 @@ function Profile({ kin, onChange }: { kin: Kin; onChange: (kin: Kin) => void }) 
           </CardFooter>
         </form>
       </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle className="text-base">{t("kinSettings.avatar")}</CardTitle>
-        </CardHeader>
-        <CardContent className="flex flex-col items-start gap-3">
-          <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} size="xl" />
-          <Button asChild variant="outline" size="sm">
-            <label htmlFor="kin-avatar" className="cursor-pointer">
-              <ImageUpIcon /> {t("kinSettings.upload")}
-            </label>
-          </Button>
-          <input id="kin-avatar" type="file" accept="image/png,image/jpeg,image/webp,image/gif" className="sr-only" onChange={(event) => event.target.files?.[0] && upload(event.target.files[0])} />
-          {modes.includes("auto") ? (
-            <Button variant="secondary" size="sm" disabled={busy} onClick={() => void avatar(() => api(`/api/kins/${kin.id}/avatar/generate`, { body: { mode: "auto" } }))}>
-              <SparklesIcon /> {t("kinSettings.generate")}
+      <div className="flex flex-col gap-6">
+        <Card>
+          <CardHeader>
+            <CardTitle className="text-base">{t("kinSettings.avatar")}</CardTitle>
+          </CardHeader>
+          <CardContent className="flex flex-col items-start gap-3">
+            <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} size="xl" />
+            <Button asChild variant="outline" size="sm">
+              <label htmlFor="kin-avatar" className="cursor-pointer">
+                <ImageUpIcon /> {t("kinSettings.upload")}
+              </label>
             </Button>
-          ) : null}
-          {modes.includes("prompt") ? (
-            <div className="flex w-full flex-col gap-2">
-              <Textarea aria-label={t("kinSettings.generateFromPrompt")} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder={t("kinSettings.promptPlaceholder")} rows={2} />
-              <Button variant="secondary" size="sm" className="self-start" disabled={busy || !prompt.trim()} onClick={() => void avatar(() => api(`/api/kins/${kin.id}/avatar/generate`, { body: { mode: "prompt", prompt } }))}>
-                <SparklesIcon /> {t("kinSettings.generateFromPrompt")}
+            <input id="kin-avatar" type="file" accept="image/png,image/jpeg,image/webp,image/gif" className="sr-only" onChange={(event) => event.target.files?.[0] && upload(event.target.files[0])} />
+            {modes.includes("auto") ? (
+              <Button variant="secondary" size="sm" disabled={busy} onClick={() => void avatar(() => api(`/api/kins/${kin.id}/avatar/generate`, { body: { mode: "auto" } }))}>
+                <SparklesIcon /> {t("kinSettings.generate")}
               </Button>
-            </div>
-          ) : null}
-        </CardContent>
-      </Card>
+            ) : null}
+            {modes.includes("prompt") ? (
+              <div className="flex w-full flex-col gap-2">
+                <Textarea aria-label={t("kinSettings.generateFromPrompt")} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder={t("kinSettings.promptPlaceholder")} rows={2} />
+                <Button variant="secondary" size="sm" className="self-start" disabled={busy || !prompt.trim()} onClick={() => void avatar(() => api(`/api/kins/${kin.id}/avatar/generate`, { body: { mode: "prompt", prompt } }))}>
+                  <SparklesIcon /> {t("kinSettings.generateFromPrompt")}
+                </Button>
+              </div>
+            ) : null}
+          </CardContent>
+        </Card>
+        <Network kin={kin} user={user} onChange={onChange} />
+      </div>
     </div>
+  );
+}
+
+/** Whether the Kin's scripts may use the internet (through KinBot's proxy); only an administrator or the Kin's creator switches it. */
+function Network({ kin, user, onChange }: { kin: Kin; user: User | null; onChange: (kin: Kin) => void }) {
+  const { t } = useTranslation();
+  const fail = useFailure();
+  const [state, setState] = React.useState<string | null>(null);
+  const allowed = user !== null && (user.role === "admin" || user.id === kin.created_by);
+  React.useEffect(() => {
+    // "off", "unavailable" (allowed, but this server cannot hold scripts to its proxy) or "proxy"; nothing while the plugin is off.
+    api<{ network: string }>(`/api/kins/${kin.id}/custom-tools`)
+      .then(({ network }) => setState(network))
+      .catch(() => setState(null));
+  }, [kin.id, kin.network_access]);
+
+  async function toggle(on: boolean) {
+    try {
+      onChange((await api<{ kin: Kin }>(`/api/kins/${kin.id}`, { method: "PATCH", body: { network_access: on } })).kin);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2 text-base">
+          <GlobeIcon className="size-4" aria-hidden /> {t("kinSettings.network")}
+        </CardTitle>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-3 text-sm">
+        <div className="flex items-center justify-between gap-3">
+          <span id="kin-network-label">{t("kinSettings.networkSwitch", { name: kin.name })}</span>
+          <Switch checked={kin.network_access} disabled={!allowed} onCheckedChange={(on) => void toggle(on)} aria-labelledby="kin-network-label" />
+        </div>
+        <p className="text-muted-foreground">{t("kinSettings.networkHint", { name: kin.name })}</p>
+        {allowed ? null : <p className="text-muted-foreground">{t("kinSettings.networkOwnerOnly", { name: kin.name })}</p>}
+        {kin.network_access && state === "unavailable" ? (
+          <p className="flex items-center gap-2" data-network={state}>
+            <ShieldAlertIcon className="size-4 shrink-0 text-warning" aria-hidden /> {t("kinSettings.networkUnavailable")}
+          </p>
+        ) : null}
+      </CardContent>
+    </Card>
   );
 }
 
@@ -314,6 +363,7 @@ export default function KinSettingsPage() {
   const { kinId } = useParams();
   const fail = useFailure();
   const [kin, setKin] = React.useState<Kin | null>(null);
+  const [user, setUser] = React.useState<User | null>(null);
   // The page's own live stream (the chat's closes when the shell is left); the tabs listen to it.
   const stream = React.useMemo(() => new EventStream(), []);
   React.useEffect(() => {
@@ -323,7 +373,10 @@ export default function KinSettingsPage() {
   React.useEffect(() => {
     api<{ kin: Kin }>(`/api/kins/${kinId}`).then(({ kin: found }) => setKin(found)).catch(fail);
     // Opened directly (a reload, a link): speak the user's language.
-    api<{ user: User }>("/api/me").then(({ user }) => setLanguage(user.language), fail);
+    api<{ user: User }>("/api/me").then(({ user: me }) => {
+      setUser(me);
+      setLanguage(me.language);
+    }, fail);
   }, [kinId, fail]);
   if (!kin) return null;
   return (
@@ -337,7 +390,7 @@ export default function KinSettingsPage() {
           <TabsTrigger value="tools">{t("kinTools.tab")}</TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
-          <Profile kin={kin} onChange={setKin} />
+          <Profile kin={kin} user={user} onChange={setKin} />
         </TabsContent>
         <TabsContent value="memories">
           <Memories kin={kin} />

@@ -20,6 +20,9 @@ interface McpServer {
   status: { state: "connecting" | "connected" | "failed" | "disabled"; error: string | null; tools: { name: string; description: string }[] };
 }
 
+/** How the confining modes are named (proper names, not translated); `none` and `refused` have sentences of their own. */
+const SANDBOX_NAME = { bubblewrap: "bubblewrap", landlock: "Landlock" } as const;
+
 const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline" } as const;
 
 /** A Kin's MCP servers (switched on and off for it) and its custom tools (listed, removed). */
@@ -112,8 +115,12 @@ export function KinTools({ kin }: { kin: Kin }) {
           {toolsOff ? <p className="text-sm text-muted-foreground">{t("kinTools.pluginOff")}</p> : null}
           {tools ? (
             <p className="flex items-center gap-2 text-sm" data-sandbox={tools.sandbox}>
-              {tools.sandbox === "none" ? <ShieldAlertIcon className="size-4 text-warning" aria-hidden /> : <ShieldCheckIcon className="size-4 text-success" aria-hidden />}
-              {tools.sandbox === "none" ? t("kinTools.sandboxNone") : t("kinTools.sandboxOn", { sandbox: tools.sandbox })}
+              {tools.sandbox in SANDBOX_NAME ? <ShieldCheckIcon className="size-4 shrink-0 text-success" aria-hidden /> : <ShieldAlertIcon className="size-4 shrink-0 text-warning" aria-hidden />}
+              {tools.sandbox in SANDBOX_NAME
+                ? t("kinTools.sandboxOn", { sandbox: SANDBOX_NAME[tools.sandbox as keyof typeof SANDBOX_NAME] })
+                : tools.sandbox === "none"
+                  ? t("kinTools.sandboxNone")
+                  : t("kinTools.sandboxRefused")}
             </p>
           ) : null}
           {tools?.tools.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinTools.noCustom")}</p> : null}

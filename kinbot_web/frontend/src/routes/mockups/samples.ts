@@ -10,7 +10,7 @@ export const sampleMe: User = {
 
 function kin(id: string, name: string, role: string, extra: Partial<Kin> = {}): Kin {
   return {
-    id, name, role, avatar_url: null, character: "", expertise: "", model: "gpt-4o", tools: [],
+    id, name, role, avatar_url: null, character: "", expertise: "", model: "gpt-4o", tools: [], network_access: false, created_by: "u-nico",
     state: "idle", last_error: null, queue_length: 0, created_at: now, updated_at: now, ...extra,
   };
 }
