@@ -8,12 +8,15 @@ import { Button } from "@/components/ui/button";
 import { ChatBubble } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
-import { chatReducer, emptyChat, type Draft } from "@/lib/chat";
+import { chatReducer, emptyChat, type ChatAction, type Draft } from "@/lib/chat";
 import { isActive, pendingQuestion } from "@/lib/tasks";
 import type { EventStream } from "@/lib/events";
 import type { Kin, Message, Task, User } from "@/lib/types";
 
 import { LiveTurns, MessageText, MessageView, useBubbleLabels } from "./message-view";
+
+/** Most live events kept while the task is read (a bound, should reading it fail). */
+const MAX_EARLY_EVENTS = 5000;
 
 /** A task: its state, the Kin it reports to, the question it waits on, and its own session
  * (its sub-Kin's work), live while it runs; it can be cancelled. */
@@ -24,30 +27,40 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
   const [task, setTask] = React.useState<Task | null>(null);
   const [chat, dispatch] = React.useReducer(chatReducer, emptyChat);
 
+  // The session's live events are listened to before the task is read, and those that come
+  // before its answer (when the session is not known yet) are kept and applied after it: a
+  // reply streaming while the page opens then misses no piece of its text.
+  const sessionRef = React.useRef<string | null>(null);
+  const early = React.useRef<{ kinId: string; action: ChatAction }[]>([]);
+  const route = React.useCallback((kinId: string, action: ChatAction) => {
+    if (sessionRef.current === null) {
+      if (early.current.length < MAX_EARLY_EVENTS) early.current.push({ kinId, action });
+    } else if (kinId === sessionRef.current) dispatch(action);
+  }, []);
+
   const load = React.useCallback(async () => {
     const data = await api<{ task: Task; messages: Message[]; draft: Draft | null }>(`/api/tasks/${taskId}?limit=200`);
     setTask(data.task);
+    sessionRef.current = data.task.session_kin_id;
     dispatch({ type: "reset" });
     dispatch({ type: "page", messages: data.messages, nextBefore: null, draft: data.draft });
+    for (const { kinId, action } of early.current.splice(0)) if (kinId === data.task.session_kin_id) dispatch(action);
   }, [taskId]);
 
   React.useEffect(() => {
-    void load().catch((error: Error) => toast({ title: t("errors.generic"), description: error.message, tone: "error" }));
-  }, [load, toast, t]);
-
-  const sessionId = task?.session_kin_id;
-  React.useEffect(() => {
-    if (!sessionId) return;
+    sessionRef.current = null;
+    early.current = [];
     const off = [
-      stream.on("message", ({ message }) => message.kin_id === sessionId && dispatch({ type: "message", message })),
-      stream.on("message.status", (data) => data.kin_id === sessionId && dispatch({ type: "status", data })),
-      stream.on("kin.delta", (data) => data.kin_id === sessionId && dispatch({ type: "delta", data })),
-      stream.on("kin.tool", (data) => data.kin_id === sessionId && dispatch({ type: "tool", data })),
+      stream.on("message", ({ message }) => route(message.kin_id, { type: "message", message })),
+      stream.on("message.status", (data) => route(data.kin_id, { type: "status", data })),
+      stream.on("kin.delta", (data) => route(data.kin_id, { type: "delta", data })),
+      stream.on("kin.tool", (data) => route(data.kin_id, { type: "tool", data })),
       stream.on("task.updated", ({ task: updated }) => updated.id === taskId && setTask(updated as unknown as Task)),
       stream.onResync(() => void load()),
     ];
+    void load().catch((error: Error) => toast({ title: t("errors.generic"), description: error.message, tone: "error" }));
     return () => off.forEach((unsubscribe) => unsubscribe());
-  }, [sessionId, stream, taskId, load]);
+  }, [stream, taskId, load, route, toast, t]);
 
   if (!task) return <main className="flex-1" />;
   const parent = kins.find((kin) => kin.id === task.kin_id);
