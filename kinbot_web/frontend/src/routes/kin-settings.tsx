@@ -20,6 +20,8 @@ import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
+import { formatDateTime, formatNumber } from "@/lib/format";
+import { errorText } from "@/lib/errors";
 import { EventStream } from "@/lib/events";
 import type { Kin, User } from "@/lib/types";
 
@@ -51,7 +53,7 @@ interface Compacting {
 function useFailure() {
   const { toast } = useToast();
   const { t } = useTranslation();
-  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
+  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
 }
 
 function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChange: (kin: Kin) => void }) {
@@ -324,7 +326,7 @@ function Summary({ kin }: { kin: Kin }) {
   if (!state) return null;
   return (
     <div className="flex flex-col gap-4">
-      <p className="text-sm text-muted-foreground">{t("kinSettings.contextTokens", { tokens: state.context_tokens, threshold: state.threshold_tokens })}</p>
+      <p className="text-sm text-muted-foreground">{t("kinSettings.contextTokens", { tokens: formatNumber(state.context_tokens), threshold: formatNumber(state.threshold_tokens) })}</p>
       <div className="flex flex-wrap gap-2">
         <Button variant="outline" disabled={state.running} onClick={() => void act("")}>
           {t("kinSettings.compactNow")}
@@ -338,7 +340,7 @@ function Summary({ kin }: { kin: Kin }) {
         {state.snapshots.map((snapshot) => (
           <li key={snapshot.id} className="flex flex-col gap-2 rounded-xl border border-border/70 bg-card px-4 py-3">
             <div className="flex flex-wrap items-center gap-2 text-xs text-muted-foreground">
-              <span>{new Date(snapshot.created_at * 1000).toLocaleString()}</span>
+              <span>{formatDateTime(snapshot.created_at)}</span>
               <span>{t("kinSettings.messagesFolded", { count: snapshot.messages_folded })}</span>
               <span className="flex-1" />
               {snapshot.active ? (

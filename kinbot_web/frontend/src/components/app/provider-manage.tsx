@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/input";
 import { api } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { Provider, ProviderType } from "@/lib/types";
 
 /**
@@ -50,7 +51,7 @@ export function ProviderActions({ base, provider, type, onChange }: { base: stri
       done();
       onChange();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setError(errorText(t, caught));
     } finally {
       setBusy(false);
     }
