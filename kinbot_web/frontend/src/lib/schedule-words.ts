@@ -35,7 +35,7 @@ export function scheduleToCron(schedule: Schedule): string {
   if (schedule.kind === "custom") return schedule.expression.trim().replace(/\s+/g, " ");
   if (schedule.kind === "hourly") return `${schedule.minute} ${schedule.every <= 1 ? "*" : `*/${schedule.every}`} * * *`;
   const [hours, minutes] = clock(schedule.time);
-  const days = { daily: "* * *", weekdays: "* * 1-5", weekly: `* * ${schedule.kind === "weekly" ? schedule.weekday : 0}`, monthly: `${schedule.kind === "monthly" ? schedule.day : 1} * *` }[schedule.kind];
+  const days = schedule.kind === "weekly" ? `* * ${schedule.weekday}` : schedule.kind === "monthly" ? `${schedule.day} * *` : schedule.kind === "weekdays" ? "* * 1-5" : "* * *";
   return `${minutes} ${hours} ${days}`;
 }
 
@@ -118,24 +118,28 @@ function monthName(month: number, language: string): string {
   return new Intl.DateTimeFormat(language, { month: "long", timeZone: "UTC" }).format(new Date(Date.UTC(2023, month - 1, 1)));
 }
 
-/** Which days a cron runs, in words, or `null` when the fields say something we cannot. */
-function daysInWords(dayField: string, weekdayField: string, t: Translate, language: string): string | null {
-  if (dayField === "*" && weekdayField === "*") return t("crons.words.everyDay");
+/**
+ * Which days a cron runs, in words (`everyDay` when it is every day), or `null` when the
+ * fields say something the words cannot.
+ */
+function daysInWords(dayField: string, weekdayField: string, t: Translate, language: string): { words: string; everyDay: boolean } | null {
+  const everyDay = { words: t("crons.words.everyDay"), everyDay: true };
+  if (dayField === "*" && weekdayField === "*") return everyDay;
   if (dayField === "*") {
     const days = listed(weekdayField, 0, 7, WEEKDAY_NAMES);
     if (!days) return null;
     const unique = [...new Set(days.map((day) => day % 7))].sort((a, b) => ((a + 6) % 7) - ((b + 6) % 7)); // Monday first
-    if (unique.length === 7) return t("crons.words.everyDay");
-    if (unique.join() === "1,2,3,4,5") return t("crons.words.everyWeekday");
-    return t("crons.words.everyDays", { days: list(unique.map((day) => weekdayName(day, language)), language) });
+    if (unique.length === 7) return everyDay;
+    if (unique.join() === "1,2,3,4,5") return { words: t("crons.words.everyWeekday"), everyDay: false };
+    return { words: t("crons.words.everyDays", { days: list(unique.map((day) => weekdayName(day, language)), language) }), everyDay: false };
   }
   if (weekdayField !== "*") return null;
   const days = listed(dayField, 1, 31);
-  return days ? t("crons.words.monthDays", { days: list(days.map(String), language) }) : null;
+  return days ? { words: t("crons.words.monthDays", { days: list(days.map(String), language) }), everyDay: false } : null;
 }
 
 /** How often within a day a cron runs, in words, or `null`. */
-function timesInWords(minuteField: string, hourField: string, t: Translate, language: string): { at?: string; frequency?: string } | null {
+function timesInWords(minuteField: string, hourField: string, t: Translate, language: string): { at: string } | { at?: undefined; frequency: string } | null {
   const minutes = listed(minuteField, 0, 59);
   const minuteStep = /^\*\/(\d{1,2})$/.exec(minuteField);
   const hourStep = /^\*\/(\d{1,2})$/.exec(hourField);
@@ -170,8 +174,9 @@ export function scheduleInWords(expression: string, t: Translate, language: stri
   const times = timesInWords(minuteField, hourField, t, language);
   const months = monthField === "*" ? [] : listed(monthField, 1, 12, MONTH_NAMES, 1);
   if (days === null || times === null || months === null) return custom;
-  const everyDay = days === t("crons.words.everyDay");
-  let words = times.at !== undefined ? t("crons.words.at", { days, times: times.at }) : everyDay ? (times.frequency ?? "") : t("crons.words.on", { frequency: times.frequency ?? "", days });
+  let words: string;
+  if (times.at !== undefined) words = t("crons.words.at", { days: days.words, times: times.at });
+  else words = days.everyDay ? times.frequency : t("crons.words.on", { frequency: times.frequency, days: days.words });
   if (months.length > 0 && months.length < 12) words = t("crons.words.inMonths", { schedule: words, months: list(months.map((month) => monthName(month, language)), language) });
   return words;
 }
