@@ -135,7 +135,8 @@ function daysInWords(dayField: string, weekdayField: string, t: Translate, langu
   }
   if (weekdayField !== "*") return null;
   const days = listed(dayField, 1, 31);
-  return days ? { words: t("crons.words.monthDays", { days: list(days.map(String), language) }), everyDay: false } : null;
+  const named = days?.map((day) => (day === 1 ? t("crons.words.firstDay") : String(day)));
+  return named ? { words: t("crons.words.monthDays", { days: list(named, language) }), everyDay: false } : null;
 }
 
 /** How often within a day a cron runs, in words, or `null`. */
