@@ -1,7 +1,9 @@
 import type { Strings } from "./en";
+import { fr as markdown } from "./markdown";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
+  ...markdown,
   app: { name: "KinBot", tagline: "Votre maisonnée de Kins serviables" },
   common: {
     save: "Enregistrer", cancel: "Annuler", continue: "Continuer", back: "Retour", skip: "Passer", close: "Fermer",
