@@ -54,6 +54,10 @@ $$
 ```
 """
 
+# Whether the page holds KaTeX's style sheet (its fonts' declarations), whatever chunk brought it.
+KATEX_STYLES = """() => [...document.styleSheets].some((sheet) => [...sheet.cssRules].some(
+  (rule) => rule instanceof CSSFontFaceRule && rule.style.fontFamily.includes('KaTeX_Main')))"""
+
 # Per language: the code block's name, its copy button, and what the button announces.
 LABELS = {
     "en": ("Code in python", "Copy code", "Copied"),
@@ -115,6 +119,7 @@ async def test_a_reply_in_markdown_with_a_table_math_and_code(
     plain = bubble(page, "assistant", "Here is the list.")
     await expect(plain.locator("code .hljs-string").first).to_be_visible()
     assert not [url for url in requested if "katex" in url.lower()]
+    assert not await page.evaluate(KATEX_STYLES)
 
     fake_llm.enqueue(Reply(text=RICH, chunk_size=40))
     sent = await server.client.post(f"/api/kins/{kin_id}/messages", json={"content": "Soup?"})
@@ -145,6 +150,7 @@ async def test_a_reply_in_markdown_with_a_table_math_and_code(
     assert "KaTeX_Main" in family
     assert "$" not in await reply.inner_text()
     assert [url for url in requested if "katex" in url.lower() and url.endswith(".css")]
+    assert await page.evaluate(KATEX_STYLES)
 
     # Headings step down by level, above the body text but modest; the quote stands apart.
     (h1,) = await style(reply.get_by_role("heading", level=1), "font-size")
