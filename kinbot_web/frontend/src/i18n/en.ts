@@ -1,7 +1,9 @@
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as crons } from "./crons";
+import { en as markdown } from "./markdown";
 
 const en = {
+  ...markdown,
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
     save: "Save", cancel: "Cancel", continue: "Continue", back: "Back", skip: "Skip", close: "Close",

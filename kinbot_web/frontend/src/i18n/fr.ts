@@ -1,8 +1,10 @@
 import { fr as crons } from "./crons";
 import type { Strings } from "./en";
+import { fr as markdown } from "./markdown";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
+  ...markdown,
   app: { name: "KinBot", tagline: "Votre maisonnée de Kins serviables" },
   common: {
     save: "Enregistrer", cancel: "Annuler", continue: "Continuer", back: "Retour", skip: "Passer", close: "Fermer",
