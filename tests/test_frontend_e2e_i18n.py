@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from tests import test_frontend_e2e as e2e
 from tests.support.browser import NEEDS_BROWSER
@@ -28,7 +28,10 @@ pytestmark = NEEDS_BROWSER
 
 #: The UI language under test, and the browser's locale: always the other language.
 LANGUAGES = {"fr": "en-US", "en": "fr-FR"}
-WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+WIDTHS: dict[str, ViewportSize] = {
+    "desktop": {"width": 1280, "height": 800},
+    "phone": {"width": 390, "height": 844},
+}
 
 FR_MONTHS = ("janv.", "févr.", "mars", "avr.", "mai", "juin",
              "juil.", "août", "sept.", "oct.", "nov.", "déc.")  # fmt: skip
@@ -36,7 +39,7 @@ EN_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
              "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")  # fmt: skip
 
 #: What each screen says, by UI language.
-WORDS = {
+WORDS: dict[str, dict[str, Any]] = {
     "fr": {
         "vault": "Coffre-fort",
         "providers": "Fournisseurs d'IA",
