@@ -1,3 +1,5 @@
+import { en as people } from "./people";
+
 /** English strings (the reference: fr.ts must have the same keys). */
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
@@ -150,6 +152,7 @@ const en = {
     mockups: "Mock-ups",
   },
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
+  ...people,
 };
 
 export default en;
