@@ -149,6 +149,12 @@ async def test_two_members_see_each_others_photo_and_tint(
     # Two-letter initials are gone where a photo exists.
     await expect(bubble(nico_page, "user", "no peanuts")).not_to_contain_text("MA")
     await expect(bubble(marie_page, "user", "Bonjour Chef")).not_to_contain_text("NI")
+    # In the dark theme too, Marie's bubble keeps a tint of her own (its dark variant).
+    light = await background_of(bubble(nico_page, "user", "no peanuts"))
+    await nico_page.emulate_media(color_scheme="dark")
+    await expect(nico_page.locator("html")).to_have_class(re.compile(r"\bdark\b"))
+    await sees_the_other(nico_page, "Bonjour Chef", "Hello Chef, no peanuts", marie["avatar_url"])
+    assert await background_of(bubble(nico_page, "user", "no peanuts")) != light
     assert errors == []
     for page in (nico_page, marie_page):
         await page.context.close()
