@@ -11,6 +11,8 @@ import { PERSON_TINTS, personTintOf } from "./people";
 const css = readFileSync(fileURLToPath(import.meta.url).replace(/lib[/\\][^/\\]+$/, "index.css"), "utf8");
 /** One's own bubble colour in the light and the dark theme, as index.css writes it. */
 const own = [...css.matchAll(/--bubble-user:\s*(oklch\([^)]+\));/g)].map((match) => match[1]);
+/** Links in a bubble (Markdown), light then dark. */
+const links = [...css.matchAll(/--link:\s*(oklch\([^)]+\));/g)].map((match) => match[1]);
 
 describe("person tints", () => {
   it.each(PERSON_TINTS.map((tint) => [tint.name, tint] as const))("%s keeps text at 4.5:1 in light and dark mode, inside sRGB", (_, tint) => {
@@ -19,6 +21,12 @@ describe("person tints", () => {
       expect(oklch(theme.background).inGamut).toBe(true);
       expect(oklch(theme.text).inGamut).toBe(true);
     }
+  });
+
+  it.each(PERSON_TINTS.map((tint) => [tint.name, tint] as const))("%s keeps links in a message at 4.5:1", (_, tint) => {
+    expect(links).toHaveLength(2);
+    expect(contrastOf(links[0], tint.light.background)).toBeGreaterThanOrEqual(4.5);
+    expect(contrastOf(links[1], tint.dark.background)).toBeGreaterThanOrEqual(4.5);
   });
 
   it("are told apart from one's own bubble and from one another", () => {

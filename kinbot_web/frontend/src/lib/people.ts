@@ -47,19 +47,18 @@ export function personTintOf(userId: string): Tint {
   return PERSON_TINTS[hashOf(userId) % PERSON_TINTS.length];
 }
 
-/** Inline custom properties feeding `TINT_CLASSES` with a person's tint. */
+/**
+ * The inline colours of a person's tint. `light-dark()` follows the `color-scheme` of the
+ * element's theme (index.css sets it on `:root`/`.light` and `.dark`), so a tinted bubble
+ * inside a `.light` or `.dark` subtree takes that subtree's variant, like the tokens do.
+ */
 export function tintStyle(userId: string): React.CSSProperties {
   const { light, dark } = personTintOf(userId);
   return {
-    "--tint-bg": light.background,
-    "--tint-fg": light.text,
-    "--tint-bg-dark": dark.background,
-    "--tint-fg-dark": dark.text,
-  } as React.CSSProperties;
+    backgroundColor: `light-dark(${light.background}, ${dark.background})`,
+    color: `light-dark(${light.text}, ${dark.text})`,
+  };
 }
-
-/** The classes that paint an element with the tint set by `tintStyle`. */
-export const TINT_CLASSES = "bg-(--tint-bg) text-(--tint-fg) dark:bg-(--tint-bg-dark) dark:text-(--tint-fg-dark)";
 
 let members: ReadonlyMap<string, Member> = new Map();
 let loading: Promise<void> | null = null;

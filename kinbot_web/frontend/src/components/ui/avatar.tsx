@@ -3,7 +3,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { KinPicture } from "@/lib/kin-avatar";
-import { TINT_CLASSES, tintStyle } from "@/lib/people";
+import { tintStyle } from "@/lib/people";
 import { cn, initials } from "@/lib/utils";
 
 // Warm pastel backgrounds for the initials of someone known only by name.
@@ -54,7 +54,7 @@ export function Avatar({ name, src, size = "md", className, status, kin, personI
         ) : (
           <AvatarPrimitive.Fallback
             delayMs={src ? 400 : undefined}
-            className={cn("flex size-full items-center justify-center font-bold", personId ? TINT_CLASSES : cn("text-foreground/75", tintOf(name)))}
+            className={cn("flex size-full items-center justify-center font-bold", !personId && cn("text-foreground/75", tintOf(name)))}
             style={personId ? tintStyle(personId) : undefined}
             aria-hidden
           >

@@ -2,7 +2,7 @@ import { BotIcon, CircleAlertIcon, ClockIcon, HourglassIcon, InfoIcon, ListCheck
 import * as React from "react";
 
 import type { Origin } from "@/lib/chat";
-import { TINT_CLASSES, tintStyle, usePerson } from "@/lib/people";
+import { tintStyle, usePerson } from "@/lib/people";
 import { cn } from "@/lib/utils";
 
 import { Avatar, type KinLook } from "./avatar";
@@ -12,7 +12,7 @@ import { Badge } from "./badge";
  * person's bubble takes that person's own tint (see `personTintOf`). */
 const STYLES: Record<Origin, { bubble: string; side: "start" | "end" | "center" }> = {
   me: { bubble: "bg-bubble-user text-bubble-user-foreground rounded-br-md", side: "end" },
-  user: { bubble: `${TINT_CLASSES} rounded-bl-md`, side: "start" },
+  user: { bubble: "rounded-bl-md", side: "start" }, // coloured with the person's tint
   assistant: { bubble: "bg-bubble-assistant border border-border/70 shadow-soft rounded-bl-md", side: "start" },
   kin: { bubble: "bg-bubble-kin rounded-bl-md border-l-4 border-bubble-kin-accent", side: "start" },
   task: { bubble: "bg-bubble-task rounded-bl-md border-l-4 border-bubble-task-accent", side: "start" },
