@@ -19,7 +19,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
 from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER
-from tests.support.fakes import FakeOpenAI
+from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
 
@@ -207,5 +207,36 @@ async def test_kins_without_a_picture_get_one_drawn_from_their_role(
             drawn = sidebar.locator(f'[data-kin-id="{kin_id}"] svg[aria-hidden="true"]').first
             await expect(drawn).to_be_visible()
             assert await kin_icon(drawn) == icons[name]
+    assert errors == []
+    await page.context.close()
+
+
+@pytest.mark.parametrize("width", VIEWPORTS)
+async def test_a_task_page_draws_its_replies_from_the_kin_doing_it(
+    server: RunningServer, fake_llm: FakeOpenAI, browser: Browser, width: str
+) -> None:
+    prof = await make_kin(server.client, "Prof", "Teacher", "Homework help in maths.")
+    fake_llm.enqueue(
+        Reply(tool_calls=[("spawn_self", {"task_description": "Three exercises", "mode": "async"})])
+    )
+    await say(server.client, prof, "Prépare des exercices")
+    errors: list[str] = []
+    page = await signed_in_page(browser, server, NICOLAS["email"], VIEWPORTS[width], errors)
+    await page.goto(f"{server.url}/kins/{prof}")
+    teacher = page.get_by_role("main").locator("header").get_by_role("img", name="Image de Prof")
+    await expect(teacher).to_be_visible()
+    teacher_icon = await kin_icon(teacher)
+
+    # Its reply after the tool call: by then the task exists.
+    await expect(bubble(page, "assistant", "Hello from the fake")).to_be_visible()
+    tasks = (await server.client.get(f"/api/tasks?kin_id={prof}")).json()["tasks"]
+    assert len(tasks) == 1, tasks
+    await page.goto(f"{server.url}/tasks/{tasks[0]['id']}")
+    panel = page.get_by_role("main", name=tasks[0]["title"])
+    reply = panel.locator('[data-origin="assistant"]').first
+    await expect(reply).to_be_visible()
+    drawn = reply.get_by_role("img", name=f"Image de {tasks[0]['title']}")
+    await expect(drawn).to_be_visible()
+    assert await kin_icon(drawn) == teacher_icon
     assert errors == []
     await page.context.close()
