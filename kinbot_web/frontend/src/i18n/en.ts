@@ -1,3 +1,5 @@
+import { en as people } from "./people";
+
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as crons } from "./crons";
 import { en as markdown } from "./markdown";
@@ -155,6 +157,7 @@ const en = {
   },
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
   ...crons,
+  ...people,
 };
 
 export default en;

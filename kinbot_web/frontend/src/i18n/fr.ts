@@ -1,4 +1,5 @@
 import { fr as crons } from "./crons";
+import { fr as people } from "./people";
 import type { Strings } from "./en";
 import { fr as markdown } from "./markdown";
 
@@ -156,6 +157,7 @@ const fr: Strings = {
   },
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
   ...crons,
+  ...people,
 };
 
 export default fr;

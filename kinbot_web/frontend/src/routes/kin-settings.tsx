@@ -175,7 +175,7 @@ function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
             <CardTitle className="text-base">{t("kinSettings.avatar")}</CardTitle>
           </CardHeader>
           <CardContent className="flex flex-col items-start gap-3">
-            <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} size="xl" />
+            <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} kin={kin} size="xl" />
             <Button asChild variant="outline" size="sm">
               <label htmlFor="kin-avatar" className="cursor-pointer">
                 <ImageUpIcon /> {t("kinSettings.upload")}

@@ -166,7 +166,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
         <Button variant="ghost" size="icon" className="md:hidden" onClick={onOpenSidebar} aria-label={t("sidebar.openMenu")}>
           <MenuIcon />
         </Button>
-        <Avatar name={kin.name} src={kin.avatar_url} status={busy ? "thinking" : kin.state === "error" ? "error" : null} />
+        <Avatar name={kin.name} src={kin.avatar_url} kin={kin} status={busy ? "thinking" : kin.state === "error" ? "error" : null} />
         <div className="min-w-0 flex-1">
           <h1 className="truncate font-bold">{kin.name}</h1>
           <p className="truncate text-xs text-muted-foreground">{kin.role}</p>
@@ -196,7 +196,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={kin} avatars={avatars} />
           ))}
-          <LiveTurns chat={chat} name={kin.name} avatarUrl={kin.avatar_url} />
+          <LiveTurns chat={chat} name={kin.name} avatarUrl={kin.avatar_url} kin={kin} />
           {busy ? (
             <div className="flex items-end gap-2.5 pl-11.5">
               <TypingIndicator label={t("chat.typing", { name: kin.name })} />
