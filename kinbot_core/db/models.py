@@ -197,6 +197,10 @@ class MessageRecord(BaseModel):
     task_id = peewee.TextField(null=True)
     #: Files a user attached: a JSON list of upload ids (``None``: none).
     attachments = peewee.TextField(null=True)
+    #: Structured facts for the UI, JSON (``kinbot_core.kins.meta``); ``None``: none.
+    meta = peewee.TextField(null=True)
+    #: Replaced by a retry: still shown, left out of the Kin's context.
+    superseded = peewee.BooleanField(default=False)
 
     class Meta:
         table_name = "message"
