@@ -26,7 +26,8 @@ class KinWorkers:
         self._wake: dict[str, asyncio.Event] = {}
         self._turns: dict[str, asyncio.Task[str | None]] = {}
         self._drafts: dict[str, TurnDraft] = {}
-        self._stopped_by_user: set[str] = set()
+        #: Kins whose turn was stopped on purpose, and whether its reply so far is kept.
+        self._stopped_by_user: dict[str, bool] = {}
         self._retired: set[str] = set()
         self._stopping = False
 
@@ -71,13 +72,15 @@ class KinWorkers:
         turn = self._turns.get(kin_id)
         return turn is not None and not turn.done()
 
-    def stop_turn(self, kin_id: str) -> bool:
-        """Stop the Kin's running turn (its message is marked cancelled, the text streamed so
-        far kept as the Kin's reply, marked stopped). Returns whether one was running."""
+    def stop_turn(self, kin_id: str, *, keep_reply: bool = False) -> bool:
+        """Stop the Kin's running turn (its message is marked cancelled). With
+        ``keep_reply`` (a member pressed Stop), the text streamed so far is kept as the Kin's
+        reply, marked stopped, or a note says the turn was stopped. Returns whether one was
+        running."""
         turn = self._turns.get(kin_id)
         if turn is None or turn.done():
             return False
-        self._stopped_by_user.add(kin_id)
+        self._stopped_by_user[kin_id] = keep_reply
         turn.cancel()
         return True
 
@@ -114,17 +117,18 @@ class KinWorkers:
                 if kin_id not in self._stopped_by_user:
                     raise  # the platform is stopping: recovery handles the message at next start
                 error = "The turn was stopped."
-                try:
-                    await keep_stopped(self._platform, kin, message, runner.draft)
-                except Exception:
-                    logger.exception("the stopped reply of Kin %s could not be kept", kin_id)
+                if self._stopped_by_user[kin_id]:
+                    try:
+                        await keep_stopped(self._platform, kin, message, runner.draft)
+                    except Exception:
+                        logger.exception("the stopped reply of Kin %s could not be kept", kin_id)
                 await kins.finish(kin_id, message.id, "cancelled", state="idle")
             except Exception as exc:  # the turn could not even record its failure
                 logger.exception("turn of Kin %s failed", kin_id)
                 error = "An internal error stopped the turn."
                 await self._record_failure(kin_id, message.id, error, exc)
             finally:
-                self._stopped_by_user.discard(kin_id)
+                self._stopped_by_user.pop(kin_id, None)
                 self._turns.pop(kin_id, None)
                 self._drafts.pop(kin_id, None)
             if kin.task_id is not None:

@@ -328,4 +328,4 @@ async def stop_turn(kin_id: str) -> dict[str, object]:
     reply, marked stopped."""
     platform = current_platform()
     await platform.kins.get(kin_id)
-    return {"stopped": platform.workers.stop_turn(kin_id)}
+    return {"stopped": platform.workers.stop_turn(kin_id, keep_reply=True)}
