@@ -225,6 +225,11 @@ async def test_retry_supersedes_the_reply_and_answers_the_same_message_again(
             ("assistant", "A mushroom risotto."),
             ("user", "[Nico] And with it?"),
         ]
+        # What compacting would fold is the same session, without the superseded reply.
+        folded = await server.platform.compacting.session(chef, 200)
+        ids = [m.id for m in folded.messages]
+        assert asked in ids and risotto["id"] in ids
+        assert error["id"] not in ids and soup["id"] not in ids
 
 
 async def test_retry_is_refused_while_the_kin_answers_and_to_strangers(
