@@ -612,16 +612,22 @@ class KinService:
     async def cancel_queued(self, kin_id: str) -> int:
         """Cancel every message still queued for the Kin (a sub-Kin whose task ended).
         Returns how many were."""
-        cancelled = await self._db.write(
-            lambda: (
-                MessageRecord.update(status="cancelled")
+        cancelled: list[int] = await self._db.write(
+            lambda: [
+                row.id
+                for row in MessageRecord.update(status="cancelled")
                 .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
+                .returning(MessageRecord.id)
                 .execute()
-            )
+            ]
         )
+        for message_id in cancelled:  # no browser is left showing them as waiting
+            self._live.publish(
+                "message.status", {"kin_id": kin_id, "id": message_id, "status": "cancelled"}
+            )
         if self._queue_lengths.pop(kin_id, 0):
             self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": 0})
-        return int(cancelled)
+        return len(cancelled)
 
     async def queue_lengths(self) -> dict[str, int]:
         """Queued messages per Kin (kept in memory, counted from the database at start)."""
