@@ -16,6 +16,17 @@ from typing import Any
 import pytest
 
 from kinbot_core.crons import Clock
+from kinbot_core.kins.meta import ERROR_CODES, failure, provider_code
+from kinbot_core.providers import ProviderError
+from kinbot_core.providers.errors import (
+    AuthenticationFailed,
+    BadRequest,
+    MalformedResponse,
+    ModelResolutionError,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+)
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.gate_tool import gated_server
 from tests.support.kin_chat import make_kin, reply_to, serve_with_openai, session, tell, turn_ended
@@ -89,8 +100,60 @@ async def test_a_provider_failure_gives_an_error_code_and_the_providers_words_wi
         assert refused["meta"]["detail"].startswith("Incorrect API key provided.")
         stored = await session(server.client, chef)
         assert by_id(stored, failed["id"])["meta"] == failed["meta"]
-        for meta in (failed["meta"], refused["meta"]):
+
+        await asyncio.to_thread(fake_llm.stop)  # nothing listens there any more
+        async with sse_stream(server.client) as stream:
+            third = await tell(server.client, chef, "Hello?")
+            unreachable = (await stream.wait_for(error_of(third))).data["message"]
+            await stream.wait_for(status_is(third, "failed"))
+        assert unreachable["meta"] == {
+            "error_code": "provider_unreachable",
+            "detail": None,
+            "retryable": True,
+        }
+        for meta in (failed["meta"], refused["meta"], unreachable["meta"]):
             assert address not in json.dumps(meta) and "Error" not in json.dumps(meta)
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "retryable"),
+    [
+        (RateLimited("slow down", status=429), "provider_rate_limited", True),
+        (AuthenticationFailed("refused", status=401), "provider_auth_failed", False),
+        (BadRequest("no such model", status=404), "model_unavailable", False),
+        (ModelResolutionError("no provider serves it"), "model_unavailable", False),
+        (BadRequest("bad", status=400), "provider_failed", False),
+        (ProviderUnavailable("cannot be reached"), "provider_unreachable", True),
+        (ProviderTimeout("did not answer in time"), "provider_unreachable", True),
+        (ProviderUnavailable("unavailable (502)", status=502), "provider_failed", True),
+        (MalformedResponse("unreadable"), "provider_failed", True),
+    ],
+)
+def test_each_provider_error_class_has_its_code(
+    error: ProviderError, code: str, retryable: bool
+) -> None:
+    assert provider_code(error) == (code, retryable)
+    assert code in ERROR_CODES
+
+
+def test_a_providers_detail_keeps_public_links_and_hides_local_addresses() -> None:
+    error = ProviderUnavailable(
+        "x",
+        status=500,
+        detail="See https://status.example.com/ ; http://192.168.1.20:11434/api and "
+        "http://ollama:11434 failed with sk-secret-1234",
+    )
+    assert failure(error, lambda text: text.replace("sk-secret-1234", "[SECRET: KEY]")) == {
+        "error_code": "provider_failed",
+        "detail": "See https://status.example.com/ ; [address] and [address] failed with "
+        "[SECRET: KEY]",
+        "retryable": True,
+    }
+    assert failure(KeyError("choices"), str) == {
+        "error_code": "internal_error",
+        "detail": None,
+        "retryable": True,
+    }
 
 
 # -- stop ----------------------------------------------------------------------------------------
