@@ -111,6 +111,10 @@ async def test_a_provider_failure_gives_an_error_code_and_the_providers_words_wi
             "detail": None,
             "retryable": True,
         }
+        kin = (await server.client.get(f"/api/kins/{chef}")).json()["kin"]
+        assert (kin["state"], kin["last_error_code"]) == ("error", "provider_unreachable")
+        states = [e.data for e in stream.of_type("kin.state") if e.data["state"] == "error"]
+        assert states[-1]["error_code"] == "provider_unreachable"
         for meta in (failed["meta"], refused["meta"], unreachable["meta"]):
             assert address not in json.dumps(meta) and "Error" not in json.dumps(meta)
 
@@ -276,7 +280,7 @@ async def test_retry_supersedes_the_reply_and_answers_the_same_message_again(
         ]
         assert by_id(stored, asked)["status"] == "done"
         kin = (await server.client.get(f"/api/kins/{chef}")).json()["kin"]
-        assert kin["state"] == "idle"
+        assert (kin["state"], kin["last_error_code"]) == ("idle", None)
 
         # The next message's context has the new reply only.
         fake_llm.enqueue(Reply(text="With parmesan."))

@@ -151,6 +151,8 @@ class KinRecord(BaseModel):
     workspace = peewee.TextField()
     state = peewee.TextField(default="idle")
     last_error = peewee.TextField(null=True)
+    #: The error code of ``last_error`` (``kinbot_core.kins.meta.ERROR_CODES``).
+    last_error_code = peewee.TextField(null=True)
     created_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
     created_at = peewee.FloatField(default=time.time)
     updated_at = peewee.FloatField(default=time.time)

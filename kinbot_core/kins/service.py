@@ -85,6 +85,8 @@ class KinView:
     network_access: bool = False
     #: The user who created it (``None`` once that account is deleted).
     created_by: str | None = None
+    #: The code of ``last_error`` (``kinbot_core.kins.meta.ERROR_CODES``), for the UI.
+    last_error_code: str | None = None
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -106,6 +108,7 @@ class KinView:
             task_id=row.task_id,
             network_access=bool(row.network_access),
             created_by=row.__data__.get("created_by"),
+            last_error_code=row.__data__.get("last_error_code"),
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -124,6 +127,7 @@ class KinView:
             "workspace": self.workspace,
             "state": self.state,
             "last_error": self.last_error,
+            "last_error_code": self.last_error_code,
             "queue_length": queue_length,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
@@ -528,24 +532,39 @@ class KinService:
             "message.status", {"kin_id": kin_id, "id": view.id, "status": "processing"}
         )
         self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": remaining})
-        self._live.publish("kin.state", {"kin_id": kin_id, "state": "thinking", "error": None})
+        self._live.publish(
+            "kin.state", {"kin_id": kin_id, "state": "thinking", "error": None, "error_code": None}
+        )
         return view, kin
 
     async def finish(
-        self, kin_id: str, message_id: int, status: str, *, state: str, error: str | None = None
+        self,
+        kin_id: str,
+        message_id: int,
+        status: str,
+        *,
+        state: str,
+        error: str | None = None,
+        error_code: str | None = None,
     ) -> None:
         """Mark the message that started a turn as handled (done, failed or cancelled) and
-        set the Kin's state after it, in one transaction."""
+        set the Kin's state after it (``error``, ``error_code``: why it is in the error
+        state), in one transaction."""
 
         def update() -> None:
             MessageRecord.update(status=status, processed_at=time.time()).where(
                 MessageRecord.id == message_id
             ).execute()
-            KinRecord.update(state=state, last_error=error).where(KinRecord.id == kin_id).execute()
+            KinRecord.update(state=state, last_error=error, last_error_code=error_code).where(
+                KinRecord.id == kin_id
+            ).execute()
 
         await self._db.write(update)
         self._live.publish("message.status", {"kin_id": kin_id, "id": message_id, "status": status})
-        self._live.publish("kin.state", {"kin_id": kin_id, "state": state, "error": error})
+        self._live.publish(
+            "kin.state",
+            {"kin_id": kin_id, "state": state, "error": error, "error_code": error_code},
+        )
 
     async def latest_of_turn(self, trigger_id: int) -> int | None:
         """The id of the newest message the turn of ``trigger_id`` produced (superseded or

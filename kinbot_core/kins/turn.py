@@ -259,7 +259,14 @@ class Turn:
             turn_of=self.trigger.id,
             meta=facts,
         )
-        await kins.finish(self.kin.id, self.trigger.id, "failed", state="error", error=reason)
+        await kins.finish(
+            self.kin.id,
+            self.trigger.id,
+            "failed",
+            state="error",
+            error=reason,
+            error_code=facts["error_code"],
+        )
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
         return reason
 

@@ -158,7 +158,9 @@ class KinWorkers:
             )
         except Exception:
             logger.exception("the failure of Kin %s's turn could not be recorded", kin_id)
-        await self._platform.kins.finish(kin_id, trigger_id, "failed", state="error", error=error)
+        await self._platform.kins.finish(
+            kin_id, trigger_id, "failed", state="error", error=error, error_code=meta.INTERNAL_ERROR
+        )
 
     async def stop(self, grace: float) -> None:
         """Let running turns finish for up to ``grace`` seconds, then cancel what is left
