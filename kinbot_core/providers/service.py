@@ -605,6 +605,8 @@ class ProviderService:
     def _sanitised(self, error: ProviderError, config: Mapping[str, Any]) -> ProviderError:
         error.message = _redact(error.message, config)
         error.args = (error.message,)
+        if error.detail:  # shown to members as the provider's words: no address of ours
+            error.detail = _without_address(_redact(error.detail, config), config)
         return error
 
     def _box(self) -> SecretBox:
@@ -678,6 +680,20 @@ def _redact(message: str, config: Mapping[str, Any]) -> str:
         elif key == "base_url":
             for secret in _url_secrets(value):
                 message = message.replace(secret, "[redacted]")
+    return message
+
+
+def _without_address(message: str, config: Mapping[str, Any]) -> str:
+    """``message`` without the configured base URL, its origin or its host and port."""
+    url = config.get("base_url")
+    if not isinstance(url, str) or not url:
+        return message
+    parsed = urlsplit(url)
+    host = parsed.hostname or ""
+    netloc = f"{host}:{parsed.port}" if parsed.port else host
+    for address in (url.rstrip("/"), f"{parsed.scheme}://{parsed.netloc}", parsed.netloc, netloc):
+        if len(address) >= 4:
+            message = message.replace(address, "[provider address]")
     return message
 
 
