@@ -49,7 +49,10 @@ export function LocalSetup({ coverage, onChange }: { coverage: Coverage | null; 
     setBusy(true);
     setError(null);
     try {
-      if (!covered("llm")) await addOne(server, { base_url: address.trim() });
+      if (!covered("llm")) {
+        await addOne(server, { base_url: address.trim() });
+        onChange(); // shown at once: memory search may take a while (its model loads)
+      }
       const now = await api<Coverage>("/api/providers/coverage");
       if (!now.capabilities.embedding?.length) await addOne(memory, {});
     } catch (caught) {
