@@ -17,6 +17,8 @@ export const en = {
       searxng: "SearXNG (your own search server)",
     },
     defaultNames: { "openai-compatible": "Local models", "local-embeddings": "Local memory" },
+    connected_one: "Connected: {{count}} model available.",
+    connected_other: "Connected: {{count}} models available.",
     gives: "Gives: {{capabilities}}.",
     needsAccount: "Needs an account with the provider (an API key).",
     noAccount: "No account needed.",
@@ -40,7 +42,6 @@ export const en = {
       use: "Use local models",
       working: "Setting up…",
       done: "Local models and memory search are set up.",
-      or: "Or connect an online provider",
     },
     starter: {
       greeting: "Hello, I'm {{name}}!",
@@ -72,6 +73,8 @@ export const fr: typeof en = {
       searxng: "SearXNG (votre propre serveur de recherche)",
     },
     defaultNames: { "openai-compatible": "Modèles locaux", "local-embeddings": "Mémoire locale" },
+    connected_one: "Connecté : {{count}} modèle disponible.",
+    connected_other: "Connecté : {{count}} modèles disponibles.",
     gives: "Apporte : {{capabilities}}.",
     needsAccount: "Demande un compte chez le fournisseur (une clé d'API).",
     noAccount: "Aucun compte nécessaire.",
@@ -95,7 +98,6 @@ export const fr: typeof en = {
       use: "Utiliser les modèles locaux",
       working: "Mise en place…",
       done: "Les modèles locaux et la recherche dans la mémoire sont prêts.",
-      or: "Ou connectez un fournisseur en ligne",
     },
     starter: {
       greeting: "Bonjour, je suis {{name}} !",

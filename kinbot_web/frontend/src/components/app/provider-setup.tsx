@@ -160,7 +160,7 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
           {report ? (
             <p className={report.ok ? "flex items-center gap-2 text-sm text-success" : "flex items-center gap-2 text-sm text-destructive"} role="status">
               {report.ok ? <CheckCircle2Icon className="size-4" aria-hidden /> : <CircleAlertIcon className="size-4" aria-hidden />}
-              {report.ok ? report.message : `${t("onboarding.providers.testFailed")}: ${report.message}`}
+              {report.ok ? t("firstRun.connected", { count: report.models?.length ?? 0 }) : `${t("onboarding.providers.testFailed")}: ${report.message}`}
               {report.capabilities.map((capability) => (
                 <Badge key={capability} variant="success" data-capability={capability}>
                   {capabilityWord(t, capability)}
