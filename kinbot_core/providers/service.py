@@ -51,7 +51,11 @@ Kind = Literal["ai", "search"]
 T = TypeVar("T")
 #: Which registry holds the types of each kind of provider.
 _REGISTRY_OF_KIND = {"ai": "providers", "search": "search_providers"}
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")
+#: A letter or digit (of any script: "Modèles locaux"), then letters, digits, spaces, dots,
+#: dashes or underscores; never "/", which separates a provider from its model.
+_NAME = re.compile(r"^[^\W_][\w .-]{0,63}$")
+#: Where a type that does not say how common it is goes in the lists (after the built-in ones).
+DEFAULT_RANK = 1000
 #: Features that are off without a capability, for onboarding and Settings.
 OPTIONAL_FEATURES = {
     "image": "image generation (automatic Kin avatars, the image tool)",
@@ -144,8 +148,10 @@ class ProviderService:
     # -- types ---------------------------------------------------------------------------
 
     def types(self, kind: Kind) -> list[ProviderType]:
-        """The provider types the enabled plugins offer."""
-        return list(self._registries[_REGISTRY_OF_KIND[kind]])
+        """The provider types the enabled plugins offer, the most common first: by each type's
+        optional ``rank`` (lower first; ``DEFAULT_RANK`` without one), then as registered."""
+        registered = list(self._registries[_REGISTRY_OF_KIND[kind]])
+        return sorted(registered, key=lambda t: getattr(t, "rank", DEFAULT_RANK))
 
     def _type(self, kind: Kind, name: str) -> ProviderType:
         provider_type: ProviderType | None = self._registries[_REGISTRY_OF_KIND[kind]].get(name)
@@ -646,6 +652,17 @@ class UnknownProvider(ProviderConfigError):
     """No provider with that id (of that kind)."""
 
     code = "not_found"
+
+
+def default_name(provider_type: ProviderType) -> str:
+    """The name a provider of this type gets when the person gives none: the type's optional
+    ``default_name``, else its label up to any parenthesis, kept to what a name may hold."""
+    given = getattr(provider_type, "default_name", None)
+    if isinstance(given, str) and _NAME.match(given.strip()):
+        return given.strip()
+    base = provider_type.label.split("(")[0]
+    cleaned = " ".join(re.sub(r"[^\w .-]", " ", base).split())[:64].strip(" ._-")
+    return cleaned if _NAME.match(cleaned) else "Provider"
 
 
 def _valid_name(name: str) -> str:

@@ -27,13 +27,18 @@ OPTIONAL_API_KEY = ConfigField("api_key", "API key", required=False, secret=True
 
 
 def base_url_field(default: str | None, *, required: bool = False) -> ConfigField:
-    """The base URL field (optional, to reach a proxy or a compatible server)."""
+    """The base URL field: optional (a proxy or a compatible server; empty is the service's own
+    address), or required (a server of the person's), its ``default`` then a suggestion."""
     return ConfigField(
         "base_url",
         "Base URL",
         required=required,
         default=default,
-        help="Leave empty for the default.",
+        help=(
+            "The server's address, starting with http:// or https://."
+            if required
+            else "Leave empty to use the service's own address."
+        ),
     )
 
 

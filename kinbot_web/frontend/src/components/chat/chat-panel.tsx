@@ -15,6 +15,7 @@ import type { Attachment, Kin, Message, User } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
 import { LiveTurns, MessageView } from "./message-view";
+import { StarterPrompts } from "./starter-prompts";
 
 const PAGE = 50;
 
@@ -192,7 +193,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           ) : chat.loaded && chat.messages.length > 0 ? (
             <p className="text-center text-xs text-muted-foreground">{t("chat.beginning", { name: kin.name })}</p>
           ) : null}
-          {chat.loaded && chat.messages.length === 0 ? <p className="py-16 text-center text-muted-foreground">{t("chat.empty", { name: kin.name })}</p> : null}
+          {chat.loaded && chat.messages.length === 0 ? <StarterPrompts kin={kin} onPick={(text) => void send(text, [])} /> : null}
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={kin} avatars={avatars} />
           ))}
