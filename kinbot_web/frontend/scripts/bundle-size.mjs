@@ -41,7 +41,7 @@ console.log(`Initial CSS (gzipped): ${kb(initialCss)}; all JavaScript chunks (gz
 // Not counted: chunks a screen fetches only for some content, never for a plain first visit:
 // highlight.js for a message with a fenced code block, KaTeX for one with math (see
 // src/components/markdown.tsx). They are printed beside each screen.
-const ON_DEMAND = [/\/node_modules\/rehype-highlight\//, /^src\/components\/katex-plugins\.ts$/];
+const ON_DEMAND = [/(^|\/)node_modules\/rehype-highlight\//, /^src\/components\/katex-plugins\.ts$/];
 const onDemand = (key) => ON_DEMAND.some((pattern) => pattern.test(key));
 const routes = new Set(manifest[entryKey].dynamicImports ?? []);
 function screenGraph(key, files, later) {

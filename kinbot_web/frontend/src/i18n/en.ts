@@ -2,10 +2,10 @@
 import { en as crons } from "./crons";
 import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
+import { en as onboardingExtra } from "./onboarding-extra";
+import { en as people } from "./people";
 
 const en = {
-  ...apiErrors,
-  ...markdown,
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
     save: "Save", cancel: "Cancel", continue: "Continue", back: "Back", skip: "Skip", close: "Close",
@@ -31,8 +31,8 @@ const en = {
       setupCodeRequired: "Enter the set-up code printed in KinBot's log.", setupCodeInvalid: "This is not the set-up code: copy it again from KinBot's log (it changes at every start).",
     },
     providers: {
-      title: "Connect your AI providers", subtitle: "KinBot needs a language model (llm) and embeddings for long-term memory.",
-      apiKey: "API key", connected: "Connected", needs: "Still needed: {{capabilities}}", covered: "llm and embedding are covered",
+      title: "Connect your AI providers", subtitle: "KinBot needs a chat model, and memory search for its long-term memory.",
+      apiKey: "API key", connected: "Connected", needs: "Still needed: {{capabilities}}", covered: "A chat model and memory search are ready.",
       imageOff: "No image provider: generated avatars are off (you can add one later in Settings).",
       add: "Add a provider", type: "Provider", name: "Name", configured: "Configured", none: "None yet.",
       testFailed: "The connection failed", off: "Off for now, until a provider covers them (add one later in Settings): {{features}}",
@@ -156,7 +156,11 @@ const en = {
     mockups: "Mock-ups",
   },
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
+  ...apiErrors,
   ...crons,
+  ...markdown,
+  ...onboardingExtra,
+  ...people,
 };
 
 export default en;

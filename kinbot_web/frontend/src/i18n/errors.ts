@@ -51,6 +51,8 @@ export const en = {
       // Kins, tasks, memory, contacts
       kin_invalid: "This Kin's settings are not valid.",
       task_invalid: "This task cannot be changed now.",
+      nothing_to_retry: "There is no reply to try again.",
+      kin_busy: "This Kin is answering: try again once it is done.",
       memory_invalid: "This memory is not valid.",
       contact_error: "This contact could not be saved.",
       contact_invalid: "This contact is not valid.",
@@ -200,6 +202,8 @@ export const fr: typeof en = {
       // Kins, tâches, mémoire, contacts
       kin_invalid: "Les réglages de ce Kin ne sont pas valides.",
       task_invalid: "Cette tâche ne peut pas être modifiée maintenant.",
+      nothing_to_retry: "Il n'y a pas de réponse à redemander.",
+      kin_busy: "Ce Kin est en train de répondre : réessayez quand il aura fini.",
       memory_invalid: "Ce souvenir n'est pas valide.",
       contact_error: "Ce contact n'a pas pu être enregistré.",
       contact_invalid: "Ce contact n'est pas valide.",

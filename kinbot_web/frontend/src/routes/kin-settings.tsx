@@ -3,6 +3,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
 
+import { Advanced } from "@/components/app/advanced";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { KinCrons } from "@/components/app/kin-crons";
 import { KinTools } from "@/components/app/kin-tools";
@@ -177,7 +178,7 @@ function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
             <CardTitle className="text-base">{t("kinSettings.avatar")}</CardTitle>
           </CardHeader>
           <CardContent className="flex flex-col items-start gap-3">
-            <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} size="xl" />
+            <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} kin={kin} size="xl" />
             <Button asChild variant="outline" size="sm">
               <label htmlFor="kin-avatar" className="cursor-pointer">
                 <ImageUpIcon /> {t("kinSettings.upload")}
@@ -326,7 +327,9 @@ function Summary({ kin }: { kin: Kin }) {
   if (!state) return null;
   return (
     <div className="flex flex-col gap-4">
-      <p className="text-sm text-muted-foreground">{t("kinSettings.contextTokens", { tokens: formatNumber(state.context_tokens), threshold: formatNumber(state.threshold_tokens) })}</p>
+      <Advanced>
+        <p>{t("kinSettings.contextTokens", { tokens: formatNumber(state.context_tokens), threshold: formatNumber(state.threshold_tokens) })}</p>
+      </Advanced>
       <div className="flex flex-wrap gap-2">
         <Button variant="outline" disabled={state.running} onClick={() => void act("")}>
           {t("kinSettings.compactNow")}
