@@ -1,4 +1,6 @@
 /** English strings (the reference: fr.ts must have the same keys). */
+import { en as cards } from "./cards";
+
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
@@ -150,6 +152,7 @@ const en = {
     mockups: "Mock-ups",
   },
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
+  ...cards,
 };
 
 export default en;

@@ -1,3 +1,4 @@
+import { fr as cards } from "./cards";
 import type { Strings } from "./en";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
@@ -152,6 +153,7 @@ const fr: Strings = {
     mockups: "Maquettes",
   },
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
+  ...cards,
 };
 
 export default fr;
