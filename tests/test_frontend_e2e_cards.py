@@ -180,8 +180,9 @@ async def test_stored_events_read_as_cards_and_a_failed_turn_offers_retry(
     await expect(error.locator("[data-error-detail]")).to_contain_text("The model is overloaded.")
     # (Only the request is checked: the retry route comes with the server's side of the contract.)
     async with page.expect_request(
-        lambda request: request.method == "POST"
-        and request.url.endswith(f"/api/kins/{kin['id']}/retry")
+        lambda request: (
+            request.method == "POST" and request.url.endswith(f"/api/kins/{kin['id']}/retry")
+        )
     ):
         await error.get_by_role("button", name=words["retry"]).click()
 

@@ -9,7 +9,6 @@ export const en = {
       failed: "{{who}} could not finish: {{title}}",
       cancelled: "Task cancelled: {{title}} ({{who}})",
       someone: "A task",
-      worker: "a helper",
       cronFinished: "Scheduled: {{name}} finished",
       cronFailed: "Scheduled: {{name}} failed",
       cronCancelled: "Scheduled: {{name}} was cancelled",
@@ -78,7 +77,6 @@ export const en = {
       result: "What came back",
       resultHidden: "Hidden: secrets never show in the chat.",
       pending: "Not back yet.",
-      details: "Details",
     },
     error: {
       provider_unreachable: "{{name}} could not reach its AI provider.",
@@ -109,7 +107,6 @@ export const en = {
     files: {
       preview: "Show {{name}} larger",
       previewTitle: "{{name}}",
-      open: "Open the file",
       kind: { image: "Image", pdf: "PDF", document: "Document" },
     },
   },
@@ -123,7 +120,6 @@ export const fr: typeof en = {
       failed: "{{who}} n'a pas pu terminer : {{title}}",
       cancelled: "Tâche annulée : {{title}} ({{who}})",
       someone: "Une tâche",
-      worker: "un assistant",
       cronFinished: "Programmé : {{name}} terminé",
       cronFailed: "Programmé : {{name}} a échoué",
       cronCancelled: "Programmé : {{name}} a été annulé",
@@ -192,7 +188,6 @@ export const fr: typeof en = {
       result: "Ce qui est revenu",
       resultHidden: "Masqué : un secret ne s'affiche jamais dans la conversation.",
       pending: "Pas encore revenu.",
-      details: "Détails",
     },
     error: {
       provider_unreachable: "{{name}} n'a pas pu joindre son fournisseur d'IA.",
@@ -223,7 +218,6 @@ export const fr: typeof en = {
     files: {
       preview: "Agrandir {{name}}",
       previewTitle: "{{name}}",
-      open: "Ouvrir le fichier",
       kind: { image: "Image", pdf: "PDF", document: "Document" },
     },
   },

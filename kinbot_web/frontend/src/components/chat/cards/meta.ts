@@ -43,12 +43,15 @@ function text(value: unknown): string | null {
 /** What the server once wrote before a task's result or error ("Task task_… completed. …"). */
 const LEGACY_PREFIX = /^(?:Scheduled run \(task \S+\)|Task \S+) (?:completed\.(?: Result:\n?)?|failed: ?|was cancelled\.? ?)/;
 
+const TASK_ID = /\btask_[0-9a-f]/;
+
 /** A task delivery's facts: its `meta`, or what its own fields say when it has none. */
 export function taskMetaOf(message: MessageWithMeta): TaskMeta {
   const meta = message.meta ?? {};
-  // Without meta, the text after the server's fixed opening is the result or the error.
+  // Without meta, the text (after the server's fixed opening, if any) is the result or the
+  // error, unless it names a task's id.
   const legacy = message.content.replace(LEGACY_PREFIX, "").trim();
-  const fromText = LEGACY_PREFIX.test(message.content) && legacy && !/\btask_[0-9a-f]/.test(legacy) ? legacy : null;
+  const fromText = legacy && !TASK_ID.test(legacy) ? legacy : null;
   const failed = message.kin_message_type !== "task_result";
   return {
     task_title: text(meta.task_title) ?? text(message.sender_name) ?? "",
