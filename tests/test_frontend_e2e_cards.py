@@ -1,7 +1,8 @@
 """How stored messages read in the chat, in Debian's Chromium at phone and desktop width, in
 English and French: tool calls as cards in plain words paired with their results, a task's and
 a cron run's end as cards linking to the task, another Kin's request, and a failed turn in
-plain words with Retry. No internal id shows in the visible text.
+plain words with Retry. No internal id shows in the visible text. Attached files: an image's
+thumbnail opens a preview that Escape closes, another file shows its size in the UI language.
 
 The messages are stored the way the server stores them (``KinService.add_message``, with the
 fields a turn, a task's delivery and inter-Kin messaging give them); the error comes from a
@@ -9,10 +10,12 @@ real turn against the fake OpenAI server answering 500."""
 
 from __future__ import annotations
 
+import io
 import re
 from typing import Any
 
 import pytest
+from PIL import Image
 from playwright.async_api import Page, expect
 
 from tests import test_frontend_e2e as e2e
@@ -201,3 +204,51 @@ async def test_stored_events_read_as_cards_and_a_failed_turn_offers_retry(
         "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
     )
     assert overflow <= 0
+
+
+def png(size: tuple[int, int] = (64, 48)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, "orange").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "language,size", [("en", "Document · 2.5 kB"), ("fr", "Document · 2,5 ko")], ids=["en", "fr"]
+)
+@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+async def test_an_attached_image_opens_a_preview_and_a_file_shows_its_size(
+    server: RunningServer, page: Page, width: int, height: int, language: str, size: str
+) -> None:
+    patched = await server.client.patch("/api/me", json={"language": language})
+    assert patched.status_code == 200, patched.text
+    await sign_in(page, server)
+    await page.set_viewport_size({"width": width, "height": height})
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    ids = []
+    for name, data, mime in [
+        ("soup.png", png(), "image/png"),
+        ("recipes.txt", b"Leek soup. " * 227 + b"End", "text/plain"),
+    ]:
+        uploaded = await server.client.post(
+            f"/api/kins/{kin_id}/uploads", files={"file": (name, data, mime)}
+        )
+        assert uploaded.status_code in (200, 201), uploaded.text
+        ids.append(uploaded.json()["upload"]["id"])
+    sent = await server.client.post(
+        f"/api/kins/{kin_id}/messages", json={"content": "Tonight's soup", "attachments": ids}
+    )
+    assert sent.status_code == 202, sent.text
+
+    message = bubble(page, "me", "Tonight's soup")
+    chip = message.locator("[data-attachment-file]")
+    await expect(chip).to_contain_text("recipes.txt")
+    await expect(chip).to_contain_text(size)
+    thumbnail = message.locator("[data-attachment-image]")
+    await expect(thumbnail.locator("img")).to_have_js_property("complete", True)
+    assert await thumbnail.locator("img").evaluate("image => image.naturalWidth") == 64
+    await thumbnail.click()
+    dialog = page.get_by_role("dialog", name="soup.png")
+    await expect(dialog.get_by_role("img", name="soup.png")).to_be_visible()
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_have_count(0)
+    await expect(thumbnail).to_be_focused()
