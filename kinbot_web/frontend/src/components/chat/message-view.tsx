@@ -14,7 +14,7 @@ import { Attachments } from "./cards/attachments";
 import { ErrorCard } from "./cards/error-card";
 import { MessageActions } from "./cards/message-actions";
 import { errorMetaOf, isStopped, isSuperseded, kinMessageKind, taskEndOf, type MessageWithMeta } from "./cards/meta";
-import { useLatestShownId, useShownMessage } from "./cards/session-store";
+import { useCallShown, useLatestShownId, useShownMessage } from "./cards/session-store";
 import { TaskCard } from "./cards/task-card";
 import { ToolCards } from "./cards/tool-card";
 import { hasPendingSecrets, PendingSecretsText } from "./pending-secrets";
@@ -85,21 +85,29 @@ export function LiveTurns({ chat, name, avatarUrl }: { chat: Pick<ChatState, "st
   );
 }
 
-/** The tool calls a turn is running now, one compact line each (stored calls show instead
- * once they end). */
+/** The tool calls a turn is running now whose reply is not shown yet, one compact line each
+ * (a stored reply shows its calls as cards, with their state). */
 function RunningTools({ tools }: { tools: ToolActivity[] }) {
   const { t } = useTranslation();
   const running = tools.filter((tool) => tool.status === "running");
   if (running.length === 0) return null;
   return (
-    <ul className="flex flex-col gap-1 pl-12" aria-label={t("chat.toolCalls", { count: running.length })}>
+    <ul className="flex flex-col gap-1 pl-12 empty:hidden" aria-label={t("chat.toolCalls", { count: running.length })}>
       {running.map((tool) => (
-        <li key={tool.id} className="flex w-fit items-center gap-1.5 rounded-xl bg-muted/70 px-3 py-1.5 text-xs font-semibold text-muted-foreground" data-running-tool={tool.name}>
-          <LoaderCircleIcon className="size-3.5 animate-spin motion-reduce:animate-none" aria-hidden />
-          {t("chat.toolRunning", { name: readableName(tool.name) })}
-        </li>
+        <RunningTool key={tool.id} tool={tool} />
       ))}
     </ul>
+  );
+}
+
+function RunningTool({ tool }: { tool: ToolActivity }) {
+  const { t } = useTranslation();
+  if (useCallShown(tool.id)) return null;
+  return (
+    <li className="flex w-fit items-center gap-1.5 rounded-xl bg-muted/70 px-3 py-1.5 text-xs font-semibold text-muted-foreground" data-running-tool={tool.name}>
+      <LoaderCircleIcon className="size-3.5 animate-spin motion-reduce:animate-none" aria-hidden />
+      {t("chat.toolRunning", { name: readableName(tool.name) })}
+    </li>
   );
 }
 
@@ -187,7 +195,7 @@ export function MessageView({ message: stored, me, kin, avatars = {} }: MessageV
   useShownMessage(message);
   const latestId = useLatestShownId(message.kin_id);
   const origin = originOf(message, me?.id ?? null);
-  const dimmed = isSuperseded(message) ? "opacity-60" : undefined;
+  const dimmed = isSuperseded(message) ? "opacity-70" : undefined;
   // A tool's result (failed ones too) shows in its call's card.
   if (message.role === "tool") return null;
   if (taskEndOf(message)) {

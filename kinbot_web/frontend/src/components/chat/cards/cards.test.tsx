@@ -5,7 +5,7 @@ import i18n from "@/i18n";
 import { ToastProvider } from "@/components/ui/toast";
 import type { Message } from "@/lib/types";
 
-import { MessageView } from "../message-view";
+import { LiveTurns, MessageView } from "../message-view";
 import { formatSize } from "./attachments";
 import type { MessageWithMeta } from "./meta";
 
@@ -151,6 +151,22 @@ describe("tool cards", () => {
     expect(card.dataset.state).toBe("none");
   });
 
+  it("replace the running turn's tool line once the reply with the call shows", () => {
+    const tools = { 1: [{ id: "c1", name: "spawn_self", status: "running" as const }, { id: "c9", name: "wait_for_oven", status: "running" as const }] };
+    const { container } = render(
+      <ToastProvider>
+        <MessageView message={message(trigger)} me={me} kin={kin} />
+        <MessageView message={message({ id: 2, role: "assistant", source: null, content: "", turn_of: 1, tool_calls: [call("c1", "spawn_self", { task_description: "Find a soup" })] })} me={me} kin={kin} />
+        <LiveTurns chat={{ streaming: {}, tools }} name="Chef" />
+      </ToastProvider>,
+    );
+    expect([...container.querySelectorAll("[data-running-tool]")].map((element) => element.tagName + ":" + element.getAttribute("data-running-tool"))).toEqual([
+      "DETAILS:spawn_self",
+      "LI:wait_for_oven",
+    ]);
+    expect(container.querySelector("li[data-running-tool]")?.textContent).toBe("Running wait for oven…");
+  });
+
   it("never show what the Vault gave", () => {
     const page = show(
       trigger,
@@ -205,7 +221,7 @@ describe("errors, retries and replaced replies", () => {
       { role: "assistant", source: null, content: "Pumpkin so", meta: { stopped: true }, turn_of: 1 },
     );
     const [old, stopped] = [...page.querySelectorAll<HTMLElement>("[data-origin='assistant']")];
-    expect(old.className).toContain("opacity-60");
+    expect(old.className).toContain("opacity-70");
     expect(within(old).getByText("Replaced")).toBeTruthy();
     expect(old.querySelector("[data-regenerate]")).toBeNull();
     expect(within(stopped).getByText("Stopped")).toBeTruthy();

@@ -18,6 +18,8 @@ interface Session {
 }
 
 const sessions = new Map<string, Session>();
+/** The ids of the tool calls of the shown replies, in every chat (a call's card shows). */
+const shownCalls = new Map<string, number>();
 const listeners = new Set<() => void>();
 
 function session(kinId: string): Session {
@@ -40,10 +42,17 @@ export function useShownMessage(message: Message): void {
     const shown = session(message.kin_id);
     shown.byId.set(message.id, message);
     if (message.role === "tool" && message.tool_call_id) shown.byCall.set(message.tool_call_id, message);
+    const calls = (message.tool_calls ?? []).map((call) => call.id);
+    for (const id of calls) shownCalls.set(id, (shownCalls.get(id) ?? 0) + 1);
     changed(shown);
     return () => {
       if (shown.byId.get(message.id) === message) shown.byId.delete(message.id);
       if (message.tool_call_id && shown.byCall.get(message.tool_call_id) === message) shown.byCall.delete(message.tool_call_id);
+      for (const id of calls) {
+        const count = (shownCalls.get(id) ?? 1) - 1;
+        if (count > 0) shownCalls.set(id, count);
+        else shownCalls.delete(id);
+      }
       changed(shown);
     };
   }, [message]);
@@ -67,4 +76,9 @@ export function useShownById(kinId: string, id: number | null): Message | undefi
 /** The id of the newest message shown in Kin `kinId`'s chat (null: none). */
 export function useLatestShownId(kinId: string): number | null {
   return React.useSyncExternalStore(subscribe, () => sessions.get(kinId)?.latest ?? null);
+}
+
+/** Whether tool call `callId` shows as a card of a stored reply (in any chat). */
+export function useCallShown(callId: string): boolean {
+  return React.useSyncExternalStore(subscribe, () => shownCalls.has(callId));
 }

@@ -52,7 +52,7 @@ export function ToolCard({ message, call }: { message: Message; call: ToolCall }
   const hidden = HIDDEN_RESULTS.has(call.name);
   const Icon = state === "running" ? LoaderCircleIcon : state === "failed" ? CircleAlertIcon : WrenchIcon;
   return (
-    <details className="group/tool rounded-xl bg-muted/70 text-xs text-muted-foreground" data-tool-card={call.name} data-state={state}>
+    <details className="group/tool rounded-xl bg-muted/70 text-xs text-muted-foreground" data-tool-card={call.name} data-state={state} data-running-tool={state === "running" ? call.name : undefined}>
       <summary className="flex cursor-pointer list-none items-start gap-1.5 rounded-xl px-3 py-1.5 focus-visible:outline-2 focus-visible:outline-ring [&::-webkit-details-marker]:hidden">
         <ChevronRightIcon className="mt-px size-3.5 shrink-0 transition-transform group-open/tool:rotate-90 motion-reduce:transition-none" aria-hidden />
         <Icon className={cn("mt-px size-3.5 shrink-0", state === "running" && "animate-spin motion-reduce:animate-none", state === "failed" && "text-destructive")} aria-hidden />
