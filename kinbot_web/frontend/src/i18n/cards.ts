@@ -96,8 +96,6 @@ export const en = {
     },
     actions: {
       copy: "Copy the message",
-      copied: "Copied",
-      copyFailed: "Could not copy the message.",
       regenerate: "Answer again",
       stopped: "Stopped",
       stoppedNote: "You stopped this reply: it ends here.",
@@ -207,8 +205,6 @@ export const fr: typeof en = {
     },
     actions: {
       copy: "Copier le message",
-      copied: "Copié",
-      copyFailed: "Le message n'a pas pu être copié.",
       regenerate: "Répondre à nouveau",
       stopped: "Arrêté",
       stoppedNote: "Vous avez arrêté cette réponse : elle s'arrête ici.",

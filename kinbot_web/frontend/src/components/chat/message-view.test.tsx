@@ -33,6 +33,9 @@ function bubble(fields: Partial<Message>) {
 
 afterEach(cleanup);
 
+/** How long to wait for a lazily loaded renderer at most (a busy machine loads it slowly). */
+const LAZY = { timeout: 15_000 };
+
 describe("MessageView with secrets hidden on arrival", () => {
   const hidden = { content: "my token is [PENDING SECRET 1], keep it", redaction_pending: true };
 
@@ -119,7 +122,7 @@ describe("MessageView", () => {
     const content = 'Hi **there** <img src=x onerror="alert(1)"> [click](javascript:alert(2)) <script>alert(3)</script>';
     const element = bubble({ content })!;
     // The renderer is loaded lazily; the stored text shows meanwhile.
-    expect(await within(element).findByText("there", { selector: "strong" })).toBeTruthy();
+    expect(await within(element).findByText("there", { selector: "strong" }, LAZY)).toBeTruthy();
     expect(element.querySelector("img")).toBeNull();
     expect(element.querySelector("script")).toBeNull();
     expect(element.innerHTML).not.toContain("onerror");
@@ -142,7 +145,7 @@ describe("MessageView", () => {
     const content = "Try:\n\n```python\ndef soup(): return 'leek'\n```";
     const element = bubble({ content })!;
     // highlight.js arrives after the Markdown renderer, for messages with code only.
-    const keyword = await within(element).findByText("def", { selector: "span.hljs-keyword" });
+    const keyword = await within(element).findByText("def", { selector: "span.hljs-keyword" }, LAZY);
     expect(keyword.closest("code")?.className).toContain("language-python");
     expect(within(element).getByText("'leek'", { selector: "span.hljs-string" })).toBeTruthy();
   });

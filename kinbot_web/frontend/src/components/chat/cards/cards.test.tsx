@@ -51,7 +51,8 @@ describe("task and cron cards", () => {
     const summary = within(card).getByText("Show the result");
     expect(summary.closest("details")?.open).toBe(false);
     fireEvent.click(summary);
-    expect(await within(card).findByText("cream", { selector: "strong" })).toBeTruthy();
+    // The Markdown renderer loads lazily (slowly on a busy machine).
+    expect(await within(card).findByText("cream", { selector: "strong" }, { timeout: 15_000 })).toBeTruthy();
     expect(card.textContent).not.toMatch(/task_/);
   });
 
@@ -232,8 +233,10 @@ describe("errors, retries and replaced replies", () => {
 
 describe("copying and attachments", () => {
   it("copies a message's text and says so", async () => {
+    // jsdom has no clipboard and is no secure context: a recording clipboard stands in.
     const writeText = vi.fn(async () => undefined);
-    vi.stubGlobal("navigator", { ...navigator, clipboard: { writeText } });
+    Object.defineProperty(window, "isSecureContext", { value: true, configurable: true });
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
     show({ content: "Leeks, **potatoes**" });
     fireEvent.click(screen.getByRole("button", { name: "Copy the message" }));
     expect(await screen.findByText("Copied")).toBeTruthy();
