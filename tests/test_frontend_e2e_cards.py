@@ -1,7 +1,8 @@
 """How stored messages read in the chat, in Debian's Chromium at phone and desktop width, in
 English and French: tool calls as cards in plain words paired with their results, a task's and
 a cron run's end as cards linking to the task, another Kin's request, and a failed turn in
-plain words with Retry. No internal id shows in the visible text. Attached files: an image's
+plain words with Retry, which runs the turn again and leaves the failed one marked replaced.
+No internal id shows in the visible text. Attached files: an image's
 thumbnail opens a preview that Escape closes, another file shows its size in the UI language.
 
 The messages are stored the way the server stores them (``KinService.add_message``, with the
@@ -32,19 +33,22 @@ pytestmark = NEEDS_BROWSER
 
 TASK_ID = "task_5f0c2a9e41b7"
 CRON_TASK_ID = "task_e98d01c3aa52"
+LEA_TASK_ID = "task_77aa31c0d9e2"
 
 #: What each language reads, for the same stored messages.
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "remembered": "Remembered: Léo is allergic to peanuts",
         "helper": "Asked a helper to: Leek and potato soup",
-        "task": "A task finished: Leek and potato soup",
-        "cron": "Scheduled: Morning briefing finished",
+        "task": "Chef's helper finished: Leek and potato soup",
+        "failed": "Léa could not finish: Plan the picnic",
+        "cron": "Scheduled: morning briefing finished",
         "request": "Request from Léa",
         "show_result": "Show the result",
         "open_task": "Open the task",
         "what_came_back": "What came back",
-        "error": "Chef could not answer.",
+        "error": "Chef's AI provider failed to answer.",
+        "replaced": "Replaced",
         "retry": "Retry",
         "copy": "Copy the message",
         "copied": "Copied",
@@ -53,13 +57,15 @@ TEXTS: dict[str, dict[str, str]] = {
     "fr": {
         "remembered": "Retenu : Léo is allergic to peanuts",
         "helper": "A demandé à un assistant : Leek and potato soup",
-        "task": "Une tâche a terminé : Leek and potato soup",
-        "cron": "Programmé : Morning briefing terminé",
+        "task": "L'assistant de Chef a terminé : Leek and potato soup",
+        "failed": "Léa n'a pas pu terminer : Plan the picnic",
+        "cron": "Programmé : morning briefing terminé",
         "request": "Demande de Léa",
         "show_result": "Voir le résultat",
         "open_task": "Ouvrir la tâche",
         "what_came_back": "Ce qui est revenu",
-        "error": "Chef n'a pas pu répondre.",
+        "error": "Le fournisseur d'IA de Chef n'a pas su répondre.",
+        "replaced": "Remplacé",
         "retry": "Réessayer",
         "copy": "Copier le message",
         "copied": "Copié",
@@ -70,7 +76,8 @@ TEXTS: dict[str, dict[str, str]] = {
 
 async def store_a_day_of_messages(server: RunningServer, kin_id: str) -> None:
     """A user's question, a reply calling two tools and their results, the task's delivered
-    result, a cron run's result and a request from another Kin, stored as the server does."""
+    result, another Kin's failed task, a cron run's result and a request from another Kin,
+    stored as the server does (a delivery's ``meta`` as ``TaskService`` builds it)."""
     kins = server.platform.kins
     me = (await server.client.get("/api/me")).json()["user"]
     asked = await kins.add_message(
@@ -104,11 +111,22 @@ async def store_a_day_of_messages(server: RunningServer, kin_id: str) -> None:
         kin_id, role="user", source="task", sender_id=TASK_ID, sender_name="Leek and potato soup",
         content=f"Task {TASK_ID} completed. Result:\nLeeks, potatoes, a little cream.",
         kin_message_type="task_result", task_id=TASK_ID, status="done",
+        meta={"task_title": "Leek and potato soup", "worker_name": "Chef", "spawned_self": True,
+              "result": "Leeks, potatoes, a little cream.", "error": None, "cron_name": None},
+    )  # fmt: skip
+    await kins.add_message(
+        kin_id, role="user", source="task", sender_id=LEA_TASK_ID, sender_name="Plan the picnic",
+        content=f"Task {LEA_TASK_ID} failed: No weather forecast.",
+        kin_message_type="task_failed", task_id=LEA_TASK_ID, status="done",
+        meta={"task_title": "Plan the picnic", "worker_name": "Léa", "spawned_self": False,
+              "result": None, "error": "No weather forecast.", "cron_name": None},
     )  # fmt: skip
     await kins.add_message(
         kin_id, role="user", source="cron", sender_id=CRON_TASK_ID, sender_name="Morning briefing",
         content=f"Scheduled run (task {CRON_TASK_ID}) completed. Result:\nSunny, 21 °C.",
         kin_message_type="task_result", task_id=CRON_TASK_ID, status="done",
+        meta={"task_title": "Morning briefing", "worker_name": "Chef", "spawned_self": True,
+              "result": "Sunny, 21 °C.", "error": None, "cron_name": "morning briefing"},
     )  # fmt: skip
     await kins.add_message(
         kin_id, role="user", source="kin", sender_id="kin_lea", sender_name="Léa",
@@ -170,6 +188,8 @@ async def test_stored_events_read_as_cards_and_a_failed_turn_offers_retry(
     await task.get_by_text(words["show_result"]).click()
     await expect(body).to_contain_text("Leeks, potatoes, a little cream.")
     await task.get_by_text(words["show_result"]).click()
+    failed = page.locator("[data-task-card='task_failed']")
+    await expect(failed).to_contain_text(words["failed"])
     cron = page.locator("[data-origin='cron'][data-task-card]")
     await expect(cron).to_contain_text(words["cron"])
 
@@ -181,13 +201,19 @@ async def test_stored_events_read_as_cards_and_a_failed_turn_offers_retry(
     error = page.get_by_role("alert").filter(has=page.locator("[data-error-card]"))
     await expect(error).to_contain_text(words["error"])
     await expect(error.locator("[data-error-detail]")).to_contain_text("The model is overloaded.")
-    # (Only the request is checked: the retry route comes with the server's side of the contract.)
-    async with page.expect_request(
-        lambda request: (
-            request.method == "POST" and request.url.endswith(f"/api/kins/{kin['id']}/retry")
+    async with page.expect_response(
+        lambda response: (
+            response.request.method == "POST"
+            and response.url.endswith(f"/api/kins/{kin['id']}/retry")
         )
-    ):
+    ) as answered:
         await error.get_by_role("button", name=words["retry"]).click()
+    assert (await answered.value).status == 202
+    # The turn runs again: its new reply comes; the failed one stays, marked replaced.
+    await expect(bubble(page, "assistant", "Hello from the fake")).to_be_visible()
+    await page.reload()
+    await expect(error.locator("[data-superseded]")).to_have_text(words["replaced"])
+    await expect(error.get_by_role("button", name=words["retry"])).to_have_count(0)
 
     # Copying a reply: its text goes to the clipboard, and "Copied" is announced.
     reply = bubble(page, "assistant", "Noted: no peanuts for Léo.")
