@@ -1,4 +1,5 @@
 /** English strings (the reference: fr.ts must have the same keys). */
+import { en as cards } from "./cards";
 import { en as crons } from "./crons";
 import { en as markdown } from "./markdown";
 import { en as onboardingExtra } from "./onboarding-extra";
@@ -155,6 +156,7 @@ const en = {
     mockups: "Mock-ups",
   },
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
+  ...cards,
   ...crons,
   ...markdown,
   ...onboardingExtra,

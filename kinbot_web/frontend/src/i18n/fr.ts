@@ -1,3 +1,4 @@
+import { fr as cards } from "./cards";
 import { fr as crons } from "./crons";
 import { fr as markdown } from "./markdown";
 import type { Strings } from "./en";
@@ -156,6 +157,7 @@ const fr: Strings = {
     mockups: "Maquettes",
   },
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
+  ...cards,
   ...crons,
   ...markdown,
   ...onboardingExtra,
