@@ -1,4 +1,5 @@
 /** English strings (the reference: fr.ts must have the same keys). */
+import { en as cards } from "./cards";
 import { en as crons } from "./crons";
 import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
@@ -157,6 +158,7 @@ const en = {
   },
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
   ...apiErrors,
+  ...cards,
   ...crons,
   ...markdown,
   ...onboardingExtra,

@@ -1,3 +1,4 @@
+import { fr as cards } from "./cards";
 import { fr as crons } from "./crons";
 import { fr as apiErrors } from "./errors";
 import { fr as markdown } from "./markdown";
@@ -158,6 +159,7 @@ const fr: Strings = {
   },
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
   ...apiErrors,
+  ...cards,
   ...crons,
   ...markdown,
   ...onboardingExtra,
