@@ -1,6 +1,7 @@
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as cards } from "./cards";
 import { en as crons } from "./crons";
+import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
@@ -156,6 +157,7 @@ const en = {
     mockups: "Mock-ups",
   },
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
+  ...apiErrors,
   ...cards,
   ...crons,
   ...markdown,

@@ -1,5 +1,6 @@
 import { fr as cards } from "./cards";
 import { fr as crons } from "./crons";
+import { fr as apiErrors } from "./errors";
 import { fr as markdown } from "./markdown";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
@@ -157,6 +158,7 @@ const fr: Strings = {
     mockups: "Maquettes",
   },
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
+  ...apiErrors,
   ...cards,
   ...crons,
   ...markdown,
