@@ -11,11 +11,15 @@ secret), and photographs it with Debian's Chromium. Needs the built web interfac
 from __future__ import annotations
 
 import asyncio
+import io
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+from PIL import Image, ImageDraw
 from playwright.async_api import Browser, async_playwright
 
 from kinbot_core.config import load_settings
@@ -91,9 +95,10 @@ async def wait_idle(client: httpx.AsyncClient, kin_id: str) -> None:
     raise RuntimeError("the Kin did not finish its turns")
 
 
-async def household(server: RunningServer, fake: FakeOpenAI) -> str:
-    """Set up people, Kins and a conversation; the id of the Kin to show."""
+async def household(server: RunningServer, fake: FakeOpenAI) -> tuple[str, str]:
+    """Set up people with their photos, Kins and a conversation; the id of the Kin to show."""
     client = server.client
+    await with_photo(client, (232, 140, 110))
     await add_openai_provider(client, fake)
     await client.post("/api/onboarding/search-providers/skip")
     kins: dict[str, str] = {}
@@ -107,8 +112,9 @@ async def household(server: RunningServer, fake: FakeOpenAI) -> str:
     fake.enqueue(
         Reply(
             text="How about a **coconut chickpea curry**? Everything is in the cupboard:\n\n"
-            "1. Soften an onion and garlic\n2. Add curry paste, chickpeas, coconut milk\n"
-            "3. Simmer 15 minutes, finish with lime"
+            "| Step | What | Time |\n|---|---|---|\n| 1 | Soften an onion and garlic | 5 min |\n"
+            "| 2 | Add curry paste, chickpeas, coconut milk | 2 min |\n"
+            "| 3 | Simmer, finish with lime | 15 min |"
         ),
         Reply(text="Of course: a mild paste and a spoon of yoghurt for Léo."),
         Reply(text="Noted, thank you Penny. I will keep it under budget."),
@@ -117,6 +123,7 @@ async def household(server: RunningServer, fake: FakeOpenAI) -> str:
     await wait_idle(client, chef)
     async with server.new_client() as marie:
         await register(client, marie, MARIE)
+        await with_photo(marie, (120, 170, 150))
         await marie.post(f"/api/kins/{chef}/messages", json={"content": "Less spicy for Léo?"})
     await wait_idle(client, chef)
     await server.platform.kins.enqueue(
@@ -131,7 +138,82 @@ async def household(server: RunningServer, fake: FakeOpenAI) -> str:
     await client.post(
         "/api/vault", json={"key": "GITHUB_TOKEN", "value": "ghp_not_a_real_token_0123"}
     )
-    return chef
+    return chef, kins["Penny"]
+
+
+def portrait(background: tuple[int, int, int]) -> bytes:
+    """A person's photo for the screenshots: a drawn head and shoulders on a plain colour."""
+    image = Image.new("RGB", (256, 256), background)
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((78, 40, 178, 150), fill=(250, 224, 200))
+    draw.ellipse((38, 160, 218, 330), fill=(70, 80, 110))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+async def with_photo(client: httpx.AsyncClient, background: tuple[int, int, int]) -> None:
+    response = await client.put(
+        "/api/me/avatar", files={"avatar": ("me.png", portrait(background), "image/png")}
+    )
+    response.raise_for_status()
+
+
+def penny_answers(request: RecordedRequest) -> Reply | None:
+    """Penny's day: she remembers an allergy, hands a price check to a helper, runs her weekly
+    cron, then her provider fails (the last reply, which offers Retry)."""
+    if request.endpoint != "chat":
+        return None
+    messages = request.body["messages"]
+    system, last = str(messages[0]["content"]), messages[-1]
+    said = str(last.get("content"))
+    if "ephemeral sub-Kin" in system:
+        if "budget" in system:
+            return Reply(text="62 € spent of 80 €: on track for the week.")
+        return Reply(text="The market is cheaper this week: 14 € against 19 € at the supermarket.")
+    if last["role"] == "tool":
+        return Reply(text="Noted, and a helper is on the prices.")
+    if "peanuts" in said:
+        memory = {"content": "Léo is allergic to peanuts", "category": "fact", "subject": "Léo"}
+        task = {
+            "task_description": "Compare the market's and the supermarket's prices",
+            "mode": "async",
+        }
+        return Reply(tool_calls=[("memorize", memory), ("spawn_self", task)])
+    if "savings" in said:
+        return Reply(status=500, error_message="The model is overloaded, try again later.")
+    return None
+
+
+async def pennys_day(server: RunningServer, fake: FakeOpenAI, penny: str) -> None:
+    """A tool card, a task card, a cron card and a failed reply with Retry in Penny's chat."""
+    client = server.client
+    fake.responder = penny_answers
+    await client.post(
+        f"/api/kins/{penny}/messages",
+        json={"content": "Léo is allergic to peanuts. And are market prices better this week?"},
+    )
+    await wait_for(client, lambda tasks: any(t["status"] == "completed" for t in tasks))
+    await wait_idle(client, penny)
+    cron = await client.post(
+        "/api/crons",
+        json={"kin_id": penny, "name": "Weekly budget check", "schedule": "0 9 * * 1",
+              "task_description": "Check this week's budget."},
+    )  # fmt: skip
+    await server.platform.crons.scheduler.fire(cron.json()["cron"]["id"], time.time())
+    await wait_for(client, lambda tasks: sum(t["status"] == "completed" for t in tasks) == 2)
+    await wait_idle(client, penny)
+    await client.post(f"/api/kins/{penny}/messages", json={"content": "And our savings plan?"})
+    await wait_idle(client, penny)
+    fake.responder = None
+
+
+async def wait_for(client: httpx.AsyncClient, done: Callable[[list[Any]], bool]) -> None:
+    for _ in range(300):
+        if done((await client.get("/api/tasks")).json()["tasks"]):
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError("the tasks did not end")
 
 
 def asking_task(request: RecordedRequest) -> Reply | None:
@@ -185,7 +267,7 @@ async def main() -> None:
             browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
             await shoot(browser, server, "/onboarding", "onboarding")
             await set_up_admin(server.client, NICO)
-            chef = await household(server, fake)
+            chef, penny = await household(server, fake)
             await shoot(browser, server, "/signin", "signin")
             context = await browser.new_context()
             await context.request.post(
@@ -196,6 +278,8 @@ async def main() -> None:
             nico = await context.storage_state()
             await context.close()
             await shoot(browser, server, f"/kins/{chef}", "chat", signed_in=nico)
+            await pennys_day(server, fake, penny)
+            await shoot(browser, server, f"/kins/{penny}", "chat-cards", signed_in=nico)
             await shoot(browser, server, "/settings", "settings", signed_in=nico)
             await shoot(browser, server, f"/kins/{chef}/settings", "kin-settings", signed_in=nico)
             task_id = await crons_and_a_question(server, fake, chef)

@@ -94,7 +94,7 @@ async def serve_household(
     config = load_settings(data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=30, **settings)
     async with running_server(Platform(config)) as server:
         await set_up_admin(server.client, NICO)
-        chef = await household(server, fake_llm)
+        chef, _ = await household(server, fake_llm)
         fake_llm.enqueue(Reply(text=f"Here is the list:\n\n{LONG_CODE}"))
         await server.client.post(f"/api/kins/{chef}/messages", json={"content": "The pantry?"})
         await wait_idle(server.client, chef)
