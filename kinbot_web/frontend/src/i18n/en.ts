@@ -1,4 +1,6 @@
 /** English strings (the reference: fr.ts must have the same keys). */
+import { en as chatflow } from "./chatflow";
+
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
@@ -149,6 +151,7 @@ const en = {
     toastBody: "Your changes are kept.", dialogTitle: "A gentle dialog", dialogBody: "Dialogs trap focus and close with Escape.",
     mockups: "Mock-ups",
   },
+  ...chatflow,
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
 };
 

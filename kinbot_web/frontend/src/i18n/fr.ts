@@ -1,3 +1,4 @@
+import { fr as chatflow } from "./chatflow";
 import type { Strings } from "./en";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
@@ -151,6 +152,7 @@ const fr: Strings = {
     toastBody: "Vos modifications sont conservées.", dialogTitle: "Un dialogue tout doux", dialogBody: "Les dialogues gardent le focus et se ferment avec Échap.",
     mockups: "Maquettes",
   },
+  ...chatflow,
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
 };
 
