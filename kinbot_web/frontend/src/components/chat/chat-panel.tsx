@@ -44,6 +44,9 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
   const top = React.useRef<HTMLDivElement>(null);
   const scroller = React.useRef<HTMLDivElement>(null);
   const loadingOlder = React.useRef(false);
+  // Following the conversation: new messages and streamed text scroll it only while the
+  // reader is at the bottom; scrolled up, a marker says what arrived below instead.
+  const follow = React.useRef(true);
   const [files, setFiles] = React.useState<PendingFile[]>([]);
   const [dragging, setDragging] = React.useState(false);
   const nextFileKey = React.useRef(1);
@@ -80,9 +83,6 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     return () => off.forEach((unsubscribe) => unsubscribe());
   }, [kin.id, stream, loadLatest, toast, t]);
 
-  // Following the conversation: new messages and streamed text scroll it only while the
-  // reader is at the bottom; scrolled up, a marker says what arrived below instead.
-  const follow = React.useRef(true);
   const [atBottom, setAtBottom] = React.useState(true);
   const [readUpTo, setReadUpTo] = React.useState<number | null>(null);
   const [streamedBelow, setStreamedBelow] = React.useState(false);
