@@ -460,14 +460,15 @@ class Settings(BaseSettings):
     upload_unpacked_max_bytes: int = Field(
         100 * MIB,
         ge=MIB,
-        description="Most bytes an uploaded Word document (a ZIP archive) may unpack to, "
+        description="Most bytes an uploaded office document (a ZIP archive: .docx, .xlsx, "
+        ".pptx, .odt, .ods) may unpack to, "
         "counted from its declared sizes before reading and again while reading; more is "
         "refused (413).",
     )
     upload_zip_max_ratio: float = Field(
         100.0,
         gt=1,
-        description="Highest compression ratio of a member of an uploaded Word document above "
+        description="Highest compression ratio of a member of an uploaded office document above "
         "1 MiB unpacked (zip bombs compress far more than documents do); more is refused (413).",
     )
     upload_read_timeout_seconds: float = Field(

@@ -1,16 +1,18 @@
 """What an uploaded file is, judged by its content, and the text in it, read within bounds.
 
-PDFs and ZIP archives (Word documents) are parsed by pure-Python libraries that a hostile file
-can keep busy for minutes or make allocate gigabytes, so ``kinbot_core.uploads`` has them read
-by this module run as a separate process (``python -I upload_content.py``, the file name and
-:class:`ReadLimits` as a JSON line then the file's bytes on stdin, the outcome as JSON on
-stdout), with a memory limit it sets itself and a time limit after which it is killed. For
-that, this module imports nothing of KinBot: only the standard library, Pillow, pypdf and
-python-docx.
+PDFs and ZIP archives (Word, Excel, PowerPoint and OpenDocument files) are parsed by
+pure-Python libraries that a hostile file can keep busy for minutes or make allocate
+gigabytes, so ``kinbot_core.uploads`` has them read by this module run as a separate
+process (``python -I upload_content.py``, the file name and :class:`ReadLimits` as a JSON
+line then the file's bytes on stdin, the outcome as JSON on stdout), with a memory limit it
+sets itself and a time limit after which it is killed. For that, this module imports
+nothing of KinBot but its sibling ``office_text`` (by its path when run as a script): only
+the standard library, Pillow, pypdf, python-docx, openpyxl, odfpy and python-pptx.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import math
@@ -18,6 +20,7 @@ import os
 import re
 import sys
 import zipfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -33,10 +36,22 @@ EXTENSIONS = {
     ".md": "text/markdown",
     ".csv": "text/csv",
     ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ".odt": "application/vnd.oasis.opendocument.text",
+    ".ods": "application/vnd.oasis.opendocument.spreadsheet",
 }
 IMAGE_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
 TEXT_TYPES = ("text/plain", "text/markdown", "text/csv")
 DOCX = EXTENSIONS[".docx"]
+XLSX = EXTENSIONS[".xlsx"]
+PPTX = EXTENSIONS[".pptx"]
+ODT = EXTENSIONS[".odt"]
+ODS = EXTENSIONS[".ods"]
+#: The member that tells each Office Open XML type.
+_OOXML_PARTS = {"word/document.xml": DOCX, "xl/workbook.xml": XLSX, "ppt/presentation.xml": PPTX}
+#: The ``office_text`` reader of each other office type.
+_OFFICE_READERS = {XLSX: "xlsx_text", PPTX: "pptx_text", ODT: "odt_text", ODS: "ods_text"}
 #: What people call each type, in error messages.
 TYPE_NAMES = {
     "image/png": "a PNG image",
@@ -48,11 +63,18 @@ TYPE_NAMES = {
     "text/markdown": "text",
     "text/csv": "text",
     DOCX: "a Word document",
+    XLSX: "a spreadsheet (.xlsx)",
+    PPTX: "a presentation (.pptx)",
+    ODT: "a text document (.odt)",
+    ODS: "a spreadsheet (.ods)",
     "executable": "a program",
     "archive": "a ZIP archive",
     "binary": "binary data",
 }
-ALLOWED = "images (PNG, JPEG, WebP, GIF), PDFs and documents (.txt, .md, .csv, .docx)"
+ALLOWED = (
+    "images (PNG, JPEG, WebP, GIF), PDFs and documents "
+    "(.txt, .md, .csv, .docx, .odt, .xlsx, .ods, .pptx)"
+)
 #: Contents parsed only in a separate process (PDFs, ZIP archives).
 ISOLATED_MAGIC = (b"%PDF-", b"PK\x03\x04")
 #: ZIP members unpacking to less than this are not held to the compression ratio limit.
@@ -117,11 +139,9 @@ def sniff(data: bytes) -> str:
         return "application/pdf"
     if data.startswith(b"PK\x03\x04"):
         try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                names = set(archive.namelist())
-        except (zipfile.BadZipFile, ValueError, EOFError):
+            return _archive_type(data)
+        except (zipfile.BadZipFile, ValueError, EOFError, OSError):
             return "binary"
-        return DOCX if "word/document.xml" in names else "archive"
     if data.startswith(_EXECUTABLE_MAGIC):
         return "executable"
     if b"\x00" in data:
@@ -131,6 +151,22 @@ def sniff(data: bytes) -> str:
     except UnicodeDecodeError:
         return "binary"
     return "executable" if data.startswith(b"#!") else "text/plain"
+
+
+def _archive_type(data: bytes) -> str:
+    """An office document's MIME type, from the parts of its ZIP archive (an OpenDocument
+    names its type in its ``mimetype`` member), else ``archive``."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = set(archive.namelist())
+        for part, mime_type in _OOXML_PARTS.items():
+            if part in names:
+                return mime_type
+        if "mimetype" in names and "content.xml" in names:
+            with archive.open("mimetype") as stream:
+                declared = stream.read(100).decode("ascii", "replace").strip()
+            if declared in (ODT, ODS):
+                return declared
+    return "archive"
 
 
 def checked_type(filename: str, data: bytes) -> str:
@@ -164,6 +200,9 @@ def inspect(filename: str, data: bytes, limits: ReadLimits) -> tuple[str, str | 
     elif mime_type == DOCX:
         check_unpacked_size(data, limits)
         text = _docx_text(data)
+    elif mime_type in _OFFICE_READERS:
+        check_unpacked_size(data, limits)
+        text = _office(_OFFICE_READERS[mime_type])(data, limits.max_chars)
     else:
         text = data.decode("utf-8-sig")
     if len(text) > limits.max_chars:
@@ -243,6 +282,20 @@ def _docx_text(data: bytes) -> str:
     return "\n".join(lines).strip()
 
 
+def _office(reader: str) -> Callable[[bytes, int], str]:
+    """A reader of ``office_text``: the package's module, or the file next to this one when
+    this module runs as a script (isolated mode: the package is not importable)."""
+    if __name__ == "__main__":
+        folder = os.path.dirname(os.path.abspath(__file__))
+        if folder not in sys.path:
+            sys.path.append(folder)  # last: it can shadow nothing installed
+        module = importlib.import_module("office_text")
+    else:
+        module = importlib.import_module("kinbot_core.office_text")
+    function: Callable[[bytes, int], str] = getattr(module, reader)
+    return function
+
+
 def _describe(exc: BaseException) -> str:
     text = " ".join(str(exc).split())[:300]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -275,7 +328,9 @@ def read_outcome(filename: str, data: bytes, limits: ReadLimits) -> dict[str, An
             message = f"Reading this file needs more than {megabytes} MiB of memory."
             return {"error": {"status": 413, "code": "too_complex", "message": message}}
         kind = TYPE_NAMES.get(EXTENSIONS.get(os.path.splitext(filename)[1].lower(), ""), "file")
-        message = f"This {kind.removeprefix('a ')} cannot be read ({_describe(exc)})."
+        message = (
+            f"This {kind.removeprefix('a ').removeprefix('an ')} cannot be read ({_describe(exc)})."
+        )
         return {"error": {"status": 415, "code": "unreadable", "message": message}}
     return {"mime_type": mime_type, "text": text}
 

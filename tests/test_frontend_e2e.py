@@ -454,11 +454,12 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     await page.get_by_role("button", name="Nouveau cron").click()
     dialog = page.get_by_role("dialog")
     await dialog.get_by_label("Nom").fill("Tea time")
-    await dialog.get_by_label("Planification").fill("every day at four")
+    await dialog.get_by_label("Répétition").select_option("custom")
+    await dialog.get_by_label("Expression cron").fill("every day at four")
     await dialog.get_by_label("Ce que fait la tâche").fill("Remind everyone of tea.")
     await dialog.get_by_role("button", name="Enregistrer").click()
     await expect(dialog.get_by_role("alert")).to_be_visible()
-    await dialog.get_by_label("Planification").fill("0 16 * * *")
+    await dialog.get_by_label("Expression cron").fill("0 16 * * *")
     await dialog.get_by_role("button", name="Enregistrer").click()
     await expect(dialog).to_have_count(0)
     tea = page.get_by_role("listitem", name="Tea time")
@@ -467,7 +468,9 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
 
     # Edited, paused, resumed: the API has each change.
     await tea.get_by_role("button", name="Modifier Tea time").click()
-    await dialog.get_by_label("Planification").fill("30 16 * * 1-5")
+    await expect(dialog.get_by_label("Répétition")).to_have_value("daily")  # read back
+    await dialog.get_by_label("Répétition").select_option("weekdays")
+    await dialog.get_by_label("À", exact=True).fill("16:30")
     await dialog.get_by_role("button", name="Enregistrer").click()
     await expect(tea.get_by_text("30 16 * * 1-5")).to_be_visible()
     await tea.get_by_role("button", name="Mettre en pause").click()

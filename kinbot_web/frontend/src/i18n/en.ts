@@ -1,7 +1,10 @@
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as chatflow } from "./chatflow";
+import { en as crons } from "./crons";
+import { en as markdown } from "./markdown";
 
 const en = {
+  ...markdown,
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
     save: "Save", cancel: "Cancel", continue: "Continue", back: "Back", skip: "Skip", close: "Close",
@@ -153,6 +156,7 @@ const en = {
   },
   ...chatflow,
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
+  ...crons,
 };
 
 export default en;

@@ -1,8 +1,11 @@
 import { fr as chatflow } from "./chatflow";
+import { fr as crons } from "./crons";
 import type { Strings } from "./en";
+import { fr as markdown } from "./markdown";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
+  ...markdown,
   app: { name: "KinBot", tagline: "Votre maisonnée de Kins serviables" },
   common: {
     save: "Enregistrer", cancel: "Annuler", continue: "Continuer", back: "Retour", skip: "Passer", close: "Fermer",
@@ -154,6 +157,7 @@ const fr: Strings = {
   },
   ...chatflow,
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
+  ...crons,
 };
 
 export default fr;

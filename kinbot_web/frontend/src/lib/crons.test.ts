@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { applyCronEvent, cronActions, cronBody, cronsReducer, draftOf, formatWhen, initialCrons, needsReload, type Cron, type CronsState } from "./crons";
+import { applyCronEvent, cronActions, cronBody, cronsReducer, draftOf, formatWhen, initialCrons, needsReload, newDraft, type Cron, type CronsState } from "./crons";
 
 const cron: Cron = {
   id: "c1", kin_id: "k1", name: "Morning news", schedule: "0 9 * * *", timezone: null,
@@ -11,14 +11,21 @@ const cron: Cron = {
 
 describe("cronBody", () => {
   it("sends every field of a new cron with its Kin, trimmed, the empty model as the Kin's", () => {
-    const body = cronBody({ name: " Tea ", schedule: " 0  16 * * * ", task_description: "Remind me.\n", model: "" }, "k1");
-    expect(body).toEqual({ name: "Tea", schedule: "0 16 * * *", task_description: "Remind me.", model: null, kin_id: "k1" });
+    const body = cronBody({ name: " Tea ", schedule: " 0  16 * * * ", timezone: "Europe/Paris", task_description: "Remind me.\n", model: "" }, "k1");
+    expect(body).toEqual({ name: "Tea", schedule: "0 16 * * *", timezone: "Europe/Paris", task_description: "Remind me.", model: null, kin_id: "k1" });
+  });
+
+  it("starts a new cron every day at 08:00 in the browser's time zone", () => {
+    expect(newDraft("America/Montreal")).toEqual({ name: "", schedule: "0 8 * * *", timezone: "America/Montreal", task_description: "", model: "" });
+    expect(newDraft().timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
   });
 
   it("sends only what changed on an existing cron", () => {
     expect(cronBody(draftOf(cron), "k1", cron)).toEqual({});
     expect(cronBody({ ...draftOf(cron), schedule: "0 8 * * 1-5", model: "gpt-4o" }, "k1", cron)).toEqual({ schedule: "0 8 * * 1-5", model: "gpt-4o" });
     expect(cronBody({ ...draftOf({ ...cron, model: "gpt-4o" }), model: "" }, "k1", { ...cron, model: "gpt-4o" })).toEqual({ model: null });
+    expect(cronBody({ ...draftOf(cron), timezone: "Europe/Paris" }, "k1", cron)).toEqual({ timezone: "Europe/Paris" });
+    expect(cronBody({ ...draftOf({ ...cron, timezone: "UTC" }), timezone: "" }, "k1", { ...cron, timezone: "UTC" })).toEqual({ timezone: null });
   });
 });
 

@@ -1,5 +1,7 @@
 /** Crons as the Kin settings show and edit them (docs/api.md, "Crons"). */
 
+import { DEFAULT_SCHEDULE, scheduleToCron } from "@/lib/schedule-words";
+
 export type CronState = "active" | "inactive" | "awaiting_confirmation";
 
 export interface Cron {
@@ -25,35 +27,49 @@ export interface Cron {
   updated_at: number;
 }
 
-/** What the cron form holds: every field a string, the model empty for "the Kin's model". */
+/**
+ * What the cron form holds: every field a string, the model empty for "the Kin's model", the
+ * time zone empty for KinBot's default (the `cron_timezone` setting).
+ */
 export interface CronDraft {
   name: string;
   schedule: string;
+  timezone: string;
   task_description: string;
   model: string;
 }
 
-export const emptyDraft: CronDraft = { name: "", schedule: "", task_description: "", model: "" };
+/** The browser's time zone (IANA name), or "" when it does not say. */
+export function browserZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+}
+
+/** The form's starting values for a new cron: every day at 08:00, in the browser's time zone. */
+export function newDraft(zone: string = browserZone()): CronDraft {
+  return { name: "", schedule: scheduleToCron(DEFAULT_SCHEDULE), timezone: zone, task_description: "", model: "" };
+}
 
 /** The form's starting values for an existing cron. */
 export function draftOf(cron: Cron): CronDraft {
-  return { name: cron.name, schedule: cron.schedule, task_description: cron.task_description, model: cron.model ?? "" };
+  return { name: cron.name, schedule: cron.schedule, timezone: cron.timezone ?? "", task_description: cron.task_description, model: cron.model ?? "" };
 }
 
 /**
  * The request body for a new cron (with its Kin) or the changes to an existing one (only
  * the fields that differ, so a Kin's proposal is not re-proposed by an unchanged save).
- * Text is trimmed and an empty model means the Kin's own (`null`).
+ * Text is trimmed; an empty model means the Kin's own and an empty time zone KinBot's
+ * default (`null` both).
  */
 export function cronBody(draft: CronDraft, kinId: string, existing?: Cron): Record<string, string | null> {
   const wanted: Record<string, string | null> = {
     name: draft.name.trim(),
     schedule: draft.schedule.trim().replace(/\s+/g, " "),
+    timezone: draft.timezone.trim() || null,
     task_description: draft.task_description.trim(),
     model: draft.model.trim() || null,
   };
   if (!existing) return { ...wanted, kin_id: kinId };
-  const before: Record<string, string | null> = { ...draftOf(existing), model: existing.model };
+  const before: Record<string, string | null> = { ...draftOf(existing), timezone: existing.timezone, model: existing.model };
   return Object.fromEntries(Object.entries(wanted).filter(([key, value]) => before[key] !== value));
 }
 

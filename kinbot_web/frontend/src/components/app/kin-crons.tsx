@@ -6,6 +6,7 @@ import { Link } from "react-router";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { Badge } from "@/components/ui/badge";
 import { ConfirmDelete } from "@/components/app/confirm-delete";
+import { SchedulePicker } from "@/components/app/schedule-picker";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/input";
@@ -13,7 +14,8 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
-import { cronActions, cronBody, cronsReducer, draftOf, emptyDraft, formatWhen, initialCrons, needsReload, type Cron, type CronDraft, type CronEvent } from "@/lib/crons";
+import { browserZone, cronActions, cronBody, cronsReducer, draftOf, formatWhen, initialCrons, needsReload, newDraft, type Cron, type CronDraft, type CronEvent } from "@/lib/crons";
+import { scheduleInWords } from "@/lib/schedule-words";
 import type { EventStream } from "@/lib/events";
 import type { Kin } from "@/lib/types";
 
@@ -25,14 +27,14 @@ function errorText(error: unknown): string {
 function CronDialog({ kin, cron, open, onOpenChange, onSaved }: { kin: Kin; cron: Cron | null; open: boolean; onOpenChange: (open: boolean) => void; onSaved: (cron: Cron) => void }) {
   const { t } = useTranslation();
   const { toast } = useToast();
-  const [draft, setDraft] = React.useState<CronDraft>(emptyDraft);
+  const [draft, setDraft] = React.useState<CronDraft>(newDraft);
   const [models, setModels] = React.useState<ModelChoice[]>([]);
   const [error, setError] = React.useState<string | null>(null);
   const [busy, setBusy] = React.useState(false);
 
   React.useEffect(() => {
     if (!open) return;
-    setDraft(cron ? draftOf(cron) : emptyDraft);
+    setDraft(cron ? draftOf(cron) : newDraft());
     setError(null);
     languageModels()
       .then(setModels)
@@ -72,9 +74,7 @@ function CronDialog({ kin, cron, open, onOpenChange, onSaved }: { kin: Kin; cron
           <Field label={t("kinSettings.cronName")} htmlFor="cron-name">
             <Input id="cron-name" value={draft.name} onChange={set("name")} required maxLength={200} />
           </Field>
-          <Field label={t("kinSettings.schedule")} htmlFor="cron-schedule" hint={t("kinSettings.scheduleHint")}>
-            <Input id="cron-schedule" value={draft.schedule} onChange={set("schedule")} required placeholder="0 8 * * 1-5" className="font-mono" spellCheck={false} />
-          </Field>
+          <SchedulePicker value={draft.schedule} onChange={(schedule) => setDraft((value) => ({ ...value, schedule }))} timezone={draft.timezone} onTimezoneChange={(timezone) => setDraft((value) => ({ ...value, timezone }))} />
           <Field label={t("kinSettings.taskDescription")} htmlFor="cron-task">
             <Textarea id="cron-task" value={draft.task_description} onChange={set("task_description")} required rows={3} />
           </Field>
@@ -106,6 +106,21 @@ function CronDialog({ kin, cron, open, onOpenChange, onSaved }: { kin: Kin; cron
         </form>
       </DialogContent>
     </Dialog>
+  );
+}
+
+/** A cron's schedule in words in the user's language, with its time zone when it is not the browser's. */
+function ScheduleWords({ cron }: { cron: Cron }) {
+  const { t, i18n } = useTranslation();
+  const words = scheduleInWords(cron.schedule, (key, values) => t(key, values), i18n.language);
+  const zone = cron.timezone && cron.timezone !== browserZone() ? cron.timezone : null;
+  return (
+    <p className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-0.5 text-sm">
+      <span className="inline-block font-medium first-letter:uppercase" data-schedule-words>
+        {zone ? t("crons.inZone", { words, zone }) : words}
+      </span>
+      <code className="rounded-md bg-muted px-1.5 py-0.5 text-xs text-muted-foreground">{cron.schedule}</code>
+    </p>
   );
 }
 
@@ -228,10 +243,10 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
               <div className="min-w-0 flex-1">
                 <p className="flex flex-wrap items-center gap-2">
                   <span className="font-semibold break-words">{cron.name}</span>
-                  <code className="rounded-md bg-muted px-1.5 py-0.5 text-xs">{cron.schedule}</code>
                   <StateBadge cron={cron} />
                   {cron.created_by_kin_id ? <Badge variant="kin">{t("kinSettings.proposedBy", { name: kin.name })}</Badge> : null}
                 </p>
+                <ScheduleWords cron={cron} />
                 <p className="mt-1 text-sm break-words text-muted-foreground">{cron.task_description}</p>
                 <CronTimes cron={cron} />
               </div>
