@@ -152,12 +152,13 @@ async def test_searching_and_opening_history_is_for_signed_in_members_and_this_k
     ).status_code == 404
 
     # Bad input is a clear 400.
-    for params in (
+    bad: list[dict[str, str | int]] = [
         {"q": "  "},
         {"q": "x", "limit": 0},
         {"q": "x", "limit": "many"},
         {"q": "x" * 501},
-    ):
+    ]
+    for params in bad:
         assert (await server.client.get(search, params=params)).status_code == 400, params
     both = await server.client.get(
         f"/api/kins/{chef['id']}/messages", params={"around": plumber, "before": plumber}

@@ -185,6 +185,9 @@ describe("chatReducer", () => {
     expect(state.messages.map((m) => Boolean(m.superseded))).toEqual([false, true]);
     state = apply(state, { type: "message", message: message(73, { role: "assistant", source: null, content: "Better", turn_of: 70, meta: null, superseded: false }) });
     expect(state.messages.map((m) => Boolean(m.superseded))).toEqual([false, true, false]);
+    // A retry that queues the message again: its superseded reply does not make it answered.
+    const requeued = apply(emptyChat, { type: "page", messages: [message(70, { status: "queued" }), { ...old, superseded: true }], nextBefore: null });
+    expect(requeued.messages[0].status).toBe("queued");
   });
 
   it("clears a stopped turn's streamed text when its stored reply arrives, late text included", () => {

@@ -108,7 +108,8 @@ function merge(existing: Message[], incoming: Message[], live: LiveFacts): Messa
   for (const message of existing) byId.set(message.id, message);
   for (const message of incoming) byId.set(message.id, freshest(message, byId.get(message.id), live));
   const answered = new Set<number>();
-  for (const message of byId.values()) if (message.turn_of !== null && message.role !== "user") answered.add(message.turn_of);
+  // A superseded reply answers nothing any more: a retry may queue its message again.
+  for (const message of byId.values()) if (message.turn_of !== null && message.role !== "user" && !message.superseded) answered.add(message.turn_of);
   const merged = [...byId.values()].sort((a, b) => a.id - b.id);
   return merged.map((message) => (message.status === "queued" && answered.has(message.id) ? { ...message, status: "processing" } : message));
 }
