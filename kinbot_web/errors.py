@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from kinbot_core.accounts import AccountError, RateLimited
 from kinbot_core.contacts import ContactError, ContactNotFound
-from kinbot_core.kins import KinError, KinNotFound
+from kinbot_core.kins import KinError
 from kinbot_core.memory import MemoryError, MemoryNotFound
 from kinbot_core.plugins import PluginRequired, UnknownPlugin
 from kinbot_core.providers import (
@@ -114,8 +114,7 @@ def register(app: Quart) -> None:
 
     @app.errorhandler(KinError)
     async def kin_error(exc: KinError) -> Response:
-        status = 404 if isinstance(exc, KinNotFound) else 400
-        return error_response(status, exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message)
 
     @app.errorhandler(TaskError)
     async def task_error(exc: TaskError) -> Response:

@@ -101,7 +101,7 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
     await page.get_by_label("Confirmer le mot de passe").fill(PASSWORD)
     await page.get_by_role("button", name="Continuer").click()
 
-    # Screen 2: providers. Continue only once llm and embedding are covered.
+    # Screen 2: providers. Continue only once a chat model and memory search are covered.
     await expect(page.get_by_text("Connectez vos fournisseurs d'IA")).to_be_visible()
     cont = page.get_by_role("button", name="Continuer")
     await expect(cont).to_be_disabled()
@@ -109,10 +109,11 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
     await page.locator("#ai-api_key").fill(API_KEY)
     await page.locator("#ai-base_url").fill(f"{fake_llm.base_url}/v1")
     await page.get_by_role("button", name="Tester la connexion").click()
-    await expect(page.get_by_role("status").filter(has_text="Connected")).to_be_visible()
+    await expect(page.get_by_role("status").filter(has_text="Connecté")).to_be_visible()
     await page.get_by_role("button", name="Ajouter", exact=True).click()
-    await expect(page.locator('[data-provider="OpenAI"]')).to_contain_text("embedding")
-    await expect(page.get_by_text("llm et embedding sont couverts")).to_be_visible()
+    openai = page.locator('[data-provider="OpenAI"]')
+    await expect(openai.get_by_text("recherche dans la mémoire", exact=True)).to_be_visible()
+    await expect(page.get_by_text("Un modèle de conversation et la recherche")).to_be_visible()
     await cont.click()
 
     # Screen 3: search providers, skipped; then the first Kin's dialog opens by itself.
@@ -552,7 +553,7 @@ async def test_an_ai_provider_is_renamed_and_removed_in_the_settings(
     row = page.locator(f'[data-provider="{provider["name"]}"]')
     await row.get_by_role("button", name=f"Modifier {provider['name']}").click()
     dialog = page.get_by_role("dialog")
-    await expect(dialog.get_by_label("API key")).to_have_value("")  # a secret is never shown
+    await expect(dialog.get_by_label("Clé d'API")).to_have_value("")  # a secret is never shown
     await dialog.get_by_label("Nom").fill("Maison")
     await dialog.get_by_role("button", name="Enregistrer").click()
     renamed = page.locator('[data-provider="Maison"]')

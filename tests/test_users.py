@@ -268,6 +268,28 @@ async def test_avatars_are_checked_stored_and_shown_only_to_signed_in_users(
         assert files == []
 
 
+async def test_members_list_only_names_and_photos_to_signed_in_users(
+    server: RunningServer,
+) -> None:
+    admin = await set_up_admin(server.client)
+    await server.client.put("/api/me/avatar", files={"avatar": ("me.png", png(), "image/png")})
+    async with server.new_client() as member, server.new_client() as stranger:
+        marie = await register(server.client, member, MARIE)
+        listed = await member.get("/api/members")
+        assert listed.status_code == 200, listed.text
+        assert listed.json() == {
+            "members": [
+                {
+                    "id": admin["id"],
+                    "display_name": admin["pseudonym"],
+                    "avatar_url": f"/api/users/{admin['id']}/avatar",
+                },
+                {"id": marie["id"], "display_name": marie["pseudonym"], "avatar_url": None},
+            ]
+        }
+        assert (await stranger.get("/api/members")).status_code == 401
+
+
 async def test_plugins_are_managed_by_administrators_over_http(server: RunningServer) -> None:
     await set_up_admin(server.client)
     listed = (await server.client.get("/api/plugins")).json()["plugins"]

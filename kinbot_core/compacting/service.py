@@ -499,13 +499,15 @@ def _active(kin_id: str) -> CompactingSnapshot | None:
 
 
 def _after_cut(kin_id: str, position: int) -> Any:
-    """The Kin's messages placed in the conversation after ``position``, oldest first."""
+    """The Kin's messages placed in the conversation after ``position``, oldest first (not
+    the ones a retry superseded: they are no longer part of it)."""
     return (
         MessageRecord.select()
         .where(
             (MessageRecord.kin == kin_id)
             & MessageRecord.position.is_null(False)
             & (MessageRecord.position > position)
+            & ~MessageRecord.superseded
         )
         .order_by(MessageRecord.position)
     )
@@ -533,6 +535,7 @@ def _size_after_cut(kin_id: str, position: int) -> tuple[int, int]:
             (MessageRecord.kin == kin_id)
             & MessageRecord.position.is_null(False)
             & (MessageRecord.position > position)
+            & ~MessageRecord.superseded
         )
         .tuples()
         .get()

@@ -151,6 +151,8 @@ class KinRecord(BaseModel):
     workspace = peewee.TextField()
     state = peewee.TextField(default="idle")
     last_error = peewee.TextField(null=True)
+    #: The error code of ``last_error`` (``kinbot_core.kins.meta.ERROR_CODES``).
+    last_error_code = peewee.TextField(null=True)
     created_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
     created_at = peewee.FloatField(default=time.time)
     updated_at = peewee.FloatField(default=time.time)
@@ -197,6 +199,10 @@ class MessageRecord(BaseModel):
     task_id = peewee.TextField(null=True)
     #: Files a user attached: a JSON list of upload ids (``None``: none).
     attachments = peewee.TextField(null=True)
+    #: Structured facts for the UI, JSON (``kinbot_core.kins.meta``); ``None``: none.
+    meta = peewee.TextField(null=True)
+    #: Replaced by a retry: still shown, left out of the Kin's context.
+    superseded = peewee.BooleanField(default=False)
 
     class Meta:
         table_name = "message"

@@ -23,6 +23,7 @@ from kinbot_core.events.catalogue import (
     KinUpdated,
     MessageSecretDetected,
 )
+from kinbot_core.kins.meta import stopped_turn
 from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.live import LiveFeed
 
@@ -46,6 +47,8 @@ class KinError(Exception):
     """A request about a Kin that cannot be done; the message says why."""
 
     code = "kin_invalid"
+    #: The HTTP status the API answers it with.
+    status = 400
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -54,6 +57,7 @@ class KinError(Exception):
 
 class KinNotFound(KinError):
     code = "not_found"
+    status = 404
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,8 @@ class KinView:
     network_access: bool = False
     #: The user who created it (``None`` once that account is deleted).
     created_by: str | None = None
+    #: The code of ``last_error`` (``kinbot_core.kins.meta.ERROR_CODES``), for the UI.
+    last_error_code: str | None = None
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -102,6 +108,7 @@ class KinView:
             task_id=row.task_id,
             network_access=bool(row.network_access),
             created_by=row.__data__.get("created_by"),
+            last_error_code=row.__data__.get("last_error_code"),
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -120,6 +127,7 @@ class KinView:
             "workspace": self.workspace,
             "state": self.state,
             "last_error": self.last_error,
+            "last_error_code": self.last_error_code,
             "queue_length": queue_length,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
@@ -156,6 +164,11 @@ class MessageView:
     #: Secrets detected in it are hidden (``[PENDING SECRET <n>]``), waiting for the Kin to
     #: store them in the Vault or a member to say they are not secrets.
     redaction_pending: bool = False
+    #: Structured facts for the UI (``kinbot_core.kins.meta``): a task's result, a failed
+    #: turn's error code, a stopped reply. The ``content`` stays what the model reads.
+    meta: dict[str, Any] | None = None
+    #: Replaced by a retry: still shown (dimmed), left out of the Kin's context.
+    superseded: bool = False
 
     @classmethod
     def of(cls, row: MessageRecord) -> MessageView:
@@ -179,6 +192,8 @@ class MessageView:
             task_id=row.task_id,
             attachments=json.loads(row.attachments) if row.attachments else None,
             redaction_pending=bool(row.redaction_pending),
+            meta=json.loads(row.meta) if row.meta else None,
+            superseded=bool(row.superseded),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -364,6 +379,7 @@ class KinService:
         task_id: str | None = None,
         guard: Callable[[], None] | None = None,
         attachments: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> MessageView:
         """Store an incoming message as queued for the Kin's next turn (users' messages go
         ahead of automatic ones) and return it at once. Its text is screened first: vault
@@ -373,7 +389,8 @@ class KinService:
         its type (request, inform, reply), request id and chain depth; one from or to a
         sub-Kin, its task id. ``guard`` runs in the same transaction first (on the writer
         thread): what it changes is stored with the message, and it may raise to refuse.
-        ``attachments``: the files a user attached (checked by ``UploadStore.references``)."""
+        ``attachments``: the files a user attached (checked by ``UploadStore.references``);
+        ``meta``: structured facts for the UI (``kinbot_core.kins.meta``)."""
         if not content.strip() and not attachments:
             raise KinError("The message is empty.")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
@@ -400,6 +417,7 @@ class KinService:
                 chain_depth=chain_depth,
                 task_id=task_id,
                 attachments=json.dumps(attachments) if attachments else None,
+                meta=json.dumps(meta) if meta else None,
             )
             if screened.keep is not None:
                 screened.keep(row.id)
@@ -419,14 +437,17 @@ class KinService:
 
     async def add_message(self, kin_id: str, **fields: Any) -> MessageView:
         """Store a message produced by a turn or the system (not queued). One coming in
-        without a turn (a task's result in the background) has its vault values masked."""
+        without a turn (a task's result in the background) has its vault values masked.
+        ``meta`` (a dict) holds structured facts for the UI (``kinbot_core.kins.meta``)."""
         if fields.get("role") == "user" and fields.get("content"):
             fields["content"] = (await self._screen(fields["content"], detect=False)).content
         fields.setdefault("created_at", time.time())
         if isinstance(fields.get("tool_calls"), list):
             fields["tool_calls"] = json.dumps(fields["tool_calls"])
+        if isinstance(fields.get("meta"), dict):
+            fields["meta"] = json.dumps(fields["meta"])
         row = await self._db.write(
-            lambda: MessageRecord.create(kin=kin_id, position=_next_position(kin_id), **fields)
+            lambda: MessageRecord.create(kin=kin_id, position=next_position(kin_id), **fields)
         )
         view = MessageView.of(row)
         self._live.publish("message", {"message": view.to_dict()})
@@ -450,12 +471,16 @@ class KinService:
 
     async def history(self, kin_id: str, limit: int) -> list[MessageView]:
         """The last ``limit`` messages the Kin has seen, in the order it saw them (queued ones
-        wait their turn)."""
+        wait their turn; ones a retry superseded are no longer part of it)."""
 
         def window() -> list[MessageRecord]:
             return list(
                 MessageRecord.select()
-                .where((MessageRecord.kin == kin_id) & MessageRecord.position.is_null(False))
+                .where(
+                    (MessageRecord.kin == kin_id)
+                    & MessageRecord.position.is_null(False)
+                    & ~MessageRecord.superseded
+                )
                 .order_by(MessageRecord.position.desc())
                 .limit(limit)
             )
@@ -476,7 +501,13 @@ class KinService:
                 .limit(1)
             )
             taken = list(
-                MessageRecord.update(status="processing", position=_next_position_query(kin_id))
+                MessageRecord.update(
+                    status="processing",
+                    # A retried message keeps its place: it is answered again where it was.
+                    position=peewee.fn.COALESCE(
+                        MessageRecord.position, _next_position_query(kin_id)
+                    ),
+                )
                 .where(MessageRecord.id == next_queued)
                 .returning(MessageRecord)
                 .execute()
@@ -501,24 +532,62 @@ class KinService:
             "message.status", {"kin_id": kin_id, "id": view.id, "status": "processing"}
         )
         self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": remaining})
-        self._live.publish("kin.state", {"kin_id": kin_id, "state": "thinking", "error": None})
+        self._live.publish(
+            "kin.state", {"kin_id": kin_id, "state": "thinking", "error": None, "error_code": None}
+        )
         return view, kin
 
     async def finish(
-        self, kin_id: str, message_id: int, status: str, *, state: str, error: str | None = None
+        self,
+        kin_id: str,
+        message_id: int,
+        status: str,
+        *,
+        state: str,
+        error: str | None = None,
+        error_code: str | None = None,
     ) -> None:
         """Mark the message that started a turn as handled (done, failed or cancelled) and
-        set the Kin's state after it, in one transaction."""
+        set the Kin's state after it (``error``, ``error_code``: why it is in the error
+        state), in one transaction."""
 
         def update() -> None:
             MessageRecord.update(status=status, processed_at=time.time()).where(
                 MessageRecord.id == message_id
             ).execute()
-            KinRecord.update(state=state, last_error=error).where(KinRecord.id == kin_id).execute()
+            KinRecord.update(state=state, last_error=error, last_error_code=error_code).where(
+                KinRecord.id == kin_id
+            ).execute()
 
         await self._db.write(update)
         self._live.publish("message.status", {"kin_id": kin_id, "id": message_id, "status": status})
-        self._live.publish("kin.state", {"kin_id": kin_id, "state": state, "error": error})
+        self._live.publish(
+            "kin.state",
+            {"kin_id": kin_id, "state": state, "error": error, "error_code": error_code},
+        )
+
+    async def latest_of_turn(self, trigger_id: int) -> int | None:
+        """The id of the newest message the turn of ``trigger_id`` produced (superseded or
+        not), if any."""
+        latest = await self._db.read(
+            lambda: (
+                MessageRecord.select(peewee.fn.MAX(MessageRecord.id))
+                .where(MessageRecord.turn_of == trigger_id)
+                .scalar()
+            )
+        )
+        return int(latest) if latest is not None else None
+
+    def requeued(self, kin_id: str, message_id: int) -> None:
+        """A handled message was queued again (a retry): count it, tell browsers, wake the
+        Kin's worker."""
+        queue_length = self._queue_lengths.get(kin_id, 0) + 1
+        self._queue_lengths[kin_id] = queue_length
+        self._live.publish(
+            "message.status", {"kin_id": kin_id, "id": message_id, "status": "queued"}
+        )
+        self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": queue_length})
+        self.on_enqueued(kin_id)
 
     async def recover(self) -> list[int]:
         """After a restart: turns cut short are resumed if they had produced nothing yet, or
@@ -528,17 +597,22 @@ class KinService:
         def fix() -> list[int]:
             requeued = []
             for row in MessageRecord.select().where(MessageRecord.status == "processing"):
-                produced = MessageRecord.select().where(MessageRecord.turn_of == row.id).exists()
+                produced = (
+                    MessageRecord.select()
+                    .where((MessageRecord.turn_of == row.id) & ~MessageRecord.superseded)
+                    .exists()
+                )
                 if produced:
                     row.status = "failed"
                     MessageRecord.create(
                         kin=_kin_of(row),
-                        position=_next_position(_kin_of(row)),
+                        position=next_position(_kin_of(row)),
                         role="system",
                         source="system",
                         sender_name="KinBot",
                         content="This turn was interrupted by a restart.",
                         is_error=True,
+                        meta=json.dumps(stopped_turn()),
                         turn_of=row.id,
                         created_at=time.time(),
                     )
@@ -557,16 +631,22 @@ class KinService:
     async def cancel_queued(self, kin_id: str) -> int:
         """Cancel every message still queued for the Kin (a sub-Kin whose task ended).
         Returns how many were."""
-        cancelled = await self._db.write(
-            lambda: (
-                MessageRecord.update(status="cancelled")
+        cancelled: list[int] = await self._db.write(
+            lambda: [
+                row.id
+                for row in MessageRecord.update(status="cancelled")
                 .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
+                .returning(MessageRecord.id)
                 .execute()
-            )
+            ]
         )
+        for message_id in cancelled:  # no browser is left showing them as waiting
+            self._live.publish(
+                "message.status", {"kin_id": kin_id, "id": message_id, "status": "cancelled"}
+            )
         if self._queue_lengths.pop(kin_id, 0):
             self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": 0})
-        return int(cancelled)
+        return len(cancelled)
 
     async def queue_lengths(self) -> dict[str, int]:
         """Queued messages per Kin (kept in memory, counted from the database at start)."""
@@ -587,7 +667,7 @@ def _next_position_query(kin_id: str) -> Any:
     ).where(MessageRecord.kin == kin_id)
 
 
-def _next_position(kin_id: str) -> int:
+def next_position(kin_id: str) -> int:
     """The next place in the Kin's conversation (called on the single writer thread)."""
     return int(_next_position_query(kin_id).scalar())
 

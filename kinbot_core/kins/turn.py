@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hookspecs import HookVeto
 from hookspecs.types import ChatContext, KinRef, Outcome, ToolCall
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
+from kinbot_core.kins import meta
 from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.prompt import ContactLine, TaskBrief, build_sections
 from kinbot_core.kins.service import KinView, MessageView
@@ -231,19 +232,22 @@ class Turn:
             self.owner_id = self.task.kin_id if self.task else self.kin.id
         # A vault value pasted in the message is masked before anything reads it.
         self.trigger = await self.platform.vault.screen(self.trigger)
+        mask = self.platform.vault.masker().mask
         try:
+            await self._follow_superseded()
             await self._steps()
         except ProviderError as error:
-            return await self._fail(error.message)
-        except Exception:
+            return await self._fail(error.message, meta.failure(error, mask))
+        except Exception as error:
             logger.exception("turn of Kin %s failed", self.kin.id)
-            return await self._fail(INTERNAL_ERROR)
+            return await self._fail(INTERNAL_ERROR, meta.failure(error, mask))
         await kins.finish(self.kin.id, self.trigger.id, "done", state="idle")
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
         return None
 
-    async def _fail(self, reason: str) -> str:
-        """End the turn on ``reason``: an error message in the chat, the warning state."""
+    async def _fail(self, reason: str, facts: dict[str, Any]) -> str:
+        """End the turn on ``reason``: an error message in the chat (``facts``: its meta,
+        the error code the UI words and the provider's own message), the warning state."""
         kins = self.platform.kins
         await kins.add_message(
             self.kin.id,
@@ -253,8 +257,16 @@ class Turn:
             content=f"{self.kin.name} could not answer: {reason}",
             is_error=True,
             turn_of=self.trigger.id,
+            meta=facts,
         )
-        await kins.finish(self.kin.id, self.trigger.id, "failed", state="error", error=reason)
+        await kins.finish(
+            self.kin.id,
+            self.trigger.id,
+            "failed",
+            state="error",
+            error=reason,
+            error_code=facts["error_code"],
+        )
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
         return reason
 
@@ -302,7 +314,17 @@ class Turn:
             content=f"{self.kin.name} stopped after {self.platform.settings.turn_max_steps} steps.",
             is_error=True,
             turn_of=self.trigger.id,
+            meta=meta.stopped_turn(),
         )
+
+    async def _follow_superseded(self) -> None:
+        """A retried message is answered again after its superseded reply: the first model
+        call's step is the newest message of that reply, so that a browser never takes the
+        old reply for the end of the new draft."""
+        latest = await self.platform.kins.latest_of_turn(self.trigger.id)
+        if latest is not None and latest > self._last_stored:
+            self._last_stored = latest
+            self.draft.begin_step(latest)
 
     async def _tools(self) -> list[Tool]:
         """The registered tools offered to this Kin (main session or sub-Kin), then the ones

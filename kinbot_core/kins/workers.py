@@ -6,7 +6,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from kinbot_core.kins import meta
 from kinbot_core.kins.drafts import TurnDraft
+from kinbot_core.kins.replies import keep_stopped
 from kinbot_core.kins.turn import Turn
 
 if TYPE_CHECKING:
@@ -24,7 +26,8 @@ class KinWorkers:
         self._wake: dict[str, asyncio.Event] = {}
         self._turns: dict[str, asyncio.Task[str | None]] = {}
         self._drafts: dict[str, TurnDraft] = {}
-        self._stopped_by_user: set[str] = set()
+        #: Kins whose turn was stopped on purpose, and whether its reply so far is kept.
+        self._stopped_by_user: dict[str, bool] = {}
         self._retired: set[str] = set()
         self._stopping = False
 
@@ -64,13 +67,20 @@ class KinWorkers:
         draft = self._drafts.get(kin_id)
         return draft.to_dict() if draft is not None else None
 
-    def stop_turn(self, kin_id: str) -> bool:
-        """Stop the Kin's running turn (its message is marked cancelled). Returns whether one
-        was running."""
+    def running(self, kin_id: str) -> bool:
+        """Whether a turn of the Kin is running now."""
+        turn = self._turns.get(kin_id)
+        return turn is not None and not turn.done()
+
+    def stop_turn(self, kin_id: str, *, keep_reply: bool = False) -> bool:
+        """Stop the Kin's running turn (its message is marked cancelled). With
+        ``keep_reply`` (a member pressed Stop), the text streamed so far is kept as the Kin's
+        reply, marked stopped, or a note says the turn was stopped. Returns whether one was
+        running."""
         turn = self._turns.get(kin_id)
         if turn is None or turn.done():
             return False
-        self._stopped_by_user.add(kin_id)
+        self._stopped_by_user[kin_id] = keep_reply
         turn.cancel()
         return True
 
@@ -107,13 +117,18 @@ class KinWorkers:
                 if kin_id not in self._stopped_by_user:
                     raise  # the platform is stopping: recovery handles the message at next start
                 error = "The turn was stopped."
+                if self._stopped_by_user[kin_id]:
+                    try:
+                        await keep_stopped(self._platform, kin, message, runner.draft)
+                    except Exception:
+                        logger.exception("the stopped reply of Kin %s could not be kept", kin_id)
                 await kins.finish(kin_id, message.id, "cancelled", state="idle")
-            except Exception:  # the turn could not even record its failure
+            except Exception as exc:  # the turn could not even record its failure
                 logger.exception("turn of Kin %s failed", kin_id)
                 error = "An internal error stopped the turn."
-                await kins.finish(kin_id, message.id, "failed", state="error", error=error)
+                await self._record_failure(kin_id, message.id, error, exc)
             finally:
-                self._stopped_by_user.discard(kin_id)
+                self._stopped_by_user.pop(kin_id, None)
                 self._turns.pop(kin_id, None)
                 self._drafts.pop(kin_id, None)
             if kin.task_id is not None:
@@ -124,6 +139,28 @@ class KinWorkers:
         if kin_id in self._retired:
             self._workers.pop(kin_id, None)
             self._wake.pop(kin_id, None)
+
+    async def _record_failure(
+        self, kin_id: str, trigger_id: int, error: str, exc: BaseException
+    ) -> None:
+        """A turn that could not record its own failure: an error message (code
+        ``internal_error``, the log has the rest) and the warning state."""
+        try:
+            await self._platform.kins.add_message(
+                kin_id,
+                role="system",
+                source="system",
+                sender_name="KinBot",
+                content=error,
+                is_error=True,
+                turn_of=trigger_id,
+                meta=meta.failure(exc, str),
+            )
+        except Exception:
+            logger.exception("the failure of Kin %s's turn could not be recorded", kin_id)
+        await self._platform.kins.finish(
+            kin_id, trigger_id, "failed", state="error", error=error, error_code=meta.INTERNAL_ERROR
+        )
 
     async def stop(self, grace: float) -> None:
         """Let running turns finish for up to ``grace`` seconds, then cancel what is left

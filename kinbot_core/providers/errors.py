@@ -10,10 +10,22 @@ class ProviderError(Exception):
     #: Whether trying again later may work.
     transient = False
 
-    def __init__(self, message: str, *, provider: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        detail: str | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.provider = provider
+        #: The provider's own words about the failure (its error body's message), if it
+        #: sent any: unlike ``message``, it never names KinBot's configuration (a base URL).
+        self.detail = detail or None
+        #: The HTTP status the provider answered with, when it answered with an error.
+        self.status = status
 
 
 class RateLimited(ProviderError):
@@ -21,9 +33,15 @@ class RateLimited(ProviderError):
     transient = True
 
     def __init__(
-        self, message: str, *, retry_after: float | None = None, provider: str | None = None
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        provider: str | None = None,
+        detail: str | None = None,
+        status: int | None = None,
     ) -> None:
-        super().__init__(message, provider=provider)
+        super().__init__(message, provider=provider, detail=detail, status=status)
         self.retry_after = retry_after
 
 

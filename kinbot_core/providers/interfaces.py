@@ -110,7 +110,15 @@ class Provider(Protocol):
 
 
 class ProviderType(Protocol):
-    """A kind of provider a plugin contributes (``"openai"``, ``"anthropic"``…)."""
+    """A kind of provider a plugin contributes (``"openai"``, ``"anthropic"``…).
+
+    Two optional attributes shape the set-up forms: ``rank`` (an int; lists show the types by
+    it, lower first, so the providers most people have come first; without one a type comes
+    after the built-in ones) and ``default_name`` (the name a configured provider gets when
+    the person types none; it must be a valid provider name, else one is made from
+    ``label``). The web client shows its own translation of a built-in type's label and
+    fields, and a plugin's ``label``, field ``label`` and ``help`` as given.
+    """
 
     #: The ``type`` stored in configurations; unique among registered types.
     name: str

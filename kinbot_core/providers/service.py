@@ -51,7 +51,11 @@ Kind = Literal["ai", "search"]
 T = TypeVar("T")
 #: Which registry holds the types of each kind of provider.
 _REGISTRY_OF_KIND = {"ai": "providers", "search": "search_providers"}
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")
+#: A letter or digit (of any script: "Modèles locaux"), then letters, digits, spaces, dots,
+#: dashes or underscores; never "/", which separates a provider from its model.
+_NAME = re.compile(r"^[^\W_][\w .-]{0,63}$")
+#: Where a type that does not say how common it is goes in the lists (after the built-in ones).
+DEFAULT_RANK = 1000
 #: Features that are off without a capability, for onboarding and Settings.
 OPTIONAL_FEATURES = {
     "image": "image generation (automatic Kin avatars, the image tool)",
@@ -144,8 +148,10 @@ class ProviderService:
     # -- types ---------------------------------------------------------------------------
 
     def types(self, kind: Kind) -> list[ProviderType]:
-        """The provider types the enabled plugins offer."""
-        return list(self._registries[_REGISTRY_OF_KIND[kind]])
+        """The provider types the enabled plugins offer, the most common first: by each type's
+        optional ``rank`` (lower first; ``DEFAULT_RANK`` without one), then as registered."""
+        registered = list(self._registries[_REGISTRY_OF_KIND[kind]])
+        return sorted(registered, key=lambda t: getattr(t, "rank", DEFAULT_RANK))
 
     def _type(self, kind: Kind, name: str) -> ProviderType:
         provider_type: ProviderType | None = self._registries[_REGISTRY_OF_KIND[kind]].get(name)
@@ -605,6 +611,8 @@ class ProviderService:
     def _sanitised(self, error: ProviderError, config: Mapping[str, Any]) -> ProviderError:
         error.message = _redact(error.message, config)
         error.args = (error.message,)
+        if error.detail:  # shown to members as the provider's words: no address of ours
+            error.detail = _without_address(_redact(error.detail, config), config)
         return error
 
     def _box(self) -> SecretBox:
@@ -646,6 +654,17 @@ class UnknownProvider(ProviderConfigError):
     code = "not_found"
 
 
+def default_name(provider_type: ProviderType) -> str:
+    """The name a provider of this type gets when the person gives none: the type's optional
+    ``default_name``, else its label up to any parenthesis, kept to what a name may hold."""
+    given = getattr(provider_type, "default_name", None)
+    if isinstance(given, str) and _NAME.match(given.strip()):
+        return given.strip()
+    base = provider_type.label.split("(")[0]
+    cleaned = " ".join(re.sub(r"[^\w .-]", " ", base).split())[:64].strip(" ._-")
+    return cleaned if _NAME.match(cleaned) else "Provider"
+
+
 def _valid_name(name: str) -> str:
     name = name.strip()
     if not _NAME.match(name):
@@ -678,6 +697,20 @@ def _redact(message: str, config: Mapping[str, Any]) -> str:
         elif key == "base_url":
             for secret in _url_secrets(value):
                 message = message.replace(secret, "[redacted]")
+    return message
+
+
+def _without_address(message: str, config: Mapping[str, Any]) -> str:
+    """``message`` without the configured base URL, its origin or its host and port."""
+    url = config.get("base_url")
+    if not isinstance(url, str) or not url:
+        return message
+    parsed = urlsplit(url)
+    host = parsed.hostname or ""
+    netloc = f"{host}:{parsed.port}" if parsed.port else host
+    for address in (url.rstrip("/"), f"{parsed.scheme}://{parsed.netloc}", parsed.netloc, netloc):
+        if len(address) >= 4:
+            message = message.replace(address, "[provider address]")
     return message
 
 

@@ -475,27 +475,72 @@ class TaskService:
         return task
 
     async def _tell_parent_of_end(self, task: TaskView, delivered: bool) -> None:
+        """The parent learns how the task ended: the model reads the ``content``, the UI the
+        meta (``end_meta``)."""
+        facts = await self.end_meta(task)
         if task.status == "completed" and delivered:
             # The result already reached the parent as a report: a note, without a turn.
-            await self._deliver(task, f"Task {task.id} completed.", "task_result", queue=False)
+            await self._deliver(
+                task, f"Task {task.id} completed.", "task_result", queue=False, meta=facts
+            )
         elif task.status == "completed":
             content = f"{_named(task)} completed. Result:\n{task.result}"
-            await self._to_parent(task, content, "task_result")
+            await self._to_parent(task, content, "task_result", meta=facts)
         elif task.status == "failed":
-            await self._to_parent(task, f"{_named(task)} failed: {task.error}", "task_failed")
+            content = f"{_named(task)} failed: {task.error}"
+            await self._to_parent(task, content, "task_failed", meta=facts)
         else:
-            await self._deliver(
-                task, f"Task {task.id} was cancelled. {task.error}", "task_cancelled", queue=False
-            )
+            content = f"Task {task.id} was cancelled. {task.error}"
+            await self._deliver(task, content, "task_cancelled", queue=False, meta=facts)
+
+    async def end_meta(self, task: TaskView) -> dict[str, Any]:
+        """What the UI shows of an ended task (the ``meta`` of its end message): its title,
+        the name of the Kin that did it and whether that is the parent itself (``spawn_self``,
+        a cron), its result or error (vault values masked), and its cron's name."""
+        platform = self._platform
+        try:
+            worker_name = (await platform.kins.get(task.kin_id)).name
+        except KinNotFound:
+            worker_name = ""
+        parent_task = await self.of_session(task.parent_kin_id)
+        parent_identity = parent_task.kin_id if parent_task is not None else task.parent_kin_id
+        cron_name = None
+        if task.cron_id is not None:
+            from kinbot_core.crons import CronNotFound  # crons spawn tasks: imported late
+
+            try:
+                cron_name = (await platform.crons.get(task.cron_id)).name
+            except CronNotFound:
+                cron_name = task.title  # a deleted cron's runs are titled with its name
+        mask = platform.vault.masker().mask
+        return {
+            "task_title": task.title,
+            "worker_name": worker_name,
+            "spawned_self": task.kin_id == parent_identity,
+            "result": mask(task.result) if task.status == "completed" and task.result else None,
+            "error": mask(task.error) if task.status != "completed" and task.error else None,
+            "cron_name": cron_name,
+        }
 
     # -- delivery ------------------------------------------------------------------------------
 
-    async def _to_parent(self, task: TaskView, content: str, kind: str) -> None:
-        await self._deliver(task, content, kind, queue=task.mode == "await")
+    async def _to_parent(
+        self, task: TaskView, content: str, kind: str, *, meta: dict[str, Any] | None = None
+    ) -> None:
+        await self._deliver(task, content, kind, queue=task.mode == "await", meta=meta)
 
-    async def _deliver(self, task: TaskView, content: str, kind: str, *, queue: bool) -> None:
+    async def _deliver(
+        self,
+        task: TaskView,
+        content: str,
+        kind: str,
+        *,
+        queue: bool,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
         """Into the parent's session: queued for a turn, or (``queue`` false, or the parent
-        is a sub-Kin whose task has ended) added as an informative message without one."""
+        is a sub-Kin whose task has ended) added as an informative message without one.
+        ``meta``: what the UI shows of it (``end_meta``)."""
         kins = self._platform.kins
         source = "cron" if task.mode == "cron" else "task"
         parent = await self.of_session(task.parent_kin_id)
@@ -511,6 +556,7 @@ class TaskService:
                     sender_name=task.title,
                     kin_message_type=kind,
                     task_id=task.id,
+                    meta=meta,
                 )
             else:
                 await kins.add_message(
@@ -523,6 +569,7 @@ class TaskService:
                     kin_message_type=kind,
                     task_id=task.id,
                     status="done",
+                    meta=meta,
                 )
         except KinNotFound:
             logger.info("the parent of task %s is gone", task.id)

@@ -319,7 +319,7 @@ def _next_batch(kin_id: str, through: int | None, size: int) -> Batch | None:
     lines = [
         TranscriptLine(row.id, f"{row.sender_name or row.source} ({row.role})", row.content)
         for row in rows
-        if row.role in TEXT_ROLES and row.content.strip()
+        if row.role in TEXT_ROLES and row.content.strip() and not row.superseded
     ]
     return Batch(lines, cast(int, rows[-1].position))  # not null: selected by position
 

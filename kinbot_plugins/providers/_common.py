@@ -27,13 +27,18 @@ OPTIONAL_API_KEY = ConfigField("api_key", "API key", required=False, secret=True
 
 
 def base_url_field(default: str | None, *, required: bool = False) -> ConfigField:
-    """The base URL field (optional, to reach a proxy or a compatible server)."""
+    """The base URL field: optional (a proxy or a compatible server; empty is the service's own
+    address), or required (a server of the person's), its ``default`` then a suggestion."""
     return ConfigField(
         "base_url",
         "Base URL",
         required=required,
         default=default,
-        help="Leave empty for the default.",
+        help=(
+            "The server's address, starting with http:// or https://."
+            if required
+            else "Leave empty to use the service's own address."
+        ),
     )
 
 
@@ -92,18 +97,27 @@ def retry_after(headers: Mapping[str, str] | None) -> float | None:
 def from_status(
     status: int, detail: str, label: str, headers: Mapping[str, str] | None = None
 ) -> ProviderError:
-    """A typed error for an HTTP error status."""
+    """A typed error for an HTTP error status (``detail``: the provider's own message)."""
     if status == 429:
         return RateLimited(
-            f"{label} is rate limiting requests. {detail}".strip(), retry_after=retry_after(headers)
+            f"{label} is rate limiting requests. {detail}".strip(),
+            retry_after=retry_after(headers),
+            detail=detail,
+            status=status,
         )
     if status in (401, 403):
-        return AuthenticationFailed(f"{label} refused the credentials. {detail}".strip())
+        return AuthenticationFailed(
+            f"{label} refused the credentials. {detail}".strip(), detail=detail, status=status
+        )
     if status == 408 or status == 504:
-        return ProviderTimeout(f"{label} timed out. {detail}".strip())
+        return ProviderTimeout(f"{label} timed out. {detail}".strip(), detail=detail, status=status)
     if status >= 500:
-        return ProviderUnavailable(f"{label} is unavailable ({status}). {detail}".strip())
-    return BadRequest(f"{label} rejected the request ({status}). {detail}".strip())
+        return ProviderUnavailable(
+            f"{label} is unavailable ({status}). {detail}".strip(), detail=detail, status=status
+        )
+    return BadRequest(
+        f"{label} rejected the request ({status}). {detail}".strip(), detail=detail, status=status
+    )
 
 
 def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> ProviderError:

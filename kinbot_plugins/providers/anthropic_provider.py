@@ -201,6 +201,9 @@ class AnthropicProviderType:
     """Anthropic (an API key from the Console)."""
 
     name = "anthropic"
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 20
+    default_name = "Anthropic"
     label = LABEL
     capabilities: tuple[Capability, ...] = ("llm",)
     config_fields: tuple[ConfigField, ...] = (API_KEY, base_url_field(None))

@@ -49,6 +49,9 @@ class BraveSearchType:
     """Brave Search (an API key from brave.com/search/api)."""
 
     name = "brave"
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 10
+    default_name = "Brave Search"
     label = "Brave Search"
     capabilities: tuple[Capability, ...] = ("search",)
     config_fields: tuple[ConfigField, ...] = (

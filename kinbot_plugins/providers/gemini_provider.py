@@ -312,6 +312,9 @@ class GeminiProviderType:
     """Gemini (an API key from Google AI Studio)."""
 
     name = "gemini"
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 30
+    default_name = "Gemini"
     label = LABEL
     capabilities: tuple[Capability, ...] = ("llm", "embedding", "image")
     config_fields: tuple[ConfigField, ...] = (

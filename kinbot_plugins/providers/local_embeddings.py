@@ -286,6 +286,9 @@ class LocalEmbeddingsProviderType:
     """
 
     name = PROVIDER_NAME
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 60
+    default_name = "Local memory"
     label = "Local embeddings (all-MiniLM-L6-v2)"
     capabilities: tuple[Capability, ...] = ("embedding",)
     config_fields: tuple[ConfigField, ...] = ()

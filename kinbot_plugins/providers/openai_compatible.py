@@ -40,6 +40,9 @@ class OpenAICompatibleProviderType:
     """Any server speaking the OpenAI API."""
 
     name = "openai-compatible"
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 40
+    default_name = "Local models"
     label = "OpenAI-compatible (Ollama, LM Studio, vLLM, OpenRouter…)"
     capabilities: tuple[Capability, ...] = ("llm", "embedding")
     config_fields: tuple[ConfigField, ...] = (

@@ -406,6 +406,9 @@ class OpenAIProviderType:
     """OpenAI itself: one API key gives llm, embedding and image."""
 
     name = "openai"
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 10
+    default_name = "OpenAI"
     label = "OpenAI"
     capabilities: tuple[Capability, ...] = ("llm", "embedding", "image")
     config_fields: tuple[ConfigField, ...] = (

@@ -46,6 +46,9 @@ class SearxngType:
     """A SearXNG instance (its base URL; no key)."""
 
     name = "searxng"
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 20
+    default_name = "SearXNG"
     label = "SearXNG"
     capabilities: tuple[Capability, ...] = ("search",)
     config_fields: tuple[ConfigField, ...] = (base_url_field(None, required=True),)

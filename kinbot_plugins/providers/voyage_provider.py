@@ -121,6 +121,9 @@ class VoyageProviderType:
     """Voyage AI (embeddings only)."""
 
     name = "voyage"
+    #: Lists show the types most people have first (see ``ProviderType``).
+    rank = 50
+    default_name = "Voyage AI"
     label = LABEL
     capabilities: tuple[Capability, ...] = ("embedding",)
     config_fields: tuple[ConfigField, ...] = (

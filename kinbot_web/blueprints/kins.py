@@ -9,6 +9,7 @@ from quart import Blueprint, Response
 from quart_schema import DataSource, document_request, validate_querystring, validate_request
 
 from kinbot_core.kins.history_window import messages_after, messages_around
+from kinbot_core.kins.replies import retry_last_turn
 from kinbot_core.vault import SecretKeyTaken, VaultError
 from kinbot_core.vault.pending import (
     PendingSecretError,
@@ -332,10 +333,21 @@ async def delete_memory(kin_id: str, memory_id: str) -> Response:
     return Response(status=204)
 
 
+@blueprint.post("/api/kins/<kin_id>/retry")
+@signed_in
+async def retry_reply(kin_id: str) -> tuple[dict[str, object], int]:
+    """Answer the last turn's message(s) again: that turn's reply (assistant, tool and error
+    messages) is superseded (kept, left out of the Kin's context). 409 ``kin_busy`` while
+    the Kin answers or has messages waiting, ``nothing_to_retry`` without a reply."""
+    superseded = await retry_last_turn(current_platform(), kin_id)
+    return {"superseded": superseded}, 202
+
+
 @blueprint.post("/api/kins/<kin_id>/stop")
 @signed_in
 async def stop_turn(kin_id: str) -> dict[str, object]:
-    """Stop the Kin's running turn, if any."""
+    """Stop the Kin's running turn, if any: the text it streamed so far is kept as its
+    reply, marked stopped."""
     platform = current_platform()
     await platform.kins.get(kin_id)
-    return {"stopped": platform.workers.stop_turn(kin_id)}
+    return {"stopped": platform.workers.stop_turn(kin_id, keep_reply=True)}

@@ -13,7 +13,7 @@ from quart import Blueprint, Response
 from quart_schema import validate_querystring, validate_request
 
 from kinbot_core.providers import ConnectionReport, ModelInfo, ProviderType
-from kinbot_core.providers.service import Kind
+from kinbot_core.providers.service import Kind, default_name
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, signed_in
 
@@ -60,9 +60,12 @@ def model_json(model: ModelInfo) -> dict[str, Any]:
 
 
 def type_json(provider_type: ProviderType) -> dict[str, Any]:
+    """A provider type for the set-up forms. The client translates a type it knows by
+    ``name`` and its fields by their ``name``; ``label`` and ``help`` are the plugin's words."""
     return {
         "name": provider_type.name,
         "label": provider_type.label,
+        "default_name": default_name(provider_type),
         "capabilities": list(provider_type.capabilities),
         "config_fields": [dict(f.__dict__) for f in provider_type.config_fields],
     }

@@ -1,4 +1,5 @@
-"""User administration and invitations (administrators), and avatars (signed-in users)."""
+"""User administration and invitations (administrators); the members of the family and
+their avatars (signed-in users)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,24 @@ async def delete_user(user_id: str) -> Response:
         raise ApiError(409, "cannot_remove_self", "You cannot remove your own account.")
     await current_platform().accounts.delete_user(user_id)
     return Response(status=204)
+
+
+@blueprint.get("/api/members")
+@signed_in
+async def list_members() -> dict[str, object]:
+    """Who speaks in the chats: every user's id, display name and avatar URL, nothing more (no
+    e-mail, role or state), for any signed-in user of this instance."""
+    users = await current_platform().accounts.list_users()
+    return {
+        "members": [
+            {
+                "id": user.id,
+                "display_name": user.pseudonym or user.first_name,
+                "avatar_url": user.to_dict()["avatar_url"],
+            }
+            for user in users
+        ]
+    }
 
 
 @blueprint.get("/api/users/<user_id>/avatar")

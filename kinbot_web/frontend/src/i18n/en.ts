@@ -2,9 +2,10 @@
 import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
 import { en as markdown } from "./markdown";
+import { en as onboardingExtra } from "./onboarding-extra";
+import { en as people } from "./people";
 
 const en = {
-  ...markdown,
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
   common: {
     save: "Save", cancel: "Cancel", continue: "Continue", back: "Back", skip: "Skip", close: "Close",
@@ -30,8 +31,8 @@ const en = {
       setupCodeRequired: "Enter the set-up code printed in KinBot's log.", setupCodeInvalid: "This is not the set-up code: copy it again from KinBot's log (it changes at every start).",
     },
     providers: {
-      title: "Connect your AI providers", subtitle: "KinBot needs a language model (llm) and embeddings for long-term memory.",
-      apiKey: "API key", connected: "Connected", needs: "Still needed: {{capabilities}}", covered: "llm and embedding are covered",
+      title: "Connect your AI providers", subtitle: "KinBot needs a chat model, and memory search for its long-term memory.",
+      apiKey: "API key", connected: "Connected", needs: "Still needed: {{capabilities}}", covered: "A chat model and memory search are ready.",
       imageOff: "No image provider: generated avatars are off (you can add one later in Settings).",
       add: "Add a provider", type: "Provider", name: "Name", configured: "Configured", none: "None yet.",
       testFailed: "The connection failed", off: "Off for now, until a provider covers them (add one later in Settings): {{features}}",
@@ -157,6 +158,9 @@ const en = {
   ...chatflow,
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
   ...crons,
+  ...markdown,
+  ...onboardingExtra,
+  ...people,
 };
 
 export default en;

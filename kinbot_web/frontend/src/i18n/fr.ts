@@ -1,11 +1,12 @@
 import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
-import type { Strings } from "./en";
 import { fr as markdown } from "./markdown";
+import type { Strings } from "./en";
+import { fr as onboardingExtra } from "./onboarding-extra";
+import { fr as people } from "./people";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
-  ...markdown,
   app: { name: "KinBot", tagline: "Votre maisonnée de Kins serviables" },
   common: {
     save: "Enregistrer", cancel: "Annuler", continue: "Continuer", back: "Retour", skip: "Passer", close: "Fermer",
@@ -31,8 +32,8 @@ const fr: Strings = {
       setupCodeRequired: "Saisissez le code d'installation affiché dans le journal de KinBot.", setupCodeInvalid: "Ce n'est pas le code d'installation : recopiez-le depuis le journal de KinBot (il change à chaque démarrage).",
     },
     providers: {
-      title: "Connectez vos fournisseurs d'IA", subtitle: "KinBot a besoin d'un modèle de langage (llm) et d'embeddings pour la mémoire à long terme.",
-      apiKey: "Clé d'API", connected: "Connecté", needs: "Encore nécessaire : {{capabilities}}", covered: "llm et embedding sont couverts",
+      title: "Connectez vos fournisseurs d'IA", subtitle: "KinBot a besoin d'un modèle de conversation, et de la recherche dans la mémoire pour sa mémoire à long terme.",
+      apiKey: "Clé d'API", connected: "Connecté", needs: "Encore nécessaire : {{capabilities}}", covered: "Un modèle de conversation et la recherche dans la mémoire sont prêts.",
       imageOff: "Aucun fournisseur d'images : les avatars générés sont désactivés (ajoutez-en un plus tard dans les Réglages).",
       add: "Ajouter un fournisseur", type: "Fournisseur", name: "Nom", configured: "Configurés", none: "Aucun pour l'instant.",
       testFailed: "La connexion a échoué", off: "Désactivé pour l'instant, faute de fournisseur (ajoutez-en un plus tard dans les Réglages) : {{features}}",
@@ -158,6 +159,9 @@ const fr: Strings = {
   ...chatflow,
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
   ...crons,
+  ...markdown,
+  ...onboardingExtra,
+  ...people,
 };
 
 export default fr;

@@ -111,6 +111,8 @@ export interface ProviderConfigField {
 export interface ProviderType {
   name: string;
   label: string;
+  /** The name a provider of this type gets when none is typed (valid for the server). */
+  default_name: string;
   capabilities: string[];
   config_fields: ProviderConfigField[];
 }

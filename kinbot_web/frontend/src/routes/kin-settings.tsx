@@ -3,6 +3,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
 
+import { Advanced } from "@/components/app/advanced";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { KinCrons } from "@/components/app/kin-crons";
 import { KinTools } from "@/components/app/kin-tools";
@@ -18,7 +19,7 @@ import { Switch } from "@/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
-import { setLanguage } from "@/i18n";
+import i18n, { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
 import { EventStream } from "@/lib/events";
 import type { Kin, User } from "@/lib/types";
@@ -175,7 +176,7 @@ function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
             <CardTitle className="text-base">{t("kinSettings.avatar")}</CardTitle>
           </CardHeader>
           <CardContent className="flex flex-col items-start gap-3">
-            <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} size="xl" />
+            <Avatar name={kin.name} src={kin.avatar_url ? `${kin.avatar_url}?v=${version}` : null} kin={kin} size="xl" />
             <Button asChild variant="outline" size="sm">
               <label htmlFor="kin-avatar" className="cursor-pointer">
                 <ImageUpIcon /> {t("kinSettings.upload")}
@@ -324,7 +325,9 @@ function Summary({ kin }: { kin: Kin }) {
   if (!state) return null;
   return (
     <div className="flex flex-col gap-4">
-      <p className="text-sm text-muted-foreground">{t("kinSettings.contextTokens", { tokens: state.context_tokens, threshold: state.threshold_tokens })}</p>
+      <Advanced>
+        <p>{t("kinSettings.contextTokens", { tokens: new Intl.NumberFormat(i18n.language).format(state.context_tokens), threshold: new Intl.NumberFormat(i18n.language).format(state.threshold_tokens) })}</p>
+      </Advanced>
       <div className="flex flex-wrap gap-2">
         <Button variant="outline" disabled={state.running} onClick={() => void act("")}>
           {t("kinSettings.compactNow")}
@@ -338,7 +341,7 @@ function Summary({ kin }: { kin: Kin }) {
         {state.snapshots.map((snapshot) => (
           <li key={snapshot.id} className="flex flex-col gap-2 rounded-xl border border-border/70 bg-card px-4 py-3">
             <div className="flex flex-wrap items-center gap-2 text-xs text-muted-foreground">
-              <span>{new Date(snapshot.created_at * 1000).toLocaleString()}</span>
+              <span>{new Date(snapshot.created_at * 1000).toLocaleString(i18n.language)}</span>
               <span>{t("kinSettings.messagesFolded", { count: snapshot.messages_folded })}</span>
               <span className="flex-1" />
               {snapshot.active ? (

@@ -3,7 +3,9 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 
 import { IdentityForm } from "@/components/app/identity-form";
+import { LocalSetup } from "@/components/app/local-setup";
 import { ProviderSetup } from "@/components/app/provider-setup";
+import { capabilityList } from "@/components/app/provider-words";
 import { Steps } from "@/components/app/steps";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { Button } from "@/components/ui/button";
@@ -58,6 +60,7 @@ function IdentityStep({ codeRequired, onDone }: { codeRequired: boolean; onDone:
 function ProvidersStep({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation();
   const [coverage, setCoverage] = React.useState<Coverage | null>(null);
+  const [added, setAdded] = React.useState(0); // providers added by the local set-up: the list reads them again
   const refresh = React.useCallback(() => void api<Coverage>("/api/providers/coverage").then(setCoverage), []);
   React.useEffect(refresh, [refresh]);
   // The server names each feature in English; a feature this build knows is named in the user's language.
@@ -69,13 +72,20 @@ function ProvidersStep({ onDone }: { onDone: () => void }) {
         <CardDescription>{t("onboarding.providers.subtitle")}</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
-        <ProviderSetup base="/api/providers" onChange={refresh} />
+        <LocalSetup
+          coverage={coverage}
+          onChange={() => {
+            refresh();
+            setAdded((count) => count + 1);
+          }}
+        />
+        <ProviderSetup base="/api/providers" onChange={refresh} reloadKey={added} />
         {coverage ? (
           <div className="flex flex-col gap-1 text-sm" role="status">
             {coverage.ready ? (
               <p className="font-semibold text-success">{t("onboarding.providers.covered")}</p>
             ) : (
-              <p className="font-semibold">{t("onboarding.providers.needs", { capabilities: coverage.missing_required.join(", ") })}</p>
+              <p className="font-semibold">{t("onboarding.providers.needs", { capabilities: capabilityList(t, coverage.missing_required) })}</p>
             )}
             {off.length ? <p className="text-muted-foreground">{t("onboarding.providers.off", { features: off.join("; ") })}</p> : null}
           </div>

@@ -2,6 +2,7 @@ import { BlocksIcon, BotIcon, KeyRoundIcon, PlugIcon, SearchIcon, UsersIcon } fr
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { Advanced } from "@/components/app/advanced";
 import { PageFrame } from "@/components/app/page-frame";
 import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
@@ -54,12 +55,15 @@ function Plugins() {
               {plugin.name} <span className="font-normal text-muted-foreground">{plugin.version ?? ""}</span>{" "}
               {plugin.builtin ? <Badge variant="outline">{t("settings.builtin")}</Badge> : null}
             </p>
-            <p className="text-xs break-words text-muted-foreground">
-              <span className="sr-only">{t("settings.hooks")}: </span>
-              {plugin.hooks.join(", ")}
-            </p>
             {plugin.required ? <p className="text-xs text-muted-foreground">{plugin.required}</p> : null}
             {plugin.error ? <p className="text-xs text-destructive">{plugin.error}</p> : null}
+            {plugin.hooks.length ? (
+              <Advanced className="mt-1">
+                <p className="break-words">
+                  {t("settings.hooks")}: {plugin.hooks.join(", ")}
+                </p>
+              </Advanced>
+            ) : null}
           </div>
           <Badge variant={plugin.enabled ? "success" : "outline"}>{plugin.enabled ? t("settings.enabled") : t("settings.disabled")}</Badge>
           <Switch checked={plugin.enabled} disabled={Boolean(plugin.required)} onCheckedChange={(enabled) => void toggle(plugin, enabled)} aria-label={t("settings.toggle", { name: plugin.name })} />

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
 
 import { CreateKinDialog } from "@/components/app/create-kin-dialog";
+import { NoKins } from "@/components/app/no-kins";
 import { Sidebar, SidebarDrawer, type SidebarTask } from "@/components/app/sidebar";
 import { ChatPanel } from "@/components/chat/chat-panel";
 import { TaskPanel } from "@/components/chat/task-panel";
@@ -165,8 +166,10 @@ export default function AppShell() {
         <TaskPanel key={taskId} taskId={taskId} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : selected ? (
         <ChatPanel key={selected.id} kin={selected} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
+      ) : loaded && kins.length === 0 ? (
+        <NoKins onCreate={() => setCreating(true)} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : (
-        <main className="flex flex-1 items-center justify-center text-muted-foreground">{kins.length === 0 ? t("sidebar.noKins") : t("chat.select")}</main>
+        <main className="flex flex-1 items-center justify-center text-muted-foreground">{loaded ? t("chat.select") : null}</main>
       )}
       <CreateKinDialog
         open={creating}

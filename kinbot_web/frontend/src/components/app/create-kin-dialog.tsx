@@ -64,6 +64,19 @@ export async function languageModels(): Promise<ModelChoice[]> {
   return lists.flat();
 }
 
+/** Focus the chat's composer once it is on the page (the new Kin's chat renders after the dialog closes). */
+function focusComposer(): void {
+  const focus = () => {
+    const composer = document.getElementById("composer");
+    composer?.focus();
+    return Boolean(composer);
+  };
+  if (focus()) return;
+  const watcher = new MutationObserver(() => focus() && watcher.disconnect());
+  watcher.observe(document.body, { childList: true, subtree: true });
+  window.setTimeout(() => watcher.disconnect(), 10_000); // a chat that never shows: stop watching
+}
+
 /**
  * The dialog that creates a Kin: name, role, character, expertise, model, avatar (uploaded;
  * generated from its identity or a description only with an image provider) and MCP servers.
@@ -75,10 +88,12 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
   const [busy, setBusy] = React.useState(false);
   const [options, setOptions] = React.useState<{ image: boolean; servers: McpChoice[] }>({ image: false, servers: [] });
   const [avatarMode, setAvatarMode] = React.useState<AvatarMode>("later");
+  const created = React.useRef(false); // closed after creating: the composer gets the focus
   const { toast } = useToast();
 
   React.useEffect(() => {
     if (!open) return;
+    created.current = false;
     setError(null);
     setAvatarMode("later");
     languageModels()
@@ -108,14 +123,15 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
         },
       });
       const avatar = { mode: avatarMode, file: form.get("avatar") instanceof File && (form.get("avatar") as File).size ? (form.get("avatar") as File) : null, prompt: String(form.get("avatar_prompt") ?? "") };
-      let created = kin;
+      let kinNow = kin;
       try {
-        created = await finish(kin, avatar, form.getAll("mcp_server").map(String));
+        kinNow = await finish(kin, avatar, form.getAll("mcp_server").map(String));
       } catch (caught) {
         // The Kin exists: keep it, and say what did not work (its settings can redo it).
         toast({ title: t("kin.partly", { name: kin.name, error: caught instanceof Error ? caught.message : String(caught) }), tone: "error" });
       }
-      onCreated(created);
+      created.current = true;
+      onCreated(kinNow);
       onOpenChange(false);
     } catch (caught) {
       setError(caught instanceof ApiError ? caught.message : String(caught));
@@ -126,7 +142,15 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t("common.close")} className="max-w-xl">
+      <DialogContent
+        closeLabel={t("common.close")}
+        className="max-w-xl"
+        onCloseAutoFocus={(event) => {
+          if (!created.current) return; // cancelled: focus goes back to what opened the dialog
+          event.preventDefault();
+          focusComposer();
+        }}
+      >
         <DialogHeader>
           <DialogTitle>{title ?? t("kin.newTitle")}</DialogTitle>
           <DialogDescription>{description ?? t("kin.newSubtitle")}</DialogDescription>

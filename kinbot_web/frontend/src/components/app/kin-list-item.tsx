@@ -7,7 +7,7 @@ import type { Kin } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
 /** A Kin in the sidebar: picture, name, role, queue count, thinking and error markers. */
-export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" | "name" | "role" | "avatar_url" | "state" | "queue_length" | "last_error">; selected?: boolean; onSelect?: () => void }) {
+export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" | "name" | "role" | "avatar_url" | "state" | "queue_length" | "last_error"> & Partial<Pick<Kin, "expertise">>; selected?: boolean; onSelect?: () => void }) {
   const { t } = useTranslation();
   const status = kin.state === "thinking" ? "thinking" : kin.state === "error" ? "error" : null;
   return (
@@ -21,7 +21,7 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
         selected && "bg-card shadow-soft hover:bg-card",
       )}
     >
-      <Avatar name={kin.name} src={kin.avatar_url} status={status} />
+      <Avatar name={kin.name} src={kin.avatar_url} kin={kin} labelled={false} status={status} />
       <span className="min-w-0 flex-1">
         <span className="flex items-center gap-1.5">
           <span className="truncate text-sm font-semibold">{kin.name}</span>

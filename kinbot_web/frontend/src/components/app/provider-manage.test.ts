@@ -5,7 +5,7 @@ import type { Provider, ProviderType } from "@/lib/types";
 import { providerPatch } from "./provider-manage";
 
 const type: ProviderType = {
-  name: "openai", label: "OpenAI", capabilities: ["llm"],
+  name: "openai", label: "OpenAI", default_name: "OpenAI", capabilities: ["llm"],
   config_fields: [
     { name: "api_key", label: "API key", required: true, secret: true, default: null, help: null },
     { name: "base_url", label: "Base URL", required: false, secret: false, default: null, help: null },

@@ -5,6 +5,7 @@ import { useTranslation } from "react-i18next";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/input";
+import { fieldHint, fieldLabel } from "@/components/app/provider-words";
 import { api } from "@/lib/api";
 import type { Provider, ProviderType } from "@/lib/types";
 
@@ -84,7 +85,7 @@ export function ProviderActions({ base, provider, type, onChange }: { base: stri
               <Input id={`${ids}-name`} value={name} onChange={(event) => setName(event.target.value)} required />
             </Field>
             {type?.config_fields.map((field) => (
-              <Field key={field.name} label={field.label} htmlFor={`${ids}-${field.name}`} hint={field.secret ? t("providers.secretKept", { hint: provider.secrets[field.name] ?? "" }) : (field.help ?? undefined)}>
+              <Field key={field.name} label={fieldLabel(t, field)} htmlFor={`${ids}-${field.name}`} hint={field.secret ? t("providers.secretKept", { hint: provider.secrets[field.name] ?? "" }) : type && fieldHint(t, type, field)}>
                 <Input
                   id={`${ids}-${field.name}`}
                   type={field.secret ? "password" : "text"}

@@ -8,12 +8,13 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { ProviderActions } from "@/components/app/provider-manage";
+import { capabilityList, capabilityWord, defaultProviderName, fieldHint, fieldLabel, initialConfig, needsAccount, typeLabel } from "@/components/app/provider-words";
 import { api, ApiError } from "@/lib/api";
 import type { ConnectionReport, Provider, ProviderType } from "@/lib/types";
 
 /** The configured providers of one kind (edited and removed when `manage`), and a form to
- * test and add another. */
-export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/providers" | "/api/search-providers"; onChange?: () => void; manage?: boolean }) {
+ * test and add another. A change of `reloadKey` reads the lists again (a provider added elsewhere). */
+export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }: { base: "/api/providers" | "/api/search-providers"; onChange?: () => void; manage?: boolean; reloadKey?: number }) {
   const { t } = useTranslation();
   const ids = base === "/api/providers" ? "ai" : "search"; // prefix of the fields' ids
   const [types, setTypes] = React.useState<ProviderType[]>([]);
@@ -24,6 +25,7 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
   const [report, setReport] = React.useState<ConnectionReport | null>(null);
   const [error, setError] = React.useState<string | null>(null);
   const [busy, setBusy] = React.useState(false);
+  const chosen = React.useRef(false); // a type was chosen: a reload keeps it
 
   const reload = React.useCallback(async () => {
     const [typeList, providerList] = await Promise.all([
@@ -32,23 +34,31 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
     ]);
     setTypes(typeList.types);
     setProviders(providerList.providers);
-    setTypeName((current) => current || typeList.types[0]?.name || "");
+    // The server lists the types most people have first: the form opens on the first one.
+    const first = typeList.types[0];
+    if (!chosen.current && first) {
+      chosen.current = true;
+      setTypeName(first.name);
+      setConfig(initialConfig(first));
+    }
   }, [base]);
 
   React.useEffect(() => {
     void reload();
-  }, [reload]);
+  }, [reload, reloadKey]);
 
   const type = types.find((candidate) => candidate.name === typeName);
+  const fallbackName = type ? defaultProviderName(t, type, providers.map((provider) => provider.name)) : "";
   const body = () => ({
     type: typeName,
-    name: name.trim() || type?.label || typeName,
+    name: name.trim() || fallbackName,
     config: Object.fromEntries(Object.entries(config).filter(([, value]) => value.trim() !== "")),
   });
 
   function chooseType(next: string) {
+    chosen.current = true;
     setTypeName(next);
-    setConfig({});
+    setConfig(initialConfig(types.find((candidate) => candidate.name === next)));
     setReport(null);
     setError(null);
   }
@@ -69,7 +79,7 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
   const add = () =>
     run(async () => {
       await api(base, { body: body() });
-      setConfig({});
+      setConfig(initialConfig(type));
       setName("");
       setReport(null);
       await reload();
@@ -91,8 +101,8 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
               <span className="text-xs text-muted-foreground">{Object.values(provider.secrets).join(" ")}</span>
               <span className="flex-1" />
               {provider.capabilities.map((capability) => (
-                <Badge key={capability} variant="success">
-                  {capability}
+                <Badge key={capability} variant="success" data-capability={capability}>
+                  {capabilityWord(t, capability)}
                 </Badge>
               ))}
               {manage ? (
@@ -113,7 +123,11 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
       <Card className="shadow-none">
         <CardHeader className="pb-2">
           <CardTitle className="text-base">{t("onboarding.providers.add")}</CardTitle>
-          {type ? <CardDescription>{type.capabilities.join(", ")}</CardDescription> : null}
+          {type ? (
+            <CardDescription>
+              {t("firstRun.gives", { capabilities: capabilityList(t, type.capabilities) })} {needsAccount(type) ? t("firstRun.needsAccount") : t("firstRun.noAccount")}
+            </CardDescription>
+          ) : null}
         </CardHeader>
         <CardContent className="flex flex-col gap-3">
           <div className="grid gap-3 sm:grid-cols-2">
@@ -121,20 +135,21 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
               <NativeSelect id={`${ids}-type`} value={typeName} onChange={(event) => chooseType(event.target.value)}>
                 {types.map((candidate) => (
                   <option key={candidate.name} value={candidate.name}>
-                    {candidate.label}
+                    {typeLabel(t, candidate)}
                   </option>
                 ))}
               </NativeSelect>
             </Field>
-            <Field label={t("onboarding.providers.name")} htmlFor={`${ids}-name`}>
-              <Input id={`${ids}-name`} value={name} placeholder={type?.label} onChange={(event) => setName(event.target.value)} />
+            <Field label={`${t("onboarding.providers.name")} (${t("common.optional")})`} htmlFor={`${ids}-name`} hint={fallbackName ? t("firstRun.nameHint", { name: fallbackName }) : undefined}>
+              <Input id={`${ids}-name`} value={name} placeholder={fallbackName} maxLength={64} onChange={(event) => setName(event.target.value)} />
             </Field>
             {type?.config_fields.map((field) => (
-              <Field key={`${typeName}-${field.name}`} label={field.required ? field.label : `${field.label} (${t("common.optional")})`} htmlFor={`${ids}-${field.name}`} hint={field.help ?? undefined}>
+              <Field key={`${typeName}-${field.name}`} label={field.required ? fieldLabel(t, field) : `${fieldLabel(t, field)} (${t("common.optional")})`} htmlFor={`${ids}-${field.name}`} hint={fieldHint(t, type, field)}>
                 <Input
                   id={`${ids}-${field.name}`}
                   type={field.secret ? "password" : "text"}
                   autoComplete="off"
+                  required={field.required}
                   value={config[field.name] ?? ""}
                   placeholder={field.default ?? undefined}
                   onChange={(event) => setConfig((current) => ({ ...current, [field.name]: event.target.value }))}
@@ -145,10 +160,10 @@ export function ProviderSetup({ base, onChange, manage = false }: { base: "/api/
           {report ? (
             <p className={report.ok ? "flex items-center gap-2 text-sm text-success" : "flex items-center gap-2 text-sm text-destructive"} role="status">
               {report.ok ? <CheckCircle2Icon className="size-4" aria-hidden /> : <CircleAlertIcon className="size-4" aria-hidden />}
-              {report.ok ? report.message : `${t("onboarding.providers.testFailed")}: ${report.message}`}
+              {report.ok ? t("firstRun.connected", { count: report.models?.length ?? 0 }) : `${t("onboarding.providers.testFailed")}: ${report.message}`}
               {report.capabilities.map((capability) => (
-                <Badge key={capability} variant="success">
-                  {capability}
+                <Badge key={capability} variant="success" data-capability={capability}>
+                  {capabilityWord(t, capability)}
                 </Badge>
               ))}
             </p>

@@ -16,6 +16,7 @@ import { cn } from "@/lib/utils";
 
 import { HistorySearch } from "./history-search";
 import { LiveTurns, MessageView } from "./message-view";
+import { StarterPrompts } from "./starter-prompts";
 
 const PAGE = 50;
 /** How close to the bottom (px) still counts as reading the latest messages. */
@@ -284,7 +285,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
         <Button variant="ghost" size="icon" className="md:hidden" onClick={onOpenSidebar} aria-label={t("sidebar.openMenu")}>
           <MenuIcon />
         </Button>
-        <Avatar name={kin.name} src={kin.avatar_url} status={busy ? "thinking" : kin.state === "error" ? "error" : null} />
+        <Avatar name={kin.name} src={kin.avatar_url} kin={kin} status={busy ? "thinking" : kin.state === "error" ? "error" : null} />
         <div className="min-w-0 flex-1">
           <h1 className="truncate font-bold">{kin.name}</h1>
           <p className="truncate text-xs text-muted-foreground">{kin.role}</p>
@@ -313,7 +314,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           ) : chat.loaded && chat.messages.length > 0 ? (
             <p className="text-center text-xs text-muted-foreground">{t("chat.beginning", { name: kin.name })}</p>
           ) : null}
-          {chat.loaded && chat.messages.length === 0 ? <p className="py-16 text-center text-muted-foreground">{t("chat.empty", { name: kin.name })}</p> : null}
+          {chat.loaded && chat.messages.length === 0 ? <StarterPrompts kin={kin} onPick={(text) => void send(text, [])} /> : null}
           {chat.messages.map((message) => (
             <div
               key={message.id}
@@ -331,7 +332,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
             </Button>
           ) : (
             <>
-              <LiveTurns chat={chat} name={kin.name} avatarUrl={kin.avatar_url} />
+              <LiveTurns chat={chat} name={kin.name} avatarUrl={kin.avatar_url} kin={kin} />
               {busy ? (
                 <div className="flex items-end gap-2.5 pl-11.5">
                   <TypingIndicator label={t("chat.typing", { name: kin.name })} />

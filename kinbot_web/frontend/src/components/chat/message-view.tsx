@@ -3,6 +3,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useInRouterContext } from "react-router";
 
+import type { KinLook } from "@/components/ui/avatar";
 import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
 import { originOf, type ChatState, type ToolActivity } from "@/lib/chat";
 import type { Kin, Message, User } from "@/lib/types";
@@ -81,13 +82,13 @@ export function ToolCalls({ message }: { message: Message }) {
 }
 
 /** What running turns have streamed and are running but not stored yet, in a chat. */
-export function LiveTurns({ chat, name, avatarUrl }: { chat: Pick<ChatState, "streaming" | "tools">; name: string; avatarUrl?: string | null }) {
+export function LiveTurns({ chat, name, avatarUrl, kin }: { chat: Pick<ChatState, "streaming" | "tools">; name: string; avatarUrl?: string | null; kin?: KinLook | null }) {
   const labels = useBubbleLabels();
   return (
     <>
       {Object.entries(chat.streaming).map(([turn, streamed]) =>
         streamed.text ? (
-          <ChatBubble key={`stream-${turn}`} origin="assistant" name={name} avatarUrl={avatarUrl} labels={labels}>
+          <ChatBubble key={`stream-${turn}`} origin="assistant" name={name} avatarUrl={avatarUrl} kin={kin} labels={labels}>
             <MessageText text={streamed.text} />
           </ChatBubble>
         ) : null,
@@ -122,7 +123,7 @@ export interface MessageViewProps {
   /** The signed-in user (with a role: the sender or an administrator handles hidden secrets). */
   me: (Pick<User, "id"> & Partial<Pick<User, "role">>) | null;
   /** The Kin whose session this is (names and pictures its replies). */
-  kin: Pick<Kin, "id" | "name" | "avatar_url">;
+  kin: Pick<Kin, "id" | "name" | "avatar_url"> & Partial<Pick<Kin, "role" | "expertise">>;
   /** Pictures of other senders by id (users and Kins). */
   avatars?: Record<string, string | null>;
 }
@@ -168,7 +169,7 @@ export function MessageView({ message, me, kin, avatars = {} }: MessageViewProps
   const name = origin === "assistant" ? kin.name : (message.sender_name ?? labels.system);
   const avatarUrl = origin === "assistant" ? kin.avatar_url : message.sender_id ? (avatars[message.sender_id] ?? null) : null;
   return (
-    <ChatBubble origin={origin} name={name} avatarUrl={avatarUrl} status={message.status} time={message.created_at} labels={labels}>
+    <ChatBubble origin={origin} name={name} avatarUrl={avatarUrl} senderId={message.sender_id} kin={origin === "assistant" ? kin : null} status={message.status} time={message.created_at} labels={labels}>
       {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} /> : null}
       {message.attachments?.length ? (
         <ul className="mt-1 flex flex-wrap gap-2">

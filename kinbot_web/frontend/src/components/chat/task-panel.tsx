@@ -67,7 +67,8 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
   // Results go to parent_kin_id: a Kin of the sidebar, or (for a sub-task) another task's session.
   const reportsTo = kins.find((kin) => kin.id === task.parent_kin_id);
   const question = pendingQuestion(task, chat.messages);
-  const speaker = { id: task.session_kin_id, name: task.title, avatar_url: null };
+  // The task's replies are drawn from the Kin doing it (its role picks the picture's icon).
+  const speaker = { id: task.session_kin_id, name: task.title, avatar_url: null, role: parent?.role, expertise: parent?.expertise };
   async function cancel() {
     try {
       const { task: updated } = await api<{ task: Task }>(`/api/tasks/${taskId}/cancel`, { method: "POST" });
@@ -127,7 +128,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
           {chat.messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={speaker} />
           ))}
-          <LiveTurns chat={chat} name={task.title} />
+          <LiveTurns chat={chat} name={task.title} kin={speaker} />
           {task.result ? (
             <ChatBubble origin="task" name={task.title} labels={labels}>
               <MessageText text={task.result} />

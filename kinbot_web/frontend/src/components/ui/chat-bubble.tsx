@@ -2,15 +2,17 @@ import { BotIcon, CircleAlertIcon, ClockIcon, HourglassIcon, InfoIcon, ListCheck
 import * as React from "react";
 
 import type { Origin } from "@/lib/chat";
+import { tintStyle, usePerson } from "@/lib/people";
 import { cn } from "@/lib/utils";
 
-import { Avatar } from "./avatar";
+import { Avatar, type KinLook } from "./avatar";
 import { Badge } from "./badge";
 
-/** How each origin looks: bubble colours, side, and the marker naming the sender. */
+/** How each origin looks: bubble colours, side, and the marker naming the sender. Another
+ * person's bubble takes that person's own tint (see `personTintOf`). */
 const STYLES: Record<Origin, { bubble: string; side: "start" | "end" | "center" }> = {
   me: { bubble: "bg-bubble-user text-bubble-user-foreground rounded-br-md", side: "end" },
-  user: { bubble: "bg-bubble-user text-bubble-user-foreground rounded-bl-md", side: "start" },
+  user: { bubble: "rounded-bl-md", side: "start" }, // coloured with the person's tint
   assistant: { bubble: "bg-bubble-assistant border border-border/70 shadow-soft rounded-bl-md", side: "start" },
   kin: { bubble: "bg-bubble-kin rounded-bl-md border-l-4 border-bubble-kin-accent", side: "start" },
   task: { bubble: "bg-bubble-task rounded-bl-md border-l-4 border-bubble-task-accent", side: "start" },
@@ -38,6 +40,11 @@ export interface ChatBubbleProps {
   /** The sender: a user's pseudonym, a Kin's name, a task's or a cron's title. */
   name: string;
   avatarUrl?: string | null;
+  /** The user or Kin who wrote it: another person's photo (when `avatarUrl` is not given) and
+   * bubble tint come from it. */
+  senderId?: string | null;
+  /** For a Kin's message: what its generated picture is drawn from when it has no photo. */
+  kin?: KinLook | null;
   /** Shown as "waiting" while the message is queued. */
   status?: string | null;
   /** When the message was stored (seconds since the epoch). */
@@ -75,7 +82,8 @@ function Marker({ origin, name, labels }: { origin: Origin; name: string; labels
 }
 
 /** A person's or a Kin's avatar; a task or a cron gets its marker icon instead. */
-function SenderPicture({ origin, name, avatarUrl }: { origin: Origin; name: string; avatarUrl?: string | null }) {
+function SenderPicture({ origin, name, avatarUrl, senderId, kin }: { origin: Origin; name: string; avatarUrl?: string | null; senderId?: string | null; kin?: KinLook | null }) {
+  const person = usePerson(origin === "user" ? senderId : null);
   if (origin === "task" || origin === "cron") {
     const Icon = origin === "task" ? ListChecksIcon : ClockIcon;
     return (
@@ -84,7 +92,8 @@ function SenderPicture({ origin, name, avatarUrl }: { origin: Origin; name: stri
       </span>
     );
   }
-  return <Avatar name={name} src={avatarUrl} size="md" className="mb-5" />;
+  if (origin === "assistant" || origin === "kin") return <Avatar name={name} src={avatarUrl} kin={kin ?? {}} size="md" className="mb-5" />;
+  return <Avatar name={name} src={avatarUrl ?? person?.avatar_url} personId={origin === "user" ? (senderId ?? name) : null} size="md" className="mb-5" />;
 }
 
 /**
@@ -99,7 +108,7 @@ export function formatTime(seconds: number, clock: "12h" | "24h"): string {
 }
 
 /** One chat message, styled by where it came from (user, another Kin, a task, a cron, the system). */
-export function ChatBubble({ origin, name, avatarUrl, status, time, labels = DEFAULT_LABELS, children, className }: ChatBubbleProps) {
+export function ChatBubble({ origin, name, avatarUrl, senderId, kin, status, time, labels = DEFAULT_LABELS, children, className }: ChatBubbleProps) {
   const style = STYLES[origin];
   if (style.side === "center") {
     const Icon = origin === "error" ? CircleAlertIcon : InfoIcon;
@@ -116,10 +125,16 @@ export function ChatBubble({ origin, name, avatarUrl, status, time, labels = DEF
   const waiting = status === "queued";
   return (
     <div data-origin={origin} className={cn("group flex items-end gap-2.5 animate-rise-in", end && "flex-row-reverse", className)}>
-      <SenderPicture origin={origin} name={name} avatarUrl={avatarUrl} />
+      <SenderPicture origin={origin} name={name} avatarUrl={avatarUrl} senderId={senderId} kin={kin} />
       <div className={cn("flex min-w-0 max-w-[min(44rem,85%)] flex-col gap-1", end ? "items-end" : "items-start")}>
         <Marker origin={origin} name={name} labels={labels} />
-        <div className={cn("max-w-full rounded-2xl px-4 py-2.5 text-[0.935rem] leading-relaxed break-words", style.bubble, waiting && "opacity-75")}>{children}</div>
+        <div
+          className={cn("max-w-full rounded-2xl px-4 py-2.5 text-[0.935rem] leading-relaxed break-words", style.bubble, waiting && "opacity-75")}
+          style={origin === "user" ? tintStyle(senderId ?? name) : undefined}
+          data-bubble
+        >
+          {children}
+        </div>
         <div className="flex h-4 items-center gap-2 text-[0.7rem] text-muted-foreground">
           {waiting ? (
             <span className="inline-flex items-center gap-1 font-semibold" data-status="waiting">

@@ -1,0 +1,110 @@
+"""The ``meta`` of messages: structured facts the web UI renders in the reader's language,
+while a message's ``content`` stays what the model reads (docs/api.md, "Message meta").
+
+- a failed turn (an ``is_error`` message): ``{"error_code", "detail", "retryable"}``;
+- a reply a member stopped: ``{"stopped": true}``;
+- a task's or a cron's end (``task_result``, ``task_failed``, ``task_cancelled``):
+  built by ``kinbot_core.tasks.service``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from kinbot_core.providers import ProviderError
+from kinbot_core.providers.errors import (
+    AuthenticationFailed,
+    BadRequest,
+    MalformedResponse,
+    ModelResolutionError,
+    ProviderConfigError,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+)
+
+PROVIDER_UNREACHABLE = "provider_unreachable"
+PROVIDER_FAILED = "provider_failed"
+PROVIDER_RATE_LIMITED = "provider_rate_limited"
+PROVIDER_AUTH_FAILED = "provider_auth_failed"
+MODEL_UNAVAILABLE = "model_unavailable"
+INTERNAL_ERROR = "internal_error"
+TURN_STOPPED = "turn_stopped"
+#: Every ``error_code`` a failed turn's meta may carry.
+ERROR_CODES = (
+    PROVIDER_UNREACHABLE,
+    PROVIDER_FAILED,
+    PROVIDER_RATE_LIMITED,
+    PROVIDER_AUTH_FAILED,
+    MODEL_UNAVAILABLE,
+    INTERNAL_ERROR,
+    TURN_STOPPED,
+)
+#: The meta of a reply a member stopped (its partial text is the message's content).
+STOPPED: dict[str, Any] = {"stopped": True}
+#: Longest provider message kept as a detail.
+DETAIL_CHARS = 500
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>\"')\]]+")
+#: Host names that only mean something on this machine or its network.
+_LOCAL_SUFFIXES = (".local", ".lan", ".internal", ".home.arpa", ".localdomain", ".localhost")
+
+
+def provider_code(error: ProviderError) -> tuple[str, bool]:
+    """The error code of a provider failure and whether trying again may work."""
+    if isinstance(error, RateLimited):
+        return PROVIDER_RATE_LIMITED, True
+    if isinstance(error, AuthenticationFailed):
+        return PROVIDER_AUTH_FAILED, False
+    if isinstance(error, ModelResolutionError | ProviderConfigError):
+        return MODEL_UNAVAILABLE, False
+    if isinstance(error, BadRequest):
+        return (MODEL_UNAVAILABLE, False) if error.status == 404 else (PROVIDER_FAILED, False)
+    if isinstance(error, ProviderTimeout | ProviderUnavailable):
+        # Without a status the provider never answered; with one, it answered that it failed.
+        return (PROVIDER_UNREACHABLE if error.status is None else PROVIDER_FAILED), True
+    if isinstance(error, MalformedResponse):
+        return PROVIDER_FAILED, True
+    return PROVIDER_FAILED, error.transient
+
+
+def failure(error: BaseException | None, mask: Callable[[str], str]) -> dict[str, Any]:
+    """The meta of a turn that failed on ``error``: a provider's failure gets its code and
+    the provider's own message (``mask`` hides vault values; addresses of the local network
+    are left out); anything else is an internal error, without detail (the log has it)."""
+    if not isinstance(error, ProviderError):
+        return {"error_code": INTERNAL_ERROR, "detail": None, "retryable": True}
+    code, retryable = provider_code(error)
+    return {"error_code": code, "detail": provider_detail(error, mask), "retryable": retryable}
+
+
+def stopped_turn() -> dict[str, Any]:
+    """The meta of a turn stopped before it said anything (a member's Stop, a restart, the
+    step cap)."""
+    return {"error_code": TURN_STOPPED, "detail": None, "retryable": True}
+
+
+def provider_detail(error: ProviderError, mask: Callable[[str], str]) -> str | None:
+    """The provider's own words about ``error``, masked, cut, without local addresses."""
+    if not error.detail or not error.detail.strip():
+        return None
+    text = _URL.sub(lambda m: "[address]" if _is_local(m.group(0)) else m.group(0), error.detail)
+    return mask(text.strip())[:DETAIL_CHARS]
+
+
+def _is_local(url: str) -> bool:
+    """Whether ``url`` points at this machine or a private network (never shown)."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return True
+    if not host or "." not in host or host.endswith(_LOCAL_SUFFIXES) or host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return not address.is_global
