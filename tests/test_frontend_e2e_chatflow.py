@@ -107,7 +107,7 @@ async def open_chat(page: Page, server: RunningServer, screen: Screen, kin: dict
     )
     assert signed.ok, await signed.text()
     await page.goto(f"{server.url}/kins/{kin['id']}")
-    await expect(page.get_by_role("heading", name=kin["name"])).to_be_visible()
+    await expect(page.get_by_role("heading", name=kin["name"], exact=True)).to_be_visible()
 
 
 def chat_scroller(page: Page) -> Locator:
@@ -205,7 +205,7 @@ async def test_a_kin_answering_in_another_chat_gets_an_unread_badge_and_a_count_
     if screen.phone:
         await page.get_by_role("button", name=screen.text["open_menu"]).click()
     await sidebar.locator(f"[data-kin-id='{penny['id']}']").click()
-    await expect(page.get_by_role("heading", name="Penny")).to_be_visible()
+    await expect(page.get_by_role("heading", name="Penny", exact=True)).to_be_visible()
     await expect(page).to_have_title("KinBot")
     await expect(page.locator(f"[data-unread-kin='{penny['id']}']")).to_have_count(0)
     # A reply in the open chat is read as it comes: no badge, no count.
@@ -214,7 +214,7 @@ async def test_a_kin_answering_in_another_chat_gets_an_unread_badge_and_a_count_
     await expect(bubble(page, "assistant", "Hello from the fake")).to_have_count(3)
     await expect(page).to_have_title("KinBot")
     await page.reload()
-    await expect(page.get_by_role("heading", name="Penny")).to_be_visible()
+    await expect(page.get_by_role("heading", name="Penny", exact=True)).to_be_visible()
     await expect(page).to_have_title("KinBot")
 
 
