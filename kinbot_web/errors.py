@@ -1,4 +1,10 @@
-"""Every error answered as JSON ``{"error": {"code", "message"}}`` with the right status."""
+"""Every error answered as JSON ``{"error": {"code", "message", "details"}}`` with the right status.
+
+``code`` is what the web interface translates (every code the server can answer has an English
+and a French sentence, checked by tests/test_error_codes.py); ``details`` carries its parameters
+(the invalid fields with their rule and limit, seconds to wait, a size limit). ``message`` is an
+English sentence for API clients and logs, never shown as such by the interface.
+"""
 
 from __future__ import annotations
 
@@ -67,14 +73,31 @@ def _code_of(exc: HTTPException) -> str:
     return re.sub(r"[^a-z0-9]+", "_", (exc.name or "error").lower()).strip("_")
 
 
+#: The limits of a validation rule a person is told (pydantic's ``ctx`` keys).
+_LIMITS = ("min_length", "max_length", "ge", "gt", "le", "lt", "pattern")
+
+
 def _validation_details(exc: RequestSchemaValidationError) -> list[dict[str, Any]]:
+    """Each invalid field with pydantic's rule (``type``, e.g. ``string_too_long``), its
+    limits and pydantic's English ``message``: the interface words the rule itself."""
     cause = exc.validation_error
     if isinstance(cause, ValidationError):
-        return [
-            {"field": ".".join(str(part) for part in error["loc"]), "message": error["msg"]}
-            for error in cause.errors(include_url=False, include_input=False)
-        ]
-    return [{"field": "", "message": str(cause)}]
+        fields = []
+        for error in cause.errors(include_url=False, include_input=False):
+            context = error.get("ctx") or {}
+            field: dict[str, Any] = {
+                "field": ".".join(str(part) for part in error["loc"]),
+                "type": error["type"],
+                "message": error["msg"],
+            }
+            field.update({key: context[key] for key in _LIMITS if key in context})
+            fields.append(field)
+        return fields
+    return [{"field": "", "type": "invalid", "message": str(cause)}]
+
+
+def _retry_after(response: Response, seconds: float) -> None:
+    response.headers["Retry-After"] = str(max(1, round(seconds)))
 
 
 def register(app: Quart) -> None:
@@ -92,10 +115,13 @@ def register(app: Quart) -> None:
 
     @app.errorhandler(AccountError)
     async def account_error(exc: AccountError) -> Response:
-        response = error_response(ACCOUNT_ERROR_STATUS.get(exc.code, 400), exc.code, exc.message)
+        status = ACCOUNT_ERROR_STATUS.get(exc.code, 400)
         if isinstance(exc, RateLimited):
-            response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
-        return response
+            retry_after = max(1, round(exc.retry_after))
+            response = error_response(status, exc.code, exc.message, retry_after=retry_after)
+            _retry_after(response, exc.retry_after)
+            return response
+        return error_response(status, exc.code, exc.message)
 
     @app.errorhandler(ProviderError)
     async def provider_error(exc: ProviderError) -> Response:
@@ -107,10 +133,12 @@ def register(app: Quart) -> None:
             status = 429
         else:
             status = 502  # the provider failed, not this server
-        response = error_response(status, exc.code, exc.message)
         if isinstance(exc, ProviderRateLimited) and exc.retry_after:
-            response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
-        return response
+            retry_after = max(1, round(exc.retry_after))
+            response = error_response(status, exc.code, exc.message, retry_after=retry_after)
+            _retry_after(response, exc.retry_after)
+            return response
+        return error_response(status, exc.code, exc.message)
 
     @app.errorhandler(KinError)
     async def kin_error(exc: KinError) -> Response:

@@ -109,7 +109,7 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
     await page.locator("#ai-api_key").fill(API_KEY)
     await page.locator("#ai-base_url").fill(f"{fake_llm.base_url}/v1")
     await page.get_by_role("button", name="Tester la connexion").click()
-    await expect(page.get_by_role("status").filter(has_text="Connecté")).to_be_visible()
+    await expect(page.get_by_role("status").filter(has_text="Connecté à OpenAI")).to_be_visible()
     await page.get_by_role("button", name="Ajouter", exact=True).click()
     openai = page.locator('[data-provider="OpenAI"]')
     await expect(openai.get_by_text("recherche dans la mémoire", exact=True)).to_be_visible()

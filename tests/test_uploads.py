@@ -280,6 +280,7 @@ async def test_a_file_over_the_limit_is_refused(
     assert response.json()["error"] == {
         "code": "upload_too_large",
         "message": f"The file is larger than the upload limit of {LIMIT} bytes.",
+        "details": {"limit_bytes": LIMIT},  # the interface words the limit itself
     }
     at_limit = await upload(server.client, kin_id, "ok.txt", b"a" * LIMIT)
     assert at_limit.status_code == 201

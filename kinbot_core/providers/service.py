@@ -586,12 +586,18 @@ class ProviderService:
         try:
             report = await provider.test_connection()
         except ProviderError as error:
-            return ConnectionReport(ok=False, message=self._sanitised(error, config).message)
+            message = self._sanitised(error, config).message
+            return ConnectionReport(ok=False, message=message, code=error.code)
         return ConnectionReport(
             ok=report.ok,
             capabilities=report.capabilities,
             message=_redact(report.message, config),
             models=report.models,
+            code=report.code,
+            params={
+                key: _redact(value, config) if isinstance(value, str) else value
+                for key, value in report.params.items()
+            },
         )
 
     async def _secrets_of(self, provider_id: str) -> dict[str, Any]:

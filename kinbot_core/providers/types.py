@@ -165,9 +165,16 @@ class ConfigField:
 
 @dataclass(frozen=True)
 class ConnectionReport:
-    """The result of testing a provider's configuration."""
+    """The result of testing a provider's configuration.
+
+    ``message`` is an English sentence for API clients; the web interface words ``code`` with
+    ``params`` in the user's language instead (a success code such as ``connected_models``,
+    or the ``ProviderError`` code of the failure).
+    """
 
     ok: bool
     capabilities: tuple[Capability, ...] = ()
     message: str = ""
     models: tuple[ModelInfo, ...] = field(default_factory=tuple)
+    code: str = ""
+    params: dict[str, str | int] = field(default_factory=dict)

@@ -57,11 +57,13 @@ class SearchProvider:
         try:
             results = await self.search.search("KinBot", count=1)
         except ProviderError as error:
-            return ConnectionReport(ok=False, message=error.message)
+            return ConnectionReport(ok=False, message=error.message, code=error.code)
         return ConnectionReport(
             ok=True,
             capabilities=("search",),
             message=f"Connected to {self.search.label}: {len(results)} result(s) for a test query.",
+            code="connected_search",
+            params={"provider": self.search.label, "count": len(results)},
         )
 
     async def aclose(self) -> None:

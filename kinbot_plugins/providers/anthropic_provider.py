@@ -191,6 +191,8 @@ class AnthropicProvider:
             capabilities=("llm",),
             message=f"Connected to {LABEL}: {len(models)} models.",
             models=tuple(models),
+            code="connected_models",
+            params={"provider": LABEL, "count": len(models)},
         )
 
     async def aclose(self) -> None:

@@ -302,6 +302,8 @@ class GeminiProvider:
             capabilities=("llm", "embedding", "image"),
             message=f"Connected to {LABEL}: {len(models)} models.",
             models=tuple(models),
+            code="connected_models",
+            params={"provider": LABEL, "count": len(models)},
         )
 
     async def aclose(self) -> None:

@@ -266,11 +266,13 @@ class LocalEmbeddingsProvider:
         except ProviderConfigError:
             raise
         except ProviderError as exc:
-            return ConnectionReport(ok=False, message=exc.message)
+            return ConnectionReport(ok=False, message=exc.message, code=exc.code)
         return ConnectionReport(
             ok=True,
             capabilities=("embedding",),
             message=f"{MODEL_ID} runs locally ({len(vectors[0])} dimensions).",
+            code="runs_locally",
+            params={"model": MODEL_ID, "dimensions": len(vectors[0])},
             models=(MODEL_INFO,),
         )
 

@@ -370,6 +370,8 @@ class OpenAIProvider:
             capabilities=capabilities,
             message=f"Connected to {self._label}: {len(models)} models.",
             models=tuple(models),
+            code="connected_models",
+            params={"provider": self._label, "count": len(models)},
         )
 
     def detected_capabilities(self, models: list[ModelInfo]) -> tuple[Capability, ...]:

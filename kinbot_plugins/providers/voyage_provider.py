@@ -110,6 +110,8 @@ class VoyageProvider:
             ok=True,
             capabilities=("embedding",),
             message=f"Connected to {LABEL}.",
+            code="connected",
+            params={"provider": LABEL},
             models=tuple(await self.embedding.list_models()),
         )
 

@@ -51,6 +51,8 @@ def report_json(report: ConnectionReport) -> dict[str, Any]:
         "ok": report.ok,
         "capabilities": list(report.capabilities),
         "message": report.message,
+        "code": report.code,
+        "params": report.params,
         "models": [model_json(m) for m in report.models],
     }
 

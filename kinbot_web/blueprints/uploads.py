@@ -58,7 +58,10 @@ async def upload(kin_id: str) -> tuple[dict[str, object], int]:
     await platform.kins.get(kin_id)
     limit = platform.settings.upload_max_bytes
     too_large = ApiError(
-        413, "upload_too_large", f"The file is larger than the upload limit of {limit} bytes."
+        413,
+        "upload_too_large",
+        f"The file is larger than the upload limit of {limit} bytes.",
+        limit_bytes=limit,
     )
     try:
         files = await request.files

@@ -1,6 +1,8 @@
 /** English strings (the reference: fr.ts must have the same keys). */
+import { en as cards } from "./cards";
 import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
+import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
@@ -157,6 +159,8 @@ const en = {
   },
   ...chatflow,
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
+  ...apiErrors,
+  ...cards,
   ...crons,
   ...markdown,
   ...onboardingExtra,

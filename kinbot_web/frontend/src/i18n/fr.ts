@@ -1,5 +1,7 @@
+import { fr as cards } from "./cards";
 import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
+import { fr as apiErrors } from "./errors";
 import { fr as markdown } from "./markdown";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
@@ -158,6 +160,8 @@ const fr: Strings = {
   },
   ...chatflow,
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
+  ...apiErrors,
+  ...cards,
   ...crons,
   ...markdown,
   ...onboardingExtra,

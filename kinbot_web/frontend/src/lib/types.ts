@@ -136,7 +136,10 @@ export interface ProviderModel {
 export interface ConnectionReport {
   ok: boolean;
   capabilities: string[];
+  /** English, for API clients: the interface words `code` with `params` (lib/errors.ts). */
   message: string;
+  code?: string;
+  params?: Record<string, string | number>;
   models?: ProviderModel[];
 }
 

@@ -11,6 +11,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { useToast } from "@/components/ui/toast";
 import { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { Language, User } from "@/lib/types";
 
 /** `/account`: names, pseudonym, photo, language and password of the signed-in user. */
@@ -43,7 +44,7 @@ export default function AccountPage() {
       updated(user);
       toast({ title: t("account.saved"), tone: "success" });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setError(errorText(t, caught));
     }
   }
 
@@ -60,7 +61,7 @@ export default function AccountPage() {
       formElement.reset();
       toast({ title: t("account.passwordChanged"), tone: "success" });
     } catch (caught) {
-      setPasswordError(caught instanceof Error ? caught.message : String(caught));
+      setPasswordError(errorText(t, caught));
     }
   }
 
@@ -72,7 +73,7 @@ export default function AccountPage() {
       setMe(user);
       setVersion((value) => value + 1);
     } catch (caught) {
-      toast({ title: t("errors.generic"), description: caught instanceof Error ? caught.message : String(caught), tone: "error" });
+      toast({ title: t("errors.generic"), description: errorText(t, caught), tone: "error" });
     }
   }
 

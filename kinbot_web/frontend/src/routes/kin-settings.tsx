@@ -19,8 +19,10 @@ import { Switch } from "@/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
-import i18n, { setLanguage } from "@/i18n";
+import { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
+import { formatDateTime, formatNumber } from "@/lib/format";
+import { errorText } from "@/lib/errors";
 import { EventStream } from "@/lib/events";
 import type { Kin, User } from "@/lib/types";
 
@@ -52,7 +54,7 @@ interface Compacting {
 function useFailure() {
   const { toast } = useToast();
   const { t } = useTranslation();
-  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
+  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
 }
 
 function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChange: (kin: Kin) => void }) {
@@ -326,7 +328,7 @@ function Summary({ kin }: { kin: Kin }) {
   return (
     <div className="flex flex-col gap-4">
       <Advanced>
-        <p>{t("kinSettings.contextTokens", { tokens: new Intl.NumberFormat(i18n.language).format(state.context_tokens), threshold: new Intl.NumberFormat(i18n.language).format(state.threshold_tokens) })}</p>
+        <p>{t("kinSettings.contextTokens", { tokens: formatNumber(state.context_tokens), threshold: formatNumber(state.threshold_tokens) })}</p>
       </Advanced>
       <div className="flex flex-wrap gap-2">
         <Button variant="outline" disabled={state.running} onClick={() => void act("")}>
@@ -341,7 +343,7 @@ function Summary({ kin }: { kin: Kin }) {
         {state.snapshots.map((snapshot) => (
           <li key={snapshot.id} className="flex flex-col gap-2 rounded-xl border border-border/70 bg-card px-4 py-3">
             <div className="flex flex-wrap items-center gap-2 text-xs text-muted-foreground">
-              <span>{new Date(snapshot.created_at * 1000).toLocaleString(i18n.language)}</span>
+              <span>{formatDateTime(snapshot.created_at)}</span>
               <span>{t("kinSettings.messagesFolded", { count: snapshot.messages_folded })}</span>
               <span className="flex-1" />
               {snapshot.active ? (

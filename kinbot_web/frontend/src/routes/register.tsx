@@ -6,6 +6,7 @@ import { IdentityForm } from "@/components/app/identity-form";
 import { ThemeToggle } from "@/components/theme-toggle";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { api, ApiError } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 
 import { LanguageSwitch } from "./language-switch";
 
@@ -27,7 +28,7 @@ export default function RegisterPage() {
     }
     api<{ role: string }>(`/api/auth/invitations/${encodeURIComponent(code)}`)
       .then(({ role }) => setCheck({ state: "valid", role }))
-      .catch((error: unknown) => setCheck({ state: "invalid", message: error instanceof ApiError && error.status === 410 ? t("register.invalid") : error instanceof Error ? error.message : t("errors.generic") }));
+      .catch((error: unknown) => setCheck({ state: "invalid", message: error instanceof ApiError && error.status === 410 ? t("register.invalid") : errorText(t, error) }));
   }, [code, t]);
 
   return (

@@ -12,8 +12,9 @@ import { Badge } from "@/components/ui/badge";
 import { Switch } from "@/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useToast } from "@/components/ui/toast";
-import { setLanguage } from "@/i18n";
-import { api, ApiError } from "@/lib/api";
+import i18n, { setLanguage } from "@/i18n";
+import { api } from "@/lib/api";
+import { errorText as describeError } from "@/lib/errors";
 import type { User } from "@/lib/types";
 
 interface Plugin {
@@ -27,7 +28,7 @@ interface Plugin {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(i18n.t, error);
 }
 
 function Plugins() {
@@ -42,7 +43,7 @@ function Plugins() {
       const { plugin: updated } = await api<{ plugin: Plugin }>(`/api/plugins/${encodeURIComponent(plugin.name)}`, { method: "PATCH", body: { enabled } });
       setPlugins((list) => list.map((other) => (other.name === updated.name ? updated : other)));
     } catch (caught) {
-      toast({ title: plugin.name, description: caught instanceof ApiError ? caught.message : errorText(caught), tone: "error" });
+      toast({ title: plugin.name, description: errorText(caught), tone: "error" });
     }
   }
 

@@ -8,6 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Field, Input } from "@/components/ui/input";
 import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { User } from "@/lib/types";
 
 import { LanguageSwitch } from "./language-switch";
@@ -33,7 +34,7 @@ export default function SignInPage() {
     } catch (caught) {
       if (caught instanceof ApiError && caught.code === "rate_limited") setError(t("signin.rateLimited"));
       else if (caught instanceof ApiError && caught.status === 401) setError(t("signin.failed"));
-      else setError(caught instanceof Error ? caught.message : t("errors.generic"));
+      else setError(errorText(t, caught));
     } finally {
       setBusy(false);
     }

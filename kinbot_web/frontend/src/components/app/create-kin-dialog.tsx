@@ -7,7 +7,8 @@ import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
-import { api, ApiError } from "@/lib/api";
+import { api } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { Coverage, Kin, Provider, ProviderModel } from "@/lib/types";
 
 /** How the new Kin gets its picture: none yet, a file, or generated (with an image provider). */
@@ -100,7 +101,7 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
       .then(setModels)
       .catch((caught: Error) => {
         setModels([]);
-        setError(caught.message);
+        setError(errorText(t, caught));
       });
     extras()
       .then(setOptions)
@@ -128,13 +129,13 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
         kinNow = await finish(kin, avatar, form.getAll("mcp_server").map(String));
       } catch (caught) {
         // The Kin exists: keep it, and say what did not work (its settings can redo it).
-        toast({ title: t("kin.partly", { name: kin.name, error: caught instanceof Error ? caught.message : String(caught) }), tone: "error" });
+        toast({ title: t("kin.partly", { name: kin.name, error: errorText(t, caught) }), tone: "error" });
       }
       created.current = true;
       onCreated(kinNow);
       onOpenChange(false);
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : String(caught));
+      setError(errorText(t, caught));
     } finally {
       setBusy(false);
     }

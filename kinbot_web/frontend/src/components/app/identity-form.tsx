@@ -9,6 +9,7 @@ import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { Language } from "@/lib/types";
 
 /** Field errors of a 400 `invalid_request`, by field name. */
@@ -73,7 +74,7 @@ export function IdentityForm({ endpoint, extra = {}, title, subtitle, submitLabe
     } catch (caught) {
       if (onError?.(caught)) return;
       const found = fieldErrors(caught);
-      setErrors(Object.keys(found).length ? found : { form: caught instanceof Error ? caught.message : t("errors.generic") });
+      setErrors(Object.keys(found).length ? found : { form: errorText(t, caught) });
     } finally {
       setBusy(false);
     }

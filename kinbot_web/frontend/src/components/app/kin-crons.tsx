@@ -13,14 +13,16 @@ import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
+import i18n from "@/i18n";
 import { api } from "@/lib/api";
+import { errorText as describeError } from "@/lib/errors";
 import { browserZone, cronActions, cronBody, cronsReducer, draftOf, formatWhen, initialCrons, needsReload, newDraft, type Cron, type CronDraft, type CronEvent } from "@/lib/crons";
 import { scheduleInWords } from "@/lib/schedule-words";
 import type { EventStream } from "@/lib/events";
 import type { Kin } from "@/lib/types";
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(i18n.t, error);
 }
 
 /** The dialog that creates a cron for a Kin or edits one; the API's refusal shows in it. */

@@ -9,6 +9,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Switch } from "@/components/ui/switch";
 import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import { parameterLines, withoutTool, type CustomTool } from "@/lib/custom-tools";
 import type { Kin } from "@/lib/types";
 
@@ -35,7 +36,7 @@ export function KinTools({ kin }: { kin: Kin }) {
   const [tools, setTools] = React.useState<{ sandbox: string; tools: CustomTool[] } | null>(null);
   const [toolsOff, setToolsOff] = React.useState(false);
   const [removing, setRemoving] = React.useState<CustomTool | null>(null);
-  const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
+  const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
 
   React.useEffect(() => {
     // 503 while the plugin is off: say so instead of failing.

@@ -6,7 +6,8 @@ import { defaultProviderName, initialConfig } from "@/components/app/provider-wo
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field, Input } from "@/components/ui/input";
-import { api, ApiError } from "@/lib/api";
+import { api } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { Coverage, Provider, ProviderType } from "@/lib/types";
 
 const SERVER_TYPE = "openai-compatible";
@@ -56,7 +57,7 @@ export function LocalSetup({ coverage, onChange }: { coverage: Coverage | null; 
       const now = await api<Coverage>("/api/providers/coverage");
       if (!now.capabilities.embedding?.length) await addOne(memory, {});
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : String(caught));
+      setError(errorText(t, caught));
     } finally {
       setBusy(false);
       onChange();

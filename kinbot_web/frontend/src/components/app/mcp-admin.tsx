@@ -12,6 +12,7 @@ import { Switch } from "@/components/ui/switch";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import { formatPairs, parseArgs, parsePairs, type McpServerConfig } from "@/lib/mcp";
 
 interface McpServer {
@@ -64,7 +65,7 @@ export function McpAdmin() {
   const [draft, setDraft] = React.useState<Draft>(EMPTY);
   const [error, setError] = React.useState<string | null>(null);
   const [removing, setRemoving] = React.useState<McpServer | null>(null);
-  const fail = React.useCallback((caught: unknown) => toast({ title: t("errors.generic"), description: caught instanceof Error ? caught.message : String(caught), tone: "error" }), [toast, t]);
+  const fail = React.useCallback((caught: unknown) => toast({ title: t("errors.generic"), description: errorText(t, caught), tone: "error" }), [toast, t]);
 
   const load = React.useCallback(() => {
     api<{ servers: McpServer[] }>("/api/mcp-servers")
@@ -90,7 +91,7 @@ export function McpAdmin() {
       setOpen(false);
       load();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setError(errorText(t, caught));
     }
   }
 

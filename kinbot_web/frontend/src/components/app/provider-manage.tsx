@@ -7,6 +7,7 @@ import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, Di
 import { Field, Input } from "@/components/ui/input";
 import { fieldHint, fieldLabel } from "@/components/app/provider-words";
 import { api } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { Provider, ProviderType } from "@/lib/types";
 
 /**
@@ -51,7 +52,7 @@ export function ProviderActions({ base, provider, type, onChange }: { base: stri
       done();
       onChange();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setError(errorText(t, caught));
     } finally {
       setBusy(false);
     }

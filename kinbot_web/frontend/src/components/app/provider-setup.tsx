@@ -9,7 +9,8 @@ import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { ProviderActions } from "@/components/app/provider-manage";
 import { capabilityList, capabilityWord, defaultProviderName, fieldHint, fieldLabel, initialConfig, needsAccount, typeLabel } from "@/components/app/provider-words";
-import { api, ApiError } from "@/lib/api";
+import { api } from "@/lib/api";
+import { connectionText, errorText } from "@/lib/errors";
 import type { ConnectionReport, Provider, ProviderType } from "@/lib/types";
 
 /** The configured providers of one kind (edited and removed when `manage`), and a form to
@@ -69,7 +70,7 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
     try {
       await action();
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.message : String(caught));
+      setError(errorText(t, caught));
     } finally {
       setBusy(false);
     }
@@ -160,7 +161,7 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
           {report ? (
             <p className={report.ok ? "flex items-center gap-2 text-sm text-success" : "flex items-center gap-2 text-sm text-destructive"} role="status">
               {report.ok ? <CheckCircle2Icon className="size-4" aria-hidden /> : <CircleAlertIcon className="size-4" aria-hidden />}
-              {report.ok ? t("firstRun.connected", { count: report.models?.length ?? 0 }) : `${t("onboarding.providers.testFailed")}: ${report.message}`}
+              {connectionText(t, report)}
               {report.capabilities.map((capability) => (
                 <Badge key={capability} variant="success" data-capability={capability}>
                   {capabilityWord(t, capability)}

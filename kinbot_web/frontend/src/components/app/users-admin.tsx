@@ -12,6 +12,8 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Switch } from "@/components/ui/switch";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
+import { formatDateTime } from "@/lib/format";
+import { errorText } from "@/lib/errors";
 import type { User } from "@/lib/types";
 
 interface Invitation {
@@ -26,7 +28,7 @@ interface Invitation {
 function useFail() {
   const { toast } = useToast();
   const { t } = useTranslation();
-  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: error instanceof Error ? error.message : String(error), tone: "error" }), [toast, t]);
+  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
 }
 
 /** Every account: role, enabled or not, removal (the API refuses to leave no administrator). */
@@ -168,7 +170,7 @@ function Invitations() {
             <span className="min-w-0 flex-1 truncate">{invitation.note || t(`users.${invitation.role}`)}</span>
             <Badge variant="secondary">{t(`users.${invitation.role}`)}</Badge>
             <Badge variant={invitation.status === "pending" ? "success" : "outline"}>{t(`users.status.${invitation.status}`)}</Badge>
-            <span className="text-xs text-muted-foreground">{t("users.expires", { date: new Date(invitation.expires_at * 1000).toLocaleString() })}</span>
+            <span className="text-xs text-muted-foreground">{t("users.expires", { date: formatDateTime(invitation.expires_at) })}</span>
             {invitation.status === "pending" ? (
               <Button size="sm" variant="ghost" onClick={() => void revoke(invitation)}>
                 {t("users.revoke")}

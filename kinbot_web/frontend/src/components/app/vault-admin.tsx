@@ -8,7 +8,9 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/input";
 import { useToast } from "@/components/ui/toast";
+import i18n from "@/i18n";
 import { api } from "@/lib/api";
+import { errorText as describeError } from "@/lib/errors";
 
 /** A Vault secret as the API shows it: never its value (docs/api.md "Vault"). */
 export interface Secret {
@@ -20,7 +22,7 @@ export interface Secret {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(i18n.t, error);
 }
 
 /** Settings → Vault: the secrets (values masked), adding one, changing one's value or

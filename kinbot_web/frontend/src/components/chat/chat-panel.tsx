@@ -9,6 +9,7 @@ import { Button } from "@/components/ui/button";
 import { TypingIndicator } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import { chatReducer, emptyChat, type Draft } from "@/lib/chat";
 import type { EventStream } from "@/lib/events";
 import type { Attachment, Kin, Message, User } from "@/lib/types";
@@ -64,7 +65,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
 
   React.useEffect(() => {
     dispatch({ type: "reset" });
-    void loadLatest().catch((error: Error) => toast({ title: t("errors.generic"), description: error.message, tone: "error" }));
+    void loadLatest().catch((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }));
     const mine = (kinId: string) => kinId === kin.id;
     const off = [
       stream.on("message", ({ message }) => mine(message.kin_id) && dispatch({ type: "message", message })),
@@ -230,7 +231,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
         .then(({ upload }) => setFiles((current) => current.map((pending) => (pending.key === key ? { ...pending, upload } : pending))))
         .catch((error: Error) => {
           setFiles((current) => current.filter((pending) => pending.key !== key));
-          toast({ title: file.name, description: error.message, tone: "error" });
+          toast({ title: file.name, description: errorText(t, error), tone: "error" });
         });
     }
   }
@@ -244,7 +245,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
       dispatch({ type: "message", message });
       setFiles([]);
     } catch (error) {
-      toast({ title: t("errors.generic"), description: (error as Error).message, tone: "error" });
+      toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
     }
   }
 

@@ -1,10 +1,12 @@
-import { cleanup, render, screen, within } from "@testing-library/react";
+import { cleanup, render as renderBare, screen, within } from "@testing-library/react";
+import * as React from "react";
 import { afterEach, describe, expect, it } from "vitest";
 
 import "@/i18n";
 import type { Message } from "@/lib/types";
 
 import { formatTime } from "@/components/ui/chat-bubble";
+import { ToastProvider } from "@/components/ui/toast";
 
 import { MessageView } from "./message-view";
 
@@ -19,12 +21,20 @@ function message(fields: Partial<Message>): Message {
   };
 }
 
+/** Rendered as the app does: under the toasts' provider (a retry's refusal shows as a toast). */
+function render(element: React.ReactElement) {
+  return renderBare(element, { wrapper: ToastProvider });
+}
+
 function bubble(fields: Partial<Message>) {
   const { container } = render(<MessageView message={message(fields)} me={me} kin={kin} />);
   return container.querySelector<HTMLElement>("[data-origin]");
 }
 
 afterEach(cleanup);
+
+/** How long to wait for a lazily loaded renderer at most (a busy machine loads it slowly). */
+const LAZY = { timeout: 15_000 };
 
 describe("MessageView with secrets hidden on arrival", () => {
   const hidden = { content: "my token is [PENDING SECRET 1], keep it", redaction_pending: true };
@@ -99,9 +109,10 @@ describe("MessageView", () => {
   });
 
   it("shows errors as alerts and queued messages as waiting", () => {
-    const error = bubble({ role: "system", source: "system", is_error: true, content: "The provider failed." })!;
+    const error = bubble({ role: "system", source: "system", is_error: true, content: "Chef could not answer: The provider failed." })!;
     expect(error.dataset.origin).toBe("error");
-    expect(screen.getByRole("alert").textContent).toContain("The provider failed.");
+    expect(screen.getByRole("alert").textContent).toContain("Chef could not answer.");
+    expect(screen.getByRole("alert").textContent).toContain("The provider said: The provider failed.");
     cleanup();
     const queued = bubble({ status: "queued" })!;
     expect(within(queued).getByText("Waiting")).toBeTruthy();
@@ -111,7 +122,7 @@ describe("MessageView", () => {
     const content = 'Hi **there** <img src=x onerror="alert(1)"> [click](javascript:alert(2)) <script>alert(3)</script>';
     const element = bubble({ content })!;
     // The renderer is loaded lazily; the stored text shows meanwhile.
-    expect(await within(element).findByText("there", { selector: "strong" })).toBeTruthy();
+    expect(await within(element).findByText("there", { selector: "strong" }, LAZY)).toBeTruthy();
     expect(element.querySelector("img")).toBeNull();
     expect(element.querySelector("script")).toBeNull();
     expect(element.innerHTML).not.toContain("onerror");
@@ -134,16 +145,8 @@ describe("MessageView", () => {
     const content = "Try:\n\n```python\ndef soup(): return 'leek'\n```";
     const element = bubble({ content })!;
     // highlight.js arrives after the Markdown renderer, for messages with code only.
-    const keyword = await within(element).findByText("def", { selector: "span.hljs-keyword" });
+    const keyword = await within(element).findByText("def", { selector: "span.hljs-keyword" }, LAZY);
     expect(keyword.closest("code")?.className).toContain("language-python");
     expect(within(element).getByText("'leek'", { selector: "span.hljs-string" })).toBeTruthy();
-  });
-
-  it("folds a reply made only of tool calls into one expandable line", () => {
-    const element = render(
-      <MessageView message={message({ role: "assistant", source: null, content: "", tool_calls: [{ id: "c1", name: "web_search", arguments: { query: "curry" } }] })} me={me} kin={kin} />,
-    ).container;
-    const details = element.querySelector("details");
-    expect(details?.textContent).toContain("1 tool call: web_search");
   });
 });

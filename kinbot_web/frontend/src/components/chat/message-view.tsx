@@ -1,13 +1,23 @@
-import { ChevronRightIcon, LoaderCircleIcon, MessageCircleQuestionIcon, WrenchIcon } from "lucide-react";
+import { LoaderCircleIcon, MessageCircleQuestionIcon, ReplaceIcon, SquareIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useInRouterContext } from "react-router";
 
 import type { KinLook } from "@/components/ui/avatar";
+import { Badge } from "@/components/ui/badge";
 import { ChatBubble, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
 import { originOf, type ChatState, type ToolActivity } from "@/lib/chat";
+import { readableName } from "@/lib/tool-descriptions";
 import type { Kin, Message, User } from "@/lib/types";
+import { cn } from "@/lib/utils";
 
+import { Attachments } from "./cards/attachments";
+import { ErrorCard } from "./cards/error-card";
+import { MessageActions } from "./cards/message-actions";
+import { errorMetaOf, isStopped, isSuperseded, kinMessageKind, taskEndOf, type MessageWithMeta } from "./cards/meta";
+import { useCallShown, useLatestShownId, useShownMessage } from "./cards/session-store";
+import { TaskCard } from "./cards/task-card";
+import { ToolCards } from "./cards/tool-card";
 import { hasPendingSecrets, PendingSecretsText } from "./pending-secrets";
 
 type MarkdownComponent = (typeof import("@/components/markdown"))["default"];
@@ -57,30 +67,6 @@ export function useBubbleLabels(): ChatBubbleLabels {
   return labels;
 }
 
-/** Tool calls of an assistant message, one line each, expandable to their arguments. */
-export function ToolCalls({ message }: { message: Message }) {
-  const { t } = useTranslation();
-  const calls = message.tool_calls ?? [];
-  if (calls.length === 0) return null;
-  return (
-    <details className="group/tools mt-1 rounded-xl bg-muted/70 px-3 py-1.5 text-xs text-muted-foreground">
-      <summary className="flex cursor-pointer list-none items-center gap-1.5 font-semibold">
-        <ChevronRightIcon className="size-3.5 transition-transform group-open/tools:rotate-90" aria-hidden />
-        <WrenchIcon className="size-3.5" aria-hidden />
-        {t("chat.toolCalls", { count: calls.length })}: {calls.map((call) => call.name).join(", ")}
-      </summary>
-      <ul className="mt-1.5 space-y-1">
-        {calls.map((call) => (
-          <li key={call.id}>
-            <code className="font-semibold">{call.name}</code>
-            {call.arguments !== undefined ? <pre className="mt-0.5 overflow-x-auto whitespace-pre-wrap">{JSON.stringify(call.arguments, null, 2)}</pre> : null}
-          </li>
-        ))}
-      </ul>
-    </details>
-  );
-}
-
 /** What running turns have streamed and are running but not stored yet, in a chat. */
 export function LiveTurns({ chat, name, avatarUrl, kin }: { chat: Pick<ChatState, "streaming" | "tools">; name: string; avatarUrl?: string | null; kin?: KinLook | null }) {
   const labels = useBubbleLabels();
@@ -100,21 +86,29 @@ export function LiveTurns({ chat, name, avatarUrl, kin }: { chat: Pick<ChatState
   );
 }
 
-/** The tool calls a turn is running now, one compact line each (stored calls show instead
- * once they end). */
+/** The tool calls a turn is running now whose reply is not shown yet, one compact line each
+ * (a stored reply shows its calls as cards, with their state). */
 function RunningTools({ tools }: { tools: ToolActivity[] }) {
   const { t } = useTranslation();
   const running = tools.filter((tool) => tool.status === "running");
   if (running.length === 0) return null;
   return (
-    <ul className="flex flex-col gap-1 pl-12" aria-label={t("chat.toolCalls", { count: running.length })}>
+    <ul className="flex flex-col gap-1 pl-12 empty:hidden" aria-label={t("chat.toolCalls", { count: running.length })}>
       {running.map((tool) => (
-        <li key={tool.id} className="flex w-fit items-center gap-1.5 rounded-xl bg-muted/70 px-3 py-1.5 text-xs font-semibold text-muted-foreground" data-running-tool={tool.name}>
-          <LoaderCircleIcon className="size-3.5 animate-spin motion-reduce:animate-none" aria-hidden />
-          {t("chat.toolRunning", { name: tool.name })}
-        </li>
+        <RunningTool key={tool.id} tool={tool} />
       ))}
     </ul>
+  );
+}
+
+function RunningTool({ tool }: { tool: ToolActivity }) {
+  const { t } = useTranslation();
+  if (useCallShown(tool.id)) return null;
+  return (
+    <li className="flex w-fit items-center gap-1.5 rounded-xl bg-muted/70 px-3 py-1.5 text-xs font-semibold text-muted-foreground" data-running-tool={tool.name}>
+      <LoaderCircleIcon className="size-3.5 animate-spin motion-reduce:animate-none" aria-hidden />
+      {t("chat.toolRunning", { name: readableName(tool.name) })}
+    </li>
   );
 }
 
@@ -154,36 +148,97 @@ export function TaskQuestionHint({ message, kinName }: { message: Message; kinNa
   );
 }
 
-/** One stored message as a chat bubble; tool results are folded into their call's line. */
-export function MessageView({ message, me, kin, avatars = {} }: MessageViewProps) {
+/** The footer of a bubble: "Stopped" or "Replaced" when it applies, then its actions. */
+function MessageFooter({ message, kin, latest }: { message: MessageWithMeta; kin: MessageViewProps["kin"]; latest: boolean }) {
+  const { t } = useTranslation();
+  const stopped = isStopped(message);
+  const superseded = isSuperseded(message);
+  const regenerate = latest && !superseded && message.role === "assistant" && message.kin_id === kin.id ? { kinId: kin.id, kinName: kin.name } : null;
+  if (!stopped && !superseded && !message.content && !regenerate) return null;
+  return (
+    <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1">
+      {stopped ? (
+        <Badge variant="outline" title={t("cards.actions.stoppedNote")} data-stopped>
+          <SquareIcon aria-hidden /> {t("cards.actions.stopped")}
+        </Badge>
+      ) : null}
+      {superseded ? (
+        <Badge variant="outline" title={t("cards.actions.replacedNote")} data-superseded>
+          <ReplaceIcon aria-hidden /> {t("cards.actions.replaced")}
+        </Badge>
+      ) : null}
+      <MessageActions text={hasPendingSecrets(message) ? "" : message.content} regenerate={regenerate} />
+    </div>
+  );
+}
+
+/** A message from another Kin: whether it asks, answers or informs, above its text. */
+function KinMessageHeading({ message }: { message: Message }) {
+  const { t } = useTranslation();
+  const kind = kinMessageKind(message);
+  if (!kind) return null;
+  return (
+    <p className="mb-0.5 text-xs font-semibold text-muted-foreground" data-kin-message={kind}>
+      {t(`cards.kin.${kind}`, { name: message.sender_name ?? "" })}
+    </p>
+  );
+}
+
+/**
+ * One stored message: a chat bubble, or a card for a task's or a cron run's end; an
+ * assistant reply's tool calls show as cards under it, each with its result (tool results
+ * show nowhere else). Errors say what happened and offer Retry; a superseded message stays,
+ * dimmed and marked "Replaced"; a stopped reply is marked "Stopped".
+ */
+export function MessageView({ message: stored, me, kin, avatars = {} }: MessageViewProps) {
+  const message = stored as MessageWithMeta;
   const labels = useBubbleLabels();
+  useShownMessage(message);
+  const latestId = useLatestShownId(message.kin_id);
   const origin = originOf(message, me?.id ?? null);
-  if (origin === "tool") return null;
+  const dimmed = isSuperseded(message) ? "opacity-70" : undefined;
+  // A tool's result (failed ones too) shows in its call's card.
+  if (message.role === "tool") return null;
+  if (taskEndOf(message)) {
+    return <TaskCard message={message} kinName={kin.name} labels={labels} className={dimmed} renderText={(text) => <MessageText text={text} />} />;
+  }
   if (origin === "assistant" && !message.content && message.tool_calls?.length) {
     return (
-      <div className="pl-12">
-        <ToolCalls message={message} />
+      <div className={cn("pl-11.5", dimmed)} data-tool-cards>
+        <ToolCards message={message} />
+        {isSuperseded(message) ? <MessageFooter message={message} kin={kin} latest={false} /> : null}
       </div>
+    );
+  }
+  const error = errorMetaOf(message);
+  if (error) {
+    return (
+      <ChatBubble origin="error" name={labels.error} time={message.created_at} labels={labels} className={dimmed}>
+        <ErrorCard meta={error} kinId={kin.id} kinName={kin.name} canRetry={!isSuperseded(message) && latestId === message.id && message.kin_id === kin.id} />
+        {isSuperseded(message) ? <MessageFooter message={{ ...message, content: "" }} kin={kin} latest={false} /> : null}
+      </ChatBubble>
     );
   }
   const name = origin === "assistant" ? kin.name : (message.sender_name ?? labels.system);
   const avatarUrl = origin === "assistant" ? kin.avatar_url : message.sender_id ? (avatars[message.sender_id] ?? null) : null;
   return (
-    <ChatBubble origin={origin} name={name} avatarUrl={avatarUrl} senderId={message.sender_id} kin={origin === "assistant" ? kin : null} status={message.status} time={message.created_at} labels={labels}>
+    <ChatBubble
+      origin={origin}
+      name={name}
+      avatarUrl={avatarUrl}
+      senderId={message.sender_id}
+      kin={origin === "assistant" ? kin : null}
+      status={message.status}
+      time={message.created_at}
+      labels={labels}
+      className={dimmed}
+    >
+      <KinMessageHeading message={message} />
       {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} /> : null}
-      {message.attachments?.length ? (
-        <ul className="mt-1 flex flex-wrap gap-2">
-          {message.attachments.map((file) => (
-            <li key={file.id}>
-              <a href={file.url} className="text-xs font-semibold underline" target="_blank" rel="noopener noreferrer">
-                {file.filename}
-              </a>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      {origin === "assistant" ? <ToolCalls message={message} /> : null}
+      {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
+      {origin === "assistant" ? <ToolCards message={message} /> : null}
       {message.kin_message_type === "task_input" ? <TaskQuestionHint message={message} kinName={kin.name} /> : null}
+      <MessageFooter message={message} kin={kin} latest={latestId === message.id} />
     </ChatBubble>
   );
 }

@@ -8,6 +8,7 @@ import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigge
 import { Field, Input } from "@/components/ui/input";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 import type { Message, User } from "@/lib/types";
 
 /** How the server marks a secret hidden on arrival (docs/api.md, `redaction_pending`). */
@@ -113,7 +114,7 @@ function StoreDialog({ message, action, onClose }: { message: Message; action: A
       onClose();
       toast({ title: t("chat.secretStored", { key }), tone: "success" });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setError(errorText(t, caught));
     } finally {
       setBusy(false);
     }
@@ -162,7 +163,7 @@ function DismissDialog({ message, action, onClose }: { message: Message; action:
     if (!action) return;
     onClose();
     await api(secretsUrl(message, action.number, "dismiss"), { method: "POST" }).catch((caught: Error) =>
-      toast({ title: t("errors.generic"), description: caught.message, tone: "error" }),
+      toast({ title: t("errors.generic"), description: errorText(t, caught), tone: "error" }),
     );
   }
 

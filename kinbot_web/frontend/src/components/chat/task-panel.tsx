@@ -8,6 +8,8 @@ import { Button } from "@/components/ui/button";
 import { ChatBubble } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
+import { formatDateTime } from "@/lib/format";
+import { errorText } from "@/lib/errors";
 import { chatReducer, emptyChat, type ChatAction, type Draft } from "@/lib/chat";
 import { isActive, pendingQuestion } from "@/lib/tasks";
 import type { EventStream } from "@/lib/events";
@@ -58,7 +60,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
       stream.on("task.updated", ({ task: updated }) => updated.id === taskId && setTask(updated as unknown as Task)),
       stream.onResync(() => void load()),
     ];
-    void load().catch((error: Error) => toast({ title: t("errors.generic"), description: error.message, tone: "error" }));
+    void load().catch((error: Error) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }));
     return () => off.forEach((unsubscribe) => unsubscribe());
   }, [stream, taskId, load, route, toast, t]);
 
@@ -74,7 +76,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
       const { task: updated } = await api<{ task: Task }>(`/api/tasks/${taskId}/cancel`, { method: "POST" });
       setTask(updated);
     } catch (error) {
-      toast({ title: t("errors.generic"), description: (error as Error).message, tone: "error" });
+      toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
     }
   }
   return (
@@ -106,7 +108,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
                 {t("chat.reportsTo", { name: reportsTo.name })}
               </Link>
             ) : null}
-            <time dateTime={new Date(task.created_at * 1000).toISOString()}>{new Date(task.created_at * 1000).toLocaleString()}</time>
+            <time dateTime={new Date(task.created_at * 1000).toISOString()}>{formatDateTime(task.created_at)}</time>
           </p>
           <p className="rounded-2xl bg-muted px-4 py-3 text-sm text-muted-foreground">{task.description}</p>
           {task.awaiting_input ? (

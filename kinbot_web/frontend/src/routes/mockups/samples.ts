@@ -28,7 +28,7 @@ export const sampleTasks = [
 ];
 
 let nextId = 100;
-function message(fields: Partial<Message>): Message {
+function message(fields: Partial<Message> & { meta?: Record<string, unknown>; superseded?: boolean }): Message {
   return {
     id: nextId++, kin_id: "k-chef", role: "user", source: "user", sender_id: "u-nico", sender_name: "Nico", content: "",
     tool_calls: null, tool_call_id: null, is_error: false, status: "done", turn_of: null, created_at: now + nextId * 60,
@@ -43,14 +43,25 @@ export const sampleMessages: Message[] = [
     content: "How about a **coconut chickpea curry**? You have everything but fresh coriander:\n\n1. Soften an onion and garlic\n2. Add curry paste, chickpeas and coconut milk\n3. Simmer 15 minutes, finish with lime",
   }),
   message({ sender_id: "u-marie", sender_name: "Marie", content: "Yes please! Can we make it less spicy for Léo?" }),
-  message({ source: "kin", sender_id: "k-penny", sender_name: "Penny", kin_message_type: "inform", content: "This week's grocery budget has €18 left: the curry fits." }),
-  message({ source: "task", sender_id: "t-2", sender_name: "Weekly shopping list", kin_message_type: "task_result", content: "Shopping list ready: coriander, limes, coconut milk (2)." }),
-  message({ source: "cron", sender_id: "c-1", sender_name: "Sunday meal plan", kin_message_type: "task_report", content: "Next week's meal plan is drafted and waiting for your review." }),
-  message({ role: "system", source: "system", sender_id: null, sender_name: null, is_error: true, status: null, content: "The reply failed: the provider did not answer. Your message is kept; try again." }),
+  message({ source: "kin", sender_id: "k-penny", sender_name: "Penny", kin_message_type: "request", request_id: "req_1", content: "This week's grocery budget has €18 left: does the curry fit?" }),
+  message({
+    source: "task", sender_id: "t-2", sender_name: "Weekly shopping list", kin_message_type: "task_result", task_id: "t-2", content: "Shopping list ready: coriander, limes, coconut milk (2).",
+    meta: { task_title: "Weekly shopping list", worker_name: "Chef", spawned_self: true, result: "Shopping list ready: coriander, limes, coconut milk (2).", error: null, cron_name: null },
+  }),
+  message({
+    source: "cron", sender_id: "c-1", sender_name: "Sunday meal plan", kin_message_type: "task_result", task_id: "c-1", content: "Next week's meal plan is drafted and waiting for your review.",
+    meta: { task_title: "Sunday meal plan", worker_name: "Chef", spawned_self: true, result: "Next week's meal plan is drafted and waiting for your review.", error: null, cron_name: "Sunday meal plan" },
+  }),
+  message({
+    role: "system", source: "system", sender_id: null, sender_name: null, is_error: true, status: null, turn_of: 100, content: "Chef could not answer.",
+    meta: { error_code: "provider_unreachable", detail: "Connection timed out after 30 seconds.", retryable: true },
+  }),
   message({
     role: "assistant", source: null, sender_id: null, sender_name: null, status: null, turn_of: 100,
-    content: "", tool_calls: [{ id: "c1", name: "search_memories", arguments: { query: "Léo spice" } }, { id: "c2", name: "web_search", arguments: { query: "mild chickpea curry" } }],
+    content: "", tool_calls: [{ id: "c1", name: "recall", arguments: { query: "Léo spice" } }, { id: "c2", name: "web_search", arguments: { query: "mild chickpea curry" } }],
   }),
+  message({ role: "tool", source: "kin", sender_name: "recall", tool_call_id: "c1", turn_of: 100, content: '[{"content": "Léo does not like spicy food."}]' }),
+  message({ role: "tool", source: "kin", sender_name: "web_search", tool_call_id: "c2", turn_of: 100, content: '[{"title": "Mild chickpea curry", "url": "https://example.org/curry"}]' }),
   message({ content: "And a dessert?", status: "queued" }),
 ];
 

@@ -1,0 +1,102 @@
+/**
+ * The structured facts the server adds to a message for the UI (`meta`, `superseded`: see
+ * "The message contract" in docs/api.md), read defensively: a message stored before they
+ * existed has `meta` null or absent, and its card falls back on the message's own fields,
+ * never on its text (which names internal ids).
+ */
+
+import type { Message } from "@/lib/types";
+
+/** A task's or a cron run's end, delivered into its parent's chat. */
+export interface TaskMeta {
+  task_title: string;
+  worker_name: string;
+  spawned_self: boolean;
+  result: string | null;
+  error: string | null;
+  cron_name: string | null;
+}
+
+/** Why a turn failed. */
+export interface ErrorMeta {
+  error_code: string;
+  detail: string | null;
+  retryable: boolean;
+}
+
+/** A message as the contract gives it: `meta` and `superseded` may be missing on older servers. */
+export type MessageWithMeta = Message & { meta?: Record<string, unknown> | null; superseded?: boolean };
+
+export const TASK_ENDS = ["task_result", "task_failed", "task_cancelled"] as const;
+export type TaskEnd = (typeof TASK_ENDS)[number];
+
+/** How a task delivery ends, or null when `message` is not one. */
+export function taskEndOf(message: Message): TaskEnd | null {
+  const type = message.kin_message_type;
+  return (TASK_ENDS as readonly string[]).includes(type ?? "") && (message.source === "task" || message.source === "cron") ? (type as TaskEnd) : null;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value.trim() ? value : null;
+}
+
+/** What the server once wrote before a task's result or error ("Task task_… completed. …"). */
+const LEGACY_PREFIX = /^(?:Scheduled run \(task \S+\)|Task \S+) (?:completed\.(?: Result:\n?)?|failed: ?|was cancelled\.? ?)/;
+
+const TASK_ID = /\btask_[0-9a-f]/;
+
+/** A task delivery's facts: its `meta`, or what its own fields say when it has none. */
+export function taskMetaOf(message: MessageWithMeta): TaskMeta {
+  const meta = message.meta ?? {};
+  // Without meta, the text (after the server's fixed opening, if any) is the result or the
+  // error, unless it names a task's id.
+  const legacy = message.content.replace(LEGACY_PREFIX, "").trim();
+  const fromText = legacy && !TASK_ID.test(legacy) ? legacy : null;
+  const failed = message.kin_message_type !== "task_result";
+  return {
+    task_title: text(meta.task_title) ?? text(message.sender_name) ?? "",
+    worker_name: text(meta.worker_name) ?? "",
+    spawned_self: meta.spawned_self === true,
+    result: "result" in meta ? text(meta.result) : failed ? null : fromText,
+    error: "error" in meta ? text(meta.error) : failed ? fromText : null,
+    cron_name: text(meta.cron_name) ?? (message.source === "cron" ? text(message.sender_name) : null),
+  };
+}
+
+/** A failed turn's facts, or null when `message` is not an error. */
+export function errorMetaOf(message: MessageWithMeta): ErrorMeta | null {
+  if (!message.is_error || message.role === "tool") return null;
+  const meta = message.meta ?? {};
+  // Without meta, the stored sentence's reason (machine addresses left out) is the detail.
+  const legacy = message.content.replace(/^.*? could not answer: /s, "").replace(/\b\w+:\/\/\S+/g, "…").trim();
+  return {
+    error_code: text(meta.error_code) ?? "unknown",
+    detail: message.meta ? text(meta.detail) : text(legacy),
+    retryable: meta.retryable !== false,
+  };
+}
+
+/** Whether the user stopped this reply (its text is what had streamed). */
+export function isStopped(message: MessageWithMeta): boolean {
+  return message.meta?.stopped === true;
+}
+
+/** Whether a retry replaced this message. */
+export function isSuperseded(message: MessageWithMeta): boolean {
+  return message.superseded === true;
+}
+
+/** How a message from another Kin reads: a request, a reply to one, or an inform. */
+export function kinMessageKind(message: Message): "request" | "reply" | "inform" | null {
+  if (message.source !== "kin" || message.role !== "user") return null;
+  switch (message.kin_message_type) {
+    case "request":
+      return "request";
+    case "reply":
+      return "reply";
+    case "inform":
+      return message.request_id ? "reply" : "inform";
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+
+import i18n from "@/i18n";
+
+import { ApiError } from "./api";
+import { connectionText, errorText } from "./errors";
+
+const fr = i18n.getFixedT("fr");
+const en = i18n.getFixedT("en");
+
+describe("errorText words an API error's code in the interface's language", () => {
+  it("translates a known code and never shows the server's English message", () => {
+    const error = new ApiError(409, "email_taken", "An account with this email already exists.");
+    expect(errorText(fr, error)).toBe("Un compte utilise déjà cet e-mail.");
+    expect(errorText(en, error)).toBe("An account already uses this email.");
+  });
+
+  it("names the invalid fields with their rule and limit", () => {
+    const error = new ApiError(400, "invalid_request", "The request is not valid.", {
+      fields: [
+        { field: "name", type: "string_too_long", message: "String should have at most 80 characters", max_length: 80 },
+        { field: "config.api_key", type: "missing", message: "Field required" },
+        { field: "tools.3", type: "string_too_short", message: "String should have at least 1 character", min_length: 1 },
+        { field: "mystery_field", type: "some_new_rule", message: "whatever" },
+      ],
+    });
+    expect(errorText(fr, error)).toBe(
+      "Vérifiez le nom (80 caractères au plus), la clé d'API (obligatoire), les outils (obligatoire), un champ (non valide).",
+    );
+    expect(errorText(en, error)).toBe(
+      "Check the name (at most 80 characters), the API key (required), the tools (required), a field (not valid).",
+    );
+  });
+
+  it("formats limits as numbers of the language", () => {
+    const error = new ApiError(400, "invalid_request", "", { fields: [{ field: "content", type: "string_too_long", max_length: 100000 }] });
+    expect(errorText(fr, error)).toBe("Vérifiez le message (100\u202f000 caractères au plus).");
+  });
+
+  it("says how long to wait and how large a file may be", () => {
+    expect(errorText(fr, new ApiError(429, "rate_limited", "Too many attempts.", { retry_after: 30 }))).toBe("Trop de tentatives. Réessayez dans 30 secondes.");
+    expect(errorText(en, new ApiError(429, "rate_limited", "Too many attempts.", { retry_after: 1 }))).toBe("Too many attempts. Try again in 1 second.");
+    expect(errorText(fr, new ApiError(413, "upload_too_large", "", { limit_bytes: 20 * 1024 * 1024 }))).toBe(
+      "Ce fichier est trop volumineux. La limite est de 20\u202fMo.",
+    );
+  });
+
+  it("shows a third-party plugin's unknown code with its message as details", () => {
+    const error = new ApiError(400, "weather_station_offline", "The station did not answer.");
+    expect(errorText(fr, error)).toBe("Une erreur est survenue. Détails : The station did not answer.");
+    expect(errorText(en, new ApiError(400, "weather_station_offline", ""))).toBe("Something went wrong.");
+  });
+
+  it("tells a network failure from any other exception", () => {
+    expect(errorText(fr, new TypeError("Failed to fetch"))).toBe("KinBot est injoignable : vérifiez la connexion.");
+    expect(errorText(en, new Error("undefined is not a function"))).toBe("Something went wrong.");
+  });
+});
+
+describe("connectionText words a provider's connection test", () => {
+  it("words a success with its parameters, in the plural the count asks", () => {
+    expect(connectionText(fr, { ok: true, code: "connected_models", params: { provider: "OpenAI", count: 42 }, message: "Connected to OpenAI: 42 models." })).toBe(
+      "Connecté à OpenAI : 42 modèles.",
+    );
+    expect(connectionText(en, { ok: true, code: "connected_models", params: { provider: "OpenAI", count: 1 }, message: "" })).toBe("Connected to OpenAI: 1 model.");
+    expect(connectionText(fr, { ok: true, code: "runs_locally", params: { model: "e5", dimensions: 1024 }, message: "" })).toBe(
+      "e5 tourne sur cette machine (1\u202f024 dimensions).",
+    );
+  });
+
+  it("words a failure by its provider error code", () => {
+    const report = { ok: false, code: "provider_authentication_failed", message: "Incorrect API key provided." };
+    expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur a refusé la clé d'API.");
+    expect(connectionText(en, report)).toBe("The connection failed: The provider refused the API key.");
+  });
+});
