@@ -225,6 +225,10 @@ async def test_the_keyboard_reaches_sidebar_chat_and_composer_with_a_visible_foc
     chef = household_server["chef"]
     page = await open_signed_in(browser, server, f"/kins/{chef}", viewport=DESKTOP)
     await expect(page.locator(".markdown pre").last).to_be_visible()
+    # The composer has the focus when a chat opens: Tab through the page from its start (a
+    # click on the sidebar's title moves where the next Tab starts from).
+    await expect(page.locator("#composer")).to_be_focused()
+    await page.get_by_role("navigation", name="KinBot").get_by_text("KinBot", exact=True).click()
 
     reached = await tab_through(page, 40)
     names = [focus["name"] for focus in reached]

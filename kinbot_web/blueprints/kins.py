@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from quart import Blueprint, Response
 from quart_schema import DataSource, document_request, validate_querystring, validate_request
 
+from kinbot_core.kins.history_window import messages_after, messages_around
 from kinbot_core.kins.replies import retry_last_turn
 from kinbot_core.vault import SecretKeyTaken, VaultError
 from kinbot_core.vault.pending import (
@@ -62,6 +63,10 @@ class MessageIn(BaseModel):
 class MessagesQuery(BaseModel):
     #: A message id: the page ends just before it.
     before: RowId | None = None
+    #: A message id: the page starts just after it.
+    after: RowId | None = None
+    #: A message id: the page has it in the middle.
+    around: RowId | None = None
     #: Messages in the page (1 to 200).
     limit: SqlInt = 50
 
@@ -184,9 +189,26 @@ async def avatar(kin_id: str) -> Response:
 async def list_messages(kin_id: str, query_args: MessagesQuery) -> dict[str, object]:
     """A page of the session, oldest first: ``?before=<message id>&limit=50``. The latest
     page (no ``before``) also gives the running turn's ``draft``: the text it has streamed and
-    the tool calls it is running, not stored yet (``null`` when the Kin is idle)."""
+    the tool calls it is running, not stored yet (``null`` when the Kin is idle).
+    ``?after=<id>`` pages forward and ``?around=<id>`` gives the page with that message in the
+    middle; both say where to go on with ``next_before`` and ``next_after``."""
     before, limit = query_args.before, min(max(query_args.limit, 1), 200)
     platform = current_platform()
+    anchors = [query_args.before, query_args.after, query_args.around]
+    if sum(anchor is not None for anchor in anchors) > 1:
+        raise ApiError(400, "invalid_request", "Give at most one of before, after and around.")
+    if query_args.after is not None or query_args.around is not None:
+        await platform.kins.get(kin_id, include_tasks=True)
+        if query_args.around is not None:
+            window = await messages_around(platform.db, kin_id, query_args.around, limit)
+        else:
+            window = await messages_after(platform.db, kin_id, query_args.after or 0, limit)
+        shown = window.messages
+        return {
+            "messages": [m.to_dict() for m in shown],
+            "next_before": shown[0].id if shown and window.more_before else None,
+            "next_after": shown[-1].id if shown and window.more_after else None,
+        }
     # Read before the messages: a reply stored in between supersedes it (the browser checks).
     draft = platform.workers.draft(kin_id) if before is None else None
     messages = await platform.kins.messages(kin_id, before=before, limit=limit)

@@ -1,5 +1,6 @@
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as cards } from "./cards";
+import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
 import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
@@ -156,6 +157,7 @@ const en = {
     toastBody: "Your changes are kept.", dialogTitle: "A gentle dialog", dialogBody: "Dialogs trap focus and close with Escape.",
     mockups: "Mock-ups",
   },
+  ...chatflow,
   errors: { generic: "Something went wrong.", notFound: "This page does not exist.", home: "Go home", offline: "KinBot is not reachable." },
   ...apiErrors,
   ...cards,

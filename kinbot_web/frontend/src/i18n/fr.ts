@@ -1,4 +1,5 @@
 import { fr as cards } from "./cards";
+import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
 import { fr as apiErrors } from "./errors";
 import { fr as markdown } from "./markdown";
@@ -157,6 +158,7 @@ const fr: Strings = {
     toastBody: "Vos modifications sont conservées.", dialogTitle: "Un dialogue tout doux", dialogBody: "Les dialogues gardent le focus et se ferment avec Échap.",
     mockups: "Maquettes",
   },
+  ...chatflow,
   errors: { generic: "Une erreur est survenue.", notFound: "Cette page n'existe pas.", home: "Accueil", offline: "KinBot est injoignable." },
   ...apiErrors,
   ...cards,

@@ -139,6 +139,80 @@ describe("chatReducer", () => {
     state = apply(state, { type: "redacted", data: { kin_id: "k", id: 31, content: "a 1234abcd b [SECRET: KEY]", redaction_pending: false } });
     expect(state.messages[0].redaction_pending).toBe(false);
   });
+
+  it("never shows a message as waiting again once an event said its turn took it", () => {
+    const sent = message(40, { status: "queued", content: "Soup?" });
+    const reply = message(41, { role: "assistant", source: null, content: "Leek soup.", turn_of: 40 });
+    // The answer to the send arrives after the whole reply went by on the stream.
+    let state = apply(
+      emptyChat,
+      { type: "message", message: sent },
+      { type: "status", data: { kin_id: "k", id: 40, status: "processing" } },
+      { type: "message", message: reply },
+      { type: "status", data: { kin_id: "k", id: 40, status: "done" } },
+      { type: "message", message: sent },
+    );
+    expect(state.messages.find((m) => m.id === 40)?.status).toBe("done");
+    // A history page read before those events does not take them back either.
+    state = apply(state, { type: "page", messages: [sent], nextBefore: null });
+    expect(state.messages.find((m) => m.id === 40)?.status).toBe("done");
+  });
+
+  it("applies a status event that came before the page holding its message", () => {
+    const state = apply(
+      emptyChat,
+      { type: "status", data: { kin_id: "k", id: 50, status: "processing" } },
+      { type: "status", data: { kin_id: "k", id: 51, status: "done" } },
+      { type: "page", messages: [message(50, { status: "queued" }), message(51, { status: "queued" }), message(52, { status: "queued" })], nextBefore: null },
+    );
+    expect(state.messages.map((m) => m.status)).toEqual(["processing", "done", "queued"]);
+  });
+
+  it("takes a message a stored reply answers as answered, whatever the order of events", () => {
+    const state = apply(
+      emptyChat,
+      { type: "message", message: message(60, { status: "queued" }) },
+      { type: "message", message: message(61, { status: "queued" }) },
+      { type: "message", message: message(62, { role: "assistant", source: null, content: "For both of you: soup.", turn_of: 60, status: null }) },
+    );
+    expect(state.messages.map((m) => m.status)).toEqual(["processing", "queued", null]);
+  });
+
+  it("marks a retry's old reply superseded, even against a page read before the retry", () => {
+    const old = message(71, { role: "assistant", source: null, content: "Oops", turn_of: 70 });
+    let state = apply(emptyChat, { type: "superseded", data: { kin_id: "k", ids: [71, 72] } });
+    state = apply(state, { type: "page", messages: [message(70), old], nextBefore: null });
+    expect(state.messages.map((m) => Boolean(m.superseded))).toEqual([false, true]);
+    state = apply(state, { type: "message", message: message(73, { role: "assistant", source: null, content: "Better", turn_of: 70, meta: null, superseded: false }) });
+    expect(state.messages.map((m) => Boolean(m.superseded))).toEqual([false, true, false]);
+    // A retry that queues the message again: its superseded reply does not make it answered.
+    const requeued = apply(emptyChat, { type: "page", messages: [message(70, { status: "queued" }), { ...old, superseded: true }], nextBefore: null });
+    expect(requeued.messages[0].status).toBe("queued");
+  });
+
+  it("clears a stopped turn's streamed text when its stored reply arrives, late text included", () => {
+    const delta = (at: number, text: string) => ({ type: "delta" as const, data: { kin_id: "k", turn: 80, step: 80, at, text } });
+    let state = apply(emptyChat, { type: "message", message: message(80, { status: "processing" }) }, delta(0, "Once upon"));
+    state = apply(state, { type: "message", message: message(81, { role: "assistant", source: null, content: "Once upon", turn_of: 80, meta: { stopped: true } }) });
+    expect(state.streaming).toEqual({});
+    state = apply(state, delta(9, " a time"), { type: "tool", data: { kin_id: "k", turn: 80, id: "c", name: "web_search", status: "running" } });
+    state = apply(state, { type: "status", data: { kin_id: "k", id: 80, status: "cancelled" } }, delta(16, "!"));
+    expect(state.streaming).toEqual({});
+    expect(state.messages.map((m) => m.content)).toEqual(["m80", "Once upon"]);
+  });
+
+  it("shows a window around an older message, and new messages only once the newer pages join it", () => {
+    let state = apply(emptyChat, { type: "page", messages: [message(500), message(501)], nextBefore: 500 });
+    state = apply(state, { type: "window", messages: [message(100), message(101), message(102)], nextBefore: 100, nextAfter: 102 });
+    expect(state.messages.map((m) => m.id)).toEqual([100, 101, 102]);
+    state = apply(state, { type: "message", message: message(502) }, { type: "status", data: { kin_id: "k", id: 101, status: "failed" } });
+    expect(state.messages.map((m) => m.id)).toEqual([100, 101, 102]);
+    expect(state.messages[1].status).toBe("failed");
+    state = apply(state, { type: "newer", messages: [message(103), message(502)], nextAfter: null });
+    expect(state.messages.map((m) => m.id)).toEqual([100, 101, 102, 103, 502]);
+    state = apply(state, { type: "message", message: message(503) });
+    expect(state.messages.at(-1)?.id).toBe(503);
+  });
 });
 
 describe("originOf", () => {

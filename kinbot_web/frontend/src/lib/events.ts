@@ -15,6 +15,8 @@ export interface EventMap {
   "message.redacted": { kin_id: string; id: number; content: string; redaction_pending?: boolean };
   "message.restored": { kin_id: string; id: number; content: string; redaction_pending: boolean };
   "message.status": { kin_id: string; id: number; status: MessageStatus };
+  /** A retry's old reply: kept, dimmed, out of the Kin's context. */
+  "message.superseded": { kin_id: string; ids: number[] };
   "kin.delta": { kin_id: string; turn: number; step: number; at: number; text: string };
   "kin.tool": { kin_id: string; turn: number; id: string; name: string; status: "running" | "done" | "error" };
   "kin.queue": { kin_id: string; queue_length: number };
@@ -34,6 +36,7 @@ export const EVENT_NAMES: readonly EventName[] = [
   "message.redacted",
   "message.restored",
   "message.status",
+  "message.superseded",
   "kin.delta",
   "kin.tool",
   "kin.queue",

@@ -77,6 +77,26 @@ export interface Message {
   attachments: Attachment[] | null;
   /** Secrets detected on arrival are hidden in `content` as `[PENDING SECRET n]`. */
   redaction_pending?: boolean;
+  /** Structured facts for the UI (docs/api.md): a task's delivery, a failed turn's error
+   * code, a stopped reply's `{"stopped": true}`. */
+  meta?: MessageMeta | null;
+  /** A retry replaced this reply: it stays visible, dimmed, out of the Kin's context. */
+  superseded?: boolean;
+}
+
+/** The `meta` of a message; which fields are set depends on the message (docs/api.md). */
+export interface MessageMeta {
+  task_title?: string;
+  worker_name?: string;
+  spawned_self?: boolean;
+  result?: string | null;
+  error?: string | null;
+  cron_name?: string | null;
+  error_code?: string;
+  detail?: string | null;
+  retryable?: boolean;
+  stopped?: boolean;
+  [key: string]: unknown;
 }
 
 export interface ProviderConfigField {

@@ -11,6 +11,7 @@ import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
 import { EventStream } from "@/lib/events";
 import { splitTasks } from "@/lib/tasks";
+import { titleWith, totalUnread, useUnread } from "@/lib/unread";
 import type { Kin, Task, User } from "@/lib/types";
 
 /** The signed-in app: sidebar (Kins, tasks, account) and the selected Kin's chat. */
@@ -95,6 +96,14 @@ export default function AppShell() {
   }, [stream, loadLists]);
 
   const selected = kins.find((kin) => kin.id === kinId) ?? null;
+  // The chat on screen (not a task's page, nor a Kin's settings) is the one being read.
+  const unread = useUnread(me?.id ?? null, stream, !taskId && selected ? selected.id : null);
+  const unreadCounts = React.useMemo(() => Object.fromEntries(kins.map((kin) => [kin.id, unread[kin.id]?.length ?? 0])), [kins, unread]);
+  const unreadTotal = totalUnread(unread, kins.map((kin) => kin.id));
+  React.useEffect(() => {
+    document.title = titleWith(unreadTotal, t("app.name"));
+  }, [unreadTotal, t]);
+  React.useEffect(() => () => void (document.title = t("app.name")), [t]);
   React.useEffect(() => {
     if (me && !kinId && !taskId && kins.length > 0) navigate(`/kins/${kins[0].id}`, { replace: true });
   }, [me, kinId, taskId, kins, navigate]);
@@ -123,6 +132,7 @@ export default function AppShell() {
       tasks={tasks.map(toSidebar)}
       recentTasks={recentTasks.map(toSidebar)}
       selectedKinId={kinId}
+      unread={unreadCounts}
       onSelectKin={(id) => {
         setSidebarOpen(false);
         navigate(`/kins/${id}`);

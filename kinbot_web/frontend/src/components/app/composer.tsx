@@ -23,13 +23,20 @@ export interface ComposerProps {
   onAddFiles?: (files: File[]) => void;
   onRemoveFile?: (key: number) => void;
   defaultValue?: string;
+  /** Take the focus when shown (a chat opens), except where a screen keyboard would cover the chat. */
+  autoFocus?: boolean;
 }
 
 /** The message box: Enter sends, Shift+Enter breaks the line; files go along with the text. */
-export function Composer({ kinName, busy, onSend, onStop, files = [], onAddFiles, onRemoveFile, defaultValue = "" }: ComposerProps) {
+export function Composer({ kinName, busy, onSend, onStop, files = [], onAddFiles, onRemoveFile, defaultValue = "", autoFocus = false }: ComposerProps) {
   const { t } = useTranslation();
   const [text, setText] = React.useState(defaultValue);
   const picker = React.useRef<HTMLInputElement>(null);
+  const box = React.useRef<HTMLTextAreaElement>(null);
+  React.useEffect(() => {
+    const touchOnly = typeof window.matchMedia === "function" && window.matchMedia("(pointer: coarse)").matches;
+    if (autoFocus && !touchOnly) box.current?.focus({ preventScroll: true });
+  }, [autoFocus]);
   const uploading = files.some((file) => !file.upload);
   const ready = files.map((file) => file.upload?.id).filter((id): id is string => Boolean(id));
   const canSend = !uploading && (text.trim() !== "" || ready.length > 0);
@@ -83,6 +90,7 @@ export function Composer({ kinName, busy, onSend, onStop, files = [], onAddFiles
           {t("chat.placeholder", { name: kinName })}
         </label>
         <textarea
+          ref={box}
           id="composer"
           rows={1}
           value={text}

@@ -28,6 +28,8 @@ export interface SidebarProps {
   /** Finished tasks, newest first (the task page stays reachable after they end). */
   recentTasks?: SidebarTask[];
   selectedKinId?: string | null;
+  /** Unread replies by Kin id (lib/unread.ts). */
+  unread?: Record<string, number>;
   onSelectKin?: (kinId: string) => void;
   selectedTaskId?: string | null;
   onSelectTask?: (taskId: string) => void;
@@ -71,8 +73,20 @@ function TaskButton({ task, selected, onSelect, muted = false }: { task: Sidebar
   );
 }
 
+/** How many replies of a Kin wait to be read, on the corner of its picture. */
+function UnreadBadge({ count, kinId }: { count: number; kinId: string }) {
+  const { t } = useTranslation();
+  if (count <= 0) return null;
+  return (
+    <span data-unread-kin={kinId} className="pointer-events-none absolute top-0.5 left-8 flex h-5 min-w-5 items-center justify-center rounded-full bg-primary px-1.5 text-[0.7rem] leading-none font-bold text-primary-foreground ring-2 ring-sidebar">
+      <span aria-hidden>{count > 99 ? "99+" : count}</span>
+      <span className="sr-only">{t("chatflow.unread", { count })}</span>
+    </span>
+  );
+}
+
 /** The left column: Kins, running tasks, and the way to My account and Settings. */
-export function Sidebar({ me, kins, tasks, recentTasks = [], selectedKinId, onSelectKin, selectedTaskId, onSelectTask, onNewKin, onSignOut, onOpenAccount, onOpenSettings }: SidebarProps) {
+export function Sidebar({ me, kins, tasks, recentTasks = [], selectedKinId, unread = {}, onSelectKin, selectedTaskId, onSelectTask, onNewKin, onSignOut, onOpenAccount, onOpenSettings }: SidebarProps) {
   const { t } = useTranslation();
   return (
     <nav className="flex h-full w-full flex-col gap-2 bg-sidebar p-3" aria-label="KinBot">
@@ -94,8 +108,9 @@ export function Sidebar({ me, kins, tasks, recentTasks = [], selectedKinId, onSe
           {kins.length === 0 ? <p className="px-2.5 py-2 text-sm text-muted-foreground">{t("sidebar.noKins")}</p> : null}
           <ul className="flex flex-col gap-0.5">
             {kins.map((kin) => (
-              <li key={kin.id}>
+              <li key={kin.id} className="relative">
                 <KinListItem kin={kin} selected={kin.id === selectedKinId} onSelect={() => onSelectKin?.(kin.id)} />
+                <UnreadBadge count={unread[kin.id] ?? 0} kinId={kin.id} />
               </li>
             ))}
           </ul>

@@ -1,4 +1,4 @@
-import { FileUpIcon, MenuIcon, SettingsIcon, WifiOffIcon } from "lucide-react";
+import { ArrowDownIcon, FileUpIcon, MenuIcon, SearchIcon, SettingsIcon, WifiOffIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
@@ -15,16 +15,26 @@ import type { EventStream } from "@/lib/events";
 import type { Attachment, Kin, Message, User } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
+import { HistorySearch } from "./history-search";
 import { LiveTurns, MessageView } from "./message-view";
 import { StarterPrompts } from "./starter-prompts";
 
 const PAGE = 50;
+/** How close to the bottom (px) still counts as reading the latest messages. */
+const NEAR_BOTTOM = 64;
 
 interface Page {
   messages: Message[];
   next_before: number | null;
+  /** Where the next newer page starts (pages asked with `after` or `around`). */
+  next_after?: number | null;
   /** What the running turn has not stored yet (latest page only). */
   draft?: Draft | null;
+}
+
+/** Whether `message` shows as something to read (tool results and bare tool calls do not). */
+function readable(message: Message): boolean {
+  return message.role !== "tool" && !(message.role === "assistant" && !message.content && message.tool_calls?.length);
 }
 
 /** The session of one Kin: its history, live updates from the event stream, and the composer. */
@@ -33,10 +43,12 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
   const { toast } = useToast();
   const [chat, dispatch] = React.useReducer(chatReducer, emptyChat);
   const [connection, setConnection] = React.useState(stream.state);
-  const bottom = React.useRef<HTMLDivElement>(null);
   const top = React.useRef<HTMLDivElement>(null);
   const scroller = React.useRef<HTMLDivElement>(null);
   const loadingOlder = React.useRef(false);
+  // Following the conversation: new messages and streamed text scroll it only while the
+  // reader is at the bottom; scrolled up, a marker says what arrived below instead.
+  const follow = React.useRef(true);
   const [files, setFiles] = React.useState<PendingFile[]>([]);
   const [dragging, setDragging] = React.useState(false);
   const nextFileKey = React.useRef(1);
@@ -58,11 +70,13 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     const off = [
       stream.on("message", ({ message }) => mine(message.kin_id) && dispatch({ type: "message", message })),
       stream.on("message.status", (data) => mine(data.kin_id) && dispatch({ type: "status", data })),
+      stream.on("message.superseded", (data) => mine(data.kin_id) && dispatch({ type: "superseded", data })),
       stream.on("message.redacted", (data) => mine(data.kin_id) && dispatch({ type: "redacted", data })),
       stream.on("message.restored", (data) => mine(data.kin_id) && dispatch({ type: "redacted", data })),
       stream.on("kin.delta", (data) => mine(data.kin_id) && dispatch({ type: "delta", data })),
       stream.on("kin.tool", (data) => mine(data.kin_id) && dispatch({ type: "tool", data })),
       stream.onResync(() => {
+        follow.current = true;
         dispatch({ type: "reset" });
         void loadLatest();
       }),
@@ -71,13 +85,115 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     return () => off.forEach((unsubscribe) => unsubscribe());
   }, [kin.id, stream, loadLatest, toast, t]);
 
+  const [atBottom, setAtBottom] = React.useState(true);
+  const [readUpTo, setReadUpTo] = React.useState<number | null>(null);
+  const [streamedBelow, setStreamedBelow] = React.useState(false);
+  const [highlighted, setHighlighted] = React.useState<number | null>(null);
+  const [searching, setSearching] = React.useState(false);
+  const jumpTarget = React.useRef<number | null>(null);
+  const detached = chat.nextAfter !== null;
+
+  const toBottom = React.useCallback(() => {
+    const element = scroller.current;
+    if (element) element.scrollTop = element.scrollHeight;
+  }, []);
+
+  const onScroll = React.useCallback(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const near = element.scrollHeight - element.scrollTop - element.clientHeight <= NEAR_BOTTOM;
+    follow.current = near && !detached;
+    setAtBottom(near);
+  }, [detached]);
+  React.useEffect(() => {
+    follow.current = follow.current && !detached;
+  }, [detached]);
+
   const lastId = chat.messages.at(-1)?.id;
   const streamingText = Object.values(chat.streaming)
     .map((streamed) => streamed.text)
     .join("");
   React.useEffect(() => {
-    bottom.current?.scrollIntoView({ block: "end" });
-  }, [lastId, streamingText.length]);
+    if (follow.current) toBottom();
+    else if (streamingText) setStreamedBelow(true);
+  }, [lastId, streamingText.length, streamingText, toBottom]);
+  // What is at the bottom while the reader is there counts as read.
+  const reading = atBottom && !detached;
+  React.useEffect(() => {
+    if (!reading) return;
+    setReadUpTo(lastId ?? null);
+    setStreamedBelow(false);
+  }, [reading, lastId]);
+  // Text rendered later (Markdown, pictures) grows the chat: stay at the bottom if following.
+  const content = React.useRef<HTMLDivElement>(null);
+  React.useEffect(() => {
+    const element = content.current;
+    if (!element || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => follow.current && toBottom());
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [toBottom]);
+
+  const unseen = readUpTo === null ? 0 : chat.messages.filter((message) => message.id > readUpTo && readable(message)).length;
+
+  /** Back to the latest messages: the window around a search result makes way for them. */
+  const backToLatest = React.useCallback(() => {
+    follow.current = true;
+    setHighlighted(null);
+    if (chat.nextAfter !== null) {
+      dispatch({ type: "reset" });
+      void loadLatest();
+    } else {
+      toBottom();
+    }
+  }, [chat.nextAfter, loadLatest, toBottom]);
+
+  /** Show message `id` in its context, highlighted: from the loaded ones, or the page around it. */
+  const jumpTo = React.useCallback(
+    async (id: number) => {
+      follow.current = false;
+      if (!chat.messages.some((message) => message.id === id)) {
+        try {
+          const page = await api<Page>(`/api/kins/${kin.id}/messages?around=${id}&limit=${PAGE}`);
+          dispatch({ type: "window", messages: page.messages, nextBefore: page.next_before, nextAfter: page.next_after ?? null });
+        } catch (error) {
+          toast({ title: t("errors.generic"), description: (error as Error).message, tone: "error" });
+          return;
+        }
+      }
+      jumpTarget.current = id;
+      setHighlighted(id);
+    },
+    [chat.messages, kin.id, toast, t],
+  );
+  React.useEffect(() => {
+    const id = jumpTarget.current;
+    const element = id === null ? null : scroller.current?.querySelector<HTMLElement>(`[data-message-id="${id}"]`);
+    if (!element) return;
+    jumpTarget.current = null;
+    element.scrollIntoView({ block: "center" });
+    element.focus({ preventScroll: true });
+  }, [chat.messages, highlighted]);
+
+  const loadingNewer = React.useRef(false);
+  const loadNewer = React.useCallback(async () => {
+    if (chat.nextAfter === null || loadingNewer.current) return;
+    loadingNewer.current = true;
+    try {
+      const page = await api<Page>(`/api/kins/${kin.id}/messages?limit=${PAGE}&after=${chat.nextAfter}`);
+      dispatch({ type: "newer", messages: page.messages, nextAfter: page.next_after ?? null });
+    } finally {
+      loadingNewer.current = false;
+    }
+  }, [chat.nextAfter, kin.id]);
+  const end = React.useRef<HTMLDivElement>(null);
+  React.useEffect(() => {
+    const sentinel = end.current;
+    if (!sentinel || typeof IntersectionObserver === "undefined" || chat.nextAfter === null) return;
+    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && void loadNewer(), { root: scroller.current, rootMargin: "0px 0px 200px 0px" });
+    observer.observe(sentinel);
+    return () => observer.disconnect();
+  }, [chat.nextAfter, loadNewer]);
 
   const loadOlder = React.useCallback(async () => {
     if (chat.nextBefore === null || loadingOlder.current) return;
@@ -123,6 +239,8 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
   async function send(content: string, attachments: string[]) {
     try {
       const body = attachments.length ? { content, attachments } : { content };
+      // One's own message is read at the bottom, with what answers it.
+      backToLatest();
       const { message } = await api<{ message: Message }>(`/api/kins/${kin.id}/messages`, { body });
       dispatch({ type: "message", message });
       setFiles([]);
@@ -173,6 +291,9 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           <h1 className="truncate font-bold">{kin.name}</h1>
           <p className="truncate text-xs text-muted-foreground">{kin.role}</p>
         </div>
+        <Button variant="ghost" size="icon" onClick={() => setSearching(true)} aria-label={t("chatflow.search.open")}>
+          <SearchIcon />
+        </Button>
         <Button asChild variant="ghost" size="icon">
           <Link to={`/kins/${kin.id}/settings`} aria-label={t("kinSettings.open")}>
             <SettingsIcon />
@@ -184,8 +305,8 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           <WifiOffIcon className="size-3.5" aria-hidden /> {t("chat.reconnecting")}
         </div>
       ) : null}
-      <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
-        <div className="mx-auto flex max-w-3xl flex-col gap-4 px-4 py-6">
+      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
+        <div ref={content} className="mx-auto flex max-w-3xl flex-col gap-4 px-4 py-6">
           <div ref={top} aria-hidden />
           {chat.nextBefore !== null ? (
             <Button variant="ghost" size="sm" className="self-center" onClick={() => void loadOlder()}>
@@ -196,19 +317,44 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           ) : null}
           {chat.loaded && chat.messages.length === 0 ? <StarterPrompts kin={kin} onPick={(text) => void send(text, [])} /> : null}
           {chat.messages.map((message) => (
-            <MessageView key={message.id} message={message} me={me} kin={kin} avatars={avatars} />
-          ))}
-          <LiveTurns chat={chat} name={kin.name} avatarUrl={kin.avatar_url} kin={kin} />
-          {busy ? (
-            <div className="flex items-end gap-2.5 pl-11.5">
-              <TypingIndicator label={t("chat.typing", { name: kin.name })} />
+            <div
+              key={message.id}
+              data-message-id={message.id}
+              data-highlighted={highlighted === message.id || undefined}
+              tabIndex={highlighted === message.id ? -1 : undefined}
+              className={cn("scroll-my-24 rounded-2xl outline-none empty:hidden", highlighted === message.id && "ring-2 ring-primary ring-offset-4 ring-offset-background")}
+            >
+              <MessageView message={message} me={me} kin={kin} avatars={avatars} />
             </div>
-          ) : null}
-          <div ref={bottom} />
+          ))}
+          {detached ? (
+            <Button variant="ghost" size="sm" className="self-center" onClick={() => void loadNewer()}>
+              {t("chatflow.loadNewer")}
+            </Button>
+          ) : (
+            <>
+              <LiveTurns chat={chat} name={kin.name} avatarUrl={kin.avatar_url} kin={kin} />
+              {busy ? (
+                <div className="flex items-end gap-2.5 pl-11.5">
+                  <TypingIndicator label={t("chat.typing", { name: kin.name })} />
+                </div>
+              ) : null}
+            </>
+          )}
+          <div ref={end} aria-hidden />
         </div>
       </div>
+      {detached || (!atBottom && (unseen > 0 || streamedBelow)) ? (
+        <div className="pointer-events-none relative z-10 mx-auto flex w-full max-w-3xl justify-center px-4">
+          <Button type="button" size="sm" variant="secondary" className="pointer-events-auto absolute -top-12 rounded-full shadow-lifted" onClick={backToLatest} data-new-below>
+            <ArrowDownIcon aria-hidden />
+            {detached ? t("chatflow.backToLatest") : unseen > 0 ? t("chatflow.newMessages", { count: unseen }) : t("chatflow.newBelow")}
+          </Button>
+        </div>
+      ) : null}
       <div className="mx-auto w-full max-w-3xl px-4 pb-4">
         <Composer
+          autoFocus
           kinName={kin.name}
           busy={busy}
           onSend={send}
@@ -218,6 +364,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           onRemoveFile={(key) => setFiles((current) => current.filter((file) => file.key !== key))}
         />
       </div>
+      <HistorySearch kin={kin} open={searching} onOpenChange={setSearching} onChoose={(id) => void jumpTo(id)} />
     </main>
   );
 }
