@@ -168,6 +168,34 @@ async def test_searching_and_opening_history_is_for_signed_in_members_and_this_k
     assert (await server.client.get(search, params={"q": 'plumber" OR (NEAR'})).status_code == 200
 
 
+async def test_a_found_task_end_reads_as_its_result_without_the_task_id(
+    server: RunningServer,
+) -> None:
+    chef = await make_kin(server.client, "Chef")
+    # Stored as a task's delivery stores it (kinbot_core/tasks/service.py): the text for the
+    # model names the task by its id, the meta holds what a person reads.
+    await server.platform.kins.add_message(
+        chef["id"],
+        role="user",
+        source="task",
+        sender_id="task_5f0c2a9e41b7",
+        sender_name="Find a soup",
+        content="Task task_5f0c2a9e41b7 completed. Result:\nLeek and potato soup, 30 minutes.",
+        kin_message_type="task_result",
+        task_id="task_5f0c2a9e41b7",
+        status="done",
+        meta={"task_title": "Find a soup", "worker_name": "Chef", "spawned_self": True,
+              "result": "Leek and potato soup, 30 minutes.", "error": None, "cron_name": None},
+    )  # fmt: skip
+
+    found = await server.client.get(f"/api/kins/{chef['id']}/history/search", params={"q": "leek"})
+
+    assert found.status_code == 200, found.text
+    (result,) = found.json()["results"]
+    assert result["snippet"] == "Leek and potato soup, 30 minutes."
+    assert result["sender_name"] == "Find a soup"
+
+
 def test_a_snippet_shows_the_words_found_in_a_long_message() -> None:
     long = "Intro words. " * 40 + "The plumber finally came. " + "Closing words. " * 40
     cut = snippet(long, "plumber")

@@ -3,6 +3,7 @@ window around one (where a search result is read in context)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from kinbot_core.db import Database
@@ -76,3 +77,20 @@ async def messages_around(db: Database, kin_id: str, message_id: int, limit: int
         more_before=len(older) > len(kept_older),
         more_after=len(newer) > len(kept_newer),
     )
+
+
+async def metas_of(db: Database, kin_id: str, ids: list[int]) -> dict[int, dict[str, object]]:
+    """The ``meta`` of those of messages ``ids`` of the session that have one."""
+
+    def select() -> list[MessageRecord]:
+        return list(
+            MessageRecord.select(MessageRecord.id, MessageRecord.meta).where(
+                (MessageRecord.kin == kin_id)
+                & (MessageRecord.id.in_(ids))
+                & (MessageRecord.meta.is_null(False))
+            )
+        )
+
+    if not ids:
+        return {}
+    return {row.id: json.loads(row.meta or "{}") for row in await db.read(select)}

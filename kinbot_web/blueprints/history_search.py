@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from quart import Blueprint
 from quart_schema import validate_querystring
 
+from kinbot_core.kins.history_window import metas_of
 from kinbot_core.memory import HistoryHit
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import signed_in
@@ -49,12 +50,20 @@ def snippet(content: str, query: str, width: int = SNIPPET_CHARS) -> str:
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
-def _result(hit: HistoryHit, query: str) -> dict[str, object]:
+def readable(hit: HistoryHit, meta: dict[str, object] | None) -> str:
+    """What a person reads of a found message: a task's or a cron run's end by its result
+    (the text the model reads names the task by its id)."""
+    if meta and "task_title" in meta:
+        return str(meta.get("result") or meta.get("error") or meta["task_title"])
+    return hit.content
+
+
+def _result(hit: HistoryHit, query: str, meta: dict[str, object] | None) -> dict[str, object]:
     return {
         "message_id": hit.message_id,
         "role": hit.role,
         "sender_name": hit.sender_name,
-        "snippet": snippet(hit.content, query),
+        "snippet": snippet(readable(hit, meta), query),
         "created_at": hit.created_at,
     }
 
@@ -71,4 +80,5 @@ async def search_history(kin_id: str, query_args: HistorySearchQuery) -> dict[st
     platform = current_platform()
     await platform.kins.get(kin_id)  # a Kin's session, as its chat shows it (sub-Kins: 404)
     hits = await platform.memory.search_history(kin_id, query, limit=query_args.limit)
-    return {"results": [_result(hit, query) for hit in hits]}
+    metas = await metas_of(platform.db, kin_id, [hit.message_id for hit in hits])
+    return {"results": [_result(hit, query, metas.get(hit.message_id)) for hit in hits]}

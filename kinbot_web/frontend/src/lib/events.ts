@@ -20,7 +20,7 @@ export interface EventMap {
   "kin.delta": { kin_id: string; turn: number; step: number; at: number; text: string };
   "kin.tool": { kin_id: string; turn: number; id: string; name: string; status: "running" | "done" | "error" };
   "kin.queue": { kin_id: string; queue_length: number };
-  "kin.state": { kin_id: string; state: KinState; error: string | null };
+  "kin.state": { kin_id: string; state: KinState; error: string | null; error_code?: string | null };
   "kin.created": { kin: Kin };
   "kin.updated": { kin: Kin };
   "kin.deleted": { kin_id: string };

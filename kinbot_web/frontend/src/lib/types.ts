@@ -32,6 +32,8 @@ export interface Kin {
   created_by: string | null;
   state: KinState;
   last_error: string | null;
+  /** Why the last reply failed, as a code the interface words (`cards.error.<code>`). */
+  last_error_code: string | null;
   queue_length: number;
   created_at: number;
   updated_at: number;

@@ -82,7 +82,7 @@ export default function AppShell() {
     const patch = (id: string, change: Partial<Kin>) => setKins((list) => list.map((kin) => (kin.id === id ? { ...kin, ...change } : kin)));
     const off = [
       stream.on("kin.queue", ({ kin_id, queue_length }) => patch(kin_id, { queue_length })),
-      stream.on("kin.state", ({ kin_id, state, error }) => patch(kin_id, { state, last_error: error })),
+      stream.on("kin.state", ({ kin_id, state, error, error_code }) => patch(kin_id, { state, last_error: error, last_error_code: error_code ?? null })),
       stream.on("kin.created", ({ kin }) => setKins((list) => (list.some((other) => other.id === kin.id) ? list : [...list, kin]))),
       stream.on("kin.updated", ({ kin }) => patch(kin.id, kin)),
       stream.on("kin.deleted", ({ kin_id }) => setKins((list) => list.filter((kin) => kin.id !== kin_id))),

@@ -7,7 +7,7 @@ import type { Kin } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
 /** A Kin in the sidebar: picture, name, role, queue count, thinking and error markers. */
-export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" | "name" | "role" | "avatar_url" | "state" | "queue_length" | "last_error"> & Partial<Pick<Kin, "expertise">>; selected?: boolean; onSelect?: () => void }) {
+export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" | "name" | "role" | "avatar_url" | "state" | "queue_length"> & Partial<Pick<Kin, "last_error_code">> & Partial<Pick<Kin, "expertise">>; selected?: boolean; onSelect?: () => void }) {
   const { t } = useTranslation();
   const status = kin.state === "thinking" ? "thinking" : kin.state === "error" ? "error" : null;
   return (
@@ -28,7 +28,7 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
           {kin.state === "thinking" ? <span className="sr-only">{t("sidebar.thinking")}</span> : null}
           {kin.state === "error" ? (
             <AlertTriangleIcon className="size-3.5 shrink-0 text-destructive" role="img" aria-label={t("sidebar.error")}>
-              <title>{kin.last_error ?? t("sidebar.error")}</title>
+              <title>{kin.last_error_code ? t(`cards.error.${kin.last_error_code}`, { name: kin.name, defaultValue: t("sidebar.error") }) : t("sidebar.error")}</title>
             </AlertTriangleIcon>
           ) : null}
         </span>

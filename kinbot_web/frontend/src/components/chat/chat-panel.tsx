@@ -324,7 +324,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
               tabIndex={highlighted === message.id ? -1 : undefined}
               className={cn("scroll-my-24 rounded-2xl outline-none empty:hidden", highlighted === message.id && "ring-2 ring-primary ring-offset-4 ring-offset-background")}
             >
-              <MessageView message={message} me={me} kin={kin} avatars={avatars} />
+              <MessageView message={message} me={me} kin={kin} avatars={avatars} kins={kins} />
             </div>
           ))}
           {detached ? (

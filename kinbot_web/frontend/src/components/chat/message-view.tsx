@@ -120,6 +120,8 @@ export interface MessageViewProps {
   kin: Pick<Kin, "id" | "name" | "avatar_url"> & Partial<Pick<Kin, "role" | "expertise">>;
   /** Pictures of other senders by id (users and Kins). */
   avatars?: Record<string, string | null>;
+  /** The other Kins, whose role draws the picture of a message one of them sent. */
+  kins?: readonly (Pick<Kin, "id"> & KinLook)[];
 }
 
 /** Under a task's question in its parent's chat: how to answer it, and a way to the task. */
@@ -190,7 +192,7 @@ function KinMessageHeading({ message }: { message: Message }) {
  * show nowhere else). Errors say what happened and offer Retry; a superseded message stays,
  * dimmed and marked "Replaced"; a stopped reply is marked "Stopped".
  */
-export function MessageView({ message: stored, me, kin, avatars = {} }: MessageViewProps) {
+export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] }: MessageViewProps) {
   const message = stored as MessageWithMeta;
   const labels = useBubbleLabels();
   useShownMessage(message);
@@ -227,7 +229,7 @@ export function MessageView({ message: stored, me, kin, avatars = {} }: MessageV
       name={name}
       avatarUrl={avatarUrl}
       senderId={message.sender_id}
-      kin={origin === "assistant" ? kin : null}
+      kin={origin === "assistant" ? kin : message.source === "kin" ? (kins.find((other) => other.id === message.sender_id) ?? null) : null}
       status={message.status}
       time={message.created_at}
       labels={labels}

@@ -11,14 +11,14 @@ export const sampleMe: User = {
 function kin(id: string, name: string, role: string, extra: Partial<Kin> = {}): Kin {
   return {
     id, name, role, avatar_url: null, character: "", expertise: "", model: "gpt-4o", tools: [], network_access: false, created_by: "u-nico",
-    state: "idle", last_error: null, queue_length: 0, created_at: now, updated_at: now, ...extra,
+    state: "idle", last_error: null, last_error_code: null, queue_length: 0, created_at: now, updated_at: now, ...extra,
   };
 }
 
 export const sampleKins: Kin[] = [
   kin("k-chef", "Chef", "Family cook", { state: "thinking", queue_length: 2 }),
   kin("k-penny", "Penny", "Budget keeper"),
-  kin("k-atlas", "Atlas", "Travel planner", { state: "error", last_error: "The provider did not answer." }),
+  kin("k-atlas", "Atlas", "Travel planner", { state: "error", last_error: "The provider did not answer.", last_error_code: "provider_unreachable" }),
   kin("k-scribe", "Scribe", "Writing partner"),
 ];
 
