@@ -116,15 +116,11 @@ async def household(server: RunningServer, fake: FakeOpenAI) -> tuple[str, str]:
             "| 2 | Add curry paste, chickpeas, coconut milk | 2 min |\n"
             "| 3 | Simmer, finish with lime | 15 min |"
         ),
-        Reply(text="Of course: a mild paste and a spoon of yoghurt for Léo."),
         Reply(text="Noted, thank you Penny. I will keep it under budget."),
+        Reply(text="Of course: a mild paste and a spoon of yoghurt for Léo."),
+        Reply(text="Yes: mango, yoghurt and a pinch of cardamom, blended cold."),
     )
     await client.post(f"/api/kins/{chef}/messages", json={"content": "Dinner idea, veggie?"})
-    await wait_idle(client, chef)
-    async with server.new_client() as marie:
-        await register(client, marie, MARIE)
-        await with_photo(marie, (120, 170, 150))
-        await marie.post(f"/api/kins/{chef}/messages", json={"content": "Less spicy for Léo?"})
     await wait_idle(client, chef)
     await server.platform.kins.enqueue(
         chef,
@@ -134,6 +130,13 @@ async def household(server: RunningServer, fake: FakeOpenAI) -> tuple[str, str]:
         sender_name="Penny",
         kin_message_type="inform",
     )
+    await wait_idle(client, chef)
+    async with server.new_client() as marie:
+        await register(client, marie, MARIE)
+        await with_photo(marie, (120, 170, 150))
+        await marie.post(f"/api/kins/{chef}/messages", json={"content": "Less spicy for Léo?"})
+    await wait_idle(client, chef)
+    await client.post(f"/api/kins/{chef}/messages", json={"content": "And a mango lassi after?"})
     await wait_idle(client, chef)
     await client.post(
         "/api/vault", json={"key": "GITHUB_TOKEN", "value": "ghp_not_a_real_token_0123"}

@@ -1,4 +1,4 @@
-import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import * as React from "react";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -39,6 +39,7 @@ describe("SidebarDrawer", () => {
 
     await act(async () => fireEvent.keyDown(document.activeElement ?? document.body, { key: "Escape" }));
     expect(screen.queryByRole("dialog")).toBeNull();
-    expect(document.activeElement).toBe(opener);
+    // Radix gives the focus back in a task after the drawer unmounts: wait for it.
+    await waitFor(() => expect(document.activeElement).toBe(opener));
   });
 });
