@@ -112,13 +112,15 @@ async def household(server: RunningServer, fake: FakeOpenAI) -> tuple[str, str]:
     fake.enqueue(
         Reply(
             text="How about a **coconut chickpea curry**? Everything is in the cupboard:\n\n"
-            "| Step | What | Time |\n|---|---|---|\n| 1 | Soften an onion and garlic | 5 min |\n"
-            "| 2 | Add curry paste, chickpeas, coconut milk | 2 min |\n"
-            "| 3 | Simmer, finish with lime | 15 min |"
+            "1. Soften an onion and garlic\n2. Add curry paste, chickpeas, coconut milk\n"
+            "3. Simmer 15 minutes, finish with lime"
         ),
         Reply(text="Noted, thank you Penny. I will keep it under budget."),
         Reply(text="Of course: a mild paste and a spoon of yoghurt for Léo."),
-        Reply(text="Yes: mango, yoghurt and a pinch of cardamom, blended cold."),
+        Reply(
+            text="Yes, blended cold:\n\n| Ingredient | For four |\n|---|---|\n"
+            "| Ripe mango | 2 |\n| Plain yoghurt | 500 g |\n| Cardamom | a pinch |"
+        ),
     )
     await client.post(f"/api/kins/{chef}/messages", json={"content": "Dinner idea, veggie?"})
     await wait_idle(client, chef)
