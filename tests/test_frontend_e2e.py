@@ -14,7 +14,7 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
-from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER, toast
+from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER, open_page, toast
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.gate_tool import gated_server
 from tests.support.provider_setups import API_KEY, add_openai_provider
@@ -50,14 +50,8 @@ async def browser() -> AsyncIterator[Browser]:
 
 @pytest.fixture
 async def page(browser: Browser) -> AsyncIterator[Page]:
-    context = await browser.new_context(locale="en-US", viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(30_000)  # generous: CI machines can be slow
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    await context.close()
-    assert errors == [], errors
+    async with open_page(browser) as page:
+        yield page
 
 
 async def make_kin(server: RunningServer) -> dict[str, Any]:

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Locator, Page, Route, expect
+from playwright.async_api import Browser, Locator, Page, Route, ViewportSize, expect
 
 from kinbot_core.platform import Platform
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import NICOLAS, PASSWORD
-from tests.support.browser import NEEDS_BROWSER
+from tests.support.browser import NEEDS_BROWSER, open_page
 from tests.support.server import RunningServer
 from tests.test_frontend_e2e import bubble
 
@@ -76,17 +76,9 @@ def screen(request: pytest.FixtureRequest) -> Screen:
 
 @pytest.fixture
 async def page(browser: Browser, screen: Screen) -> AsyncIterator[Page]:
-    context = await browser.new_context(
-        locale="en-US",
-        timezone_id="Europe/Paris",
-        viewport={"width": screen.width, "height": screen.height},
-    )
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    await context.close()
-    assert errors == [], errors
+    viewport: ViewportSize = {"width": screen.width, "height": screen.height}
+    async with open_page(browser, timezone_id="Europe/Paris", viewport=viewport) as page:
+        yield page
 
 
 async def make_kin(server: RunningServer, name: str, role: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from tests import test_frontend_e2e as e2e
-from tests.support.browser import NEEDS_BROWSER
+from tests.support.browser import NEEDS_BROWSER, open_page
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.server import RunningServer
 from tests.test_frontend_e2e import sign_in
@@ -26,16 +26,8 @@ ZONE = "Asia/Tokyo"  # not the machine's: the picker must take the browser's
 
 @pytest.fixture
 async def page(browser: Browser) -> AsyncIterator[Page]:
-    context = await browser.new_context(
-        locale="en-US", timezone_id=ZONE, viewport={"width": 1280, "height": 800}
-    )
-    context.set_default_timeout(30_000)
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    await context.close()
-    assert errors == [], errors
+    async with open_page(browser, timezone_id=ZONE) as page:
+        yield page
 
 
 async def no_sideways_scroll(page: Page) -> None:

@@ -14,7 +14,7 @@ import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from tests import test_frontend_e2e as e2e
-from tests.support.browser import NEEDS_BROWSER
+from tests.support.browser import NEEDS_BROWSER, open_page
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.provider_setups import API_KEY
 from tests.support.server import RunningServer
@@ -80,16 +80,9 @@ def language(request: pytest.FixtureRequest) -> str:
 async def page(
     browser: Browser, language: str, request: pytest.FixtureRequest
 ) -> AsyncIterator[Page]:
-    context = await browser.new_context(
-        locale=LANGUAGES[language], timezone_id="UTC", viewport=WIDTHS[request.param]
-    )
-    context.set_default_timeout(30_000)
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    await context.close()
-    assert errors == [], errors
+    options = {"locale": LANGUAGES[language], "viewport": WIDTHS[request.param]}
+    async with open_page(browser, timezone_id="UTC", **options) as page:
+        yield page
 
 
 async def sign_in(page: Page, server: RunningServer, language: str) -> dict[str, Any]:

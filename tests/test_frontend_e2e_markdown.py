@@ -13,7 +13,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from tests import test_frontend_e2e as e2e
-from tests.support.browser import NEEDS_BROWSER
+from tests.support.browser import NEEDS_BROWSER, open_page
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.server import RunningServer
 from tests.test_frontend_e2e import bubble, sign_in
@@ -68,17 +68,8 @@ LABELS = {
 @pytest.fixture
 async def page(browser: Browser) -> AsyncIterator[Page]:
     """A page that may write and read the clipboard, failing the test on a page error."""
-    context = await browser.new_context(
-        locale="en-US",
-        viewport={"width": 1280, "height": 800},
-        permissions=["clipboard-read", "clipboard-write"],
-    )
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    await context.close()
-    assert errors == [], errors
+    async with open_page(browser, permissions=["clipboard-read", "clipboard-write"]) as page:
+        yield page
 
 
 async def style(element: Any, *properties: str) -> list[str]:

@@ -11,27 +11,24 @@ French.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from kinbot_core.config import load_settings
-from kinbot_core.platform import Platform
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
 from tests.support.browser import NEEDS_BROWSER
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import add_openai_provider
-from tests.support.server import RunningServer, running_server
+from tests.support.server import RunningServer
 from tests.test_frontend_e2e_a11y import DESKTOP, PHONE, assert_fits, open_signed_in
 
 pytestmark = NEEDS_BROWSER
 
 # The browser tests' fixtures, under the names pytest looks for.
-browser, fake_llm = e2e.browser, e2e.fake_llm
+browser, fake_llm, empty_server = e2e.browser, e2e.fake_llm, e2e.empty_server
 NICO_EN = {**NICOLAS, "language": "en"}
 #: An Ollama-like server: chat models only, so memory search has to come from this computer.
 LOCAL_MODELS = ["llama3.2", "qwen2.5"]
@@ -75,10 +72,13 @@ def local_llm() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture
-async def empty_server(data_dir: Path) -> AsyncIterator[RunningServer]:
-    settings = load_settings(data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=30)
-    async with running_server(Platform(settings)) as server:
-        yield server
+async def admin_server(
+    empty_server: RunningServer, fake_llm: FakeOpenAI, language: str
+) -> RunningServer:
+    """The server with Nicolas, administrator, reading ``language``, and an OpenAI provider."""
+    await set_up_admin(empty_server.client, {**NICOLAS, "language": language})
+    await add_openai_provider(empty_server.client, fake_llm)
+    return empty_server
 
 
 async def new_page(browser: Browser, viewport: ViewportSize) -> Page:
@@ -245,16 +245,10 @@ async def test_a_required_server_address_is_suggested_and_its_hint_follows_the_r
 
 @pytest.mark.parametrize(("language", "viewport"), WIDTHS)
 async def test_capabilities_are_named_in_plain_words(
-    empty_server: RunningServer,
-    fake_llm: FakeOpenAI,
-    browser: Browser,
-    language: str,
-    viewport: ViewportSize,
+    admin_server: RunningServer, browser: Browser, language: str, viewport: ViewportSize
 ) -> None:
     words = WORDS[language]
-    await set_up_admin(empty_server.client, {**NICOLAS, "language": language})
-    await add_openai_provider(empty_server.client, fake_llm)
-    page = await open_signed_in(browser, empty_server, "/settings", viewport=viewport)
+    page = await open_signed_in(browser, admin_server, "/settings", viewport=viewport)
     openai = page.locator('[data-provider="OpenAI"]')
     await expect(openai.get_by_text(words["chat_model"], exact=True)).to_be_visible()
     await expect(openai.get_by_text(words["memory_search"], exact=True)).to_be_visible()
@@ -267,17 +261,11 @@ async def test_capabilities_are_named_in_plain_words(
     [pytest.param("fr", PHONE, id="fr-phone"), pytest.param("en", PHONE, id="en-phone")],
 )
 async def test_a_closed_first_kin_dialog_on_a_phone_leaves_a_way_to_create_one(
-    empty_server: RunningServer,
-    fake_llm: FakeOpenAI,
-    browser: Browser,
-    language: str,
-    viewport: ViewportSize,
+    admin_server: RunningServer, browser: Browser, language: str, viewport: ViewportSize
 ) -> None:
     words = WORDS[language]
-    await set_up_admin(empty_server.client, {**NICOLAS, "language": language})
-    await add_openai_provider(empty_server.client, fake_llm)
-    assert (await empty_server.client.post("/api/onboarding/search-providers/skip")).is_success
-    page = await open_signed_in(browser, empty_server, "/", viewport=viewport)
+    assert (await admin_server.client.post("/api/onboarding/search-providers/skip")).is_success
+    page = await open_signed_in(browser, admin_server, "/", viewport=viewport)
     dialog = page.get_by_role("dialog")
     await expect(dialog.get_by_text(words["first_kin"])).to_be_visible()
     await page.keyboard.press("Escape")
@@ -295,17 +283,11 @@ async def test_a_closed_first_kin_dialog_on_a_phone_leaves_a_way_to_create_one(
 
 @pytest.mark.parametrize(("language", "viewport"), WIDTHS)
 async def test_machine_details_of_the_settings_pages_wait_behind_advanced(
-    empty_server: RunningServer,
-    fake_llm: FakeOpenAI,
-    browser: Browser,
-    language: str,
-    viewport: ViewportSize,
+    admin_server: RunningServer, browser: Browser, language: str, viewport: ViewportSize
 ) -> None:
     words = WORDS[language]
-    await set_up_admin(empty_server.client, {**NICOLAS, "language": language})
-    await add_openai_provider(empty_server.client, fake_llm)
-    kin = await e2e.make_kin(empty_server)
-    page = await open_signed_in(browser, empty_server, "/settings", viewport=viewport)
+    kin = await e2e.make_kin(admin_server)
+    page = await open_signed_in(browser, admin_server, "/settings", viewport=viewport)
 
     # A plugin's hooks: hidden until its "Advanced" disclosure is opened from the keyboard.
     await page.get_by_role("tab", name=words["plugins"]).click()
@@ -320,7 +302,7 @@ async def test_machine_details_of_the_settings_pages_wait_behind_advanced(
     await assert_fits(page, "settings, plugins")
 
     # A Kin's summary: the token counts and the threshold, likewise.
-    await page.goto(f"{empty_server.url}/kins/{kin['id']}/settings")
+    await page.goto(f"{admin_server.url}/kins/{kin['id']}/settings")
     await page.get_by_role("tab", name=words["summary"]).click()
     panel = page.get_by_role("tabpanel")
     tokens = panel.get_by_text(re.compile("tokens"))

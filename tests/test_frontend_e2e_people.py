@@ -6,51 +6,27 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from PIL import Image
-from playwright.async_api import Browser, Locator, Page, async_playwright, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
-from kinbot_core.config import load_settings
-from kinbot_core.platform import Platform
-from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
-from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER
+from tests import test_frontend_e2e as e2e
+from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register
+from tests.support.browser import NEEDS_BROWSER
 from tests.support.fakes import FakeOpenAI, Reply
-from tests.support.provider_setups import add_openai_provider
-from tests.support.server import RunningServer, running_server
+from tests.support.server import RunningServer
 
 pytestmark = NEEDS_BROWSER
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
-@pytest.fixture
-def fake_llm() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
-    settings = load_settings(data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=30)
-    async with running_server(Platform(settings)) as server:
-        await set_up_admin(server.client)  # Nicolas, administrator, reads French
-        await add_openai_provider(server.client, fake_llm)
-        skipped = await server.client.post("/api/onboarding/search-providers/skip")
-        assert skipped.status_code == 204
-        yield server
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield browser
-        await browser.close()
+# The browser tests' fixtures, under the names pytest looks for (Nicolas, administrator,
+# reads French).
+browser, server, fake_llm = e2e.browser, e2e.server, e2e.fake_llm
 
 
 def photo(color: tuple[int, int, int]) -> bytes:

@@ -4,36 +4,21 @@ HTTP against a real server, its SQLite file and a fake OpenAI server."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_web.blueprints.history_search import snippet
-from tests.support.accounts import MARIE, register, set_up_admin
-from tests.support.fakes import FakeOpenAI
-from tests.support.provider_setups import add_openai_provider
-from tests.support.server import RunningServer, running_server
+from tests.support import server_fixtures
+from tests.support.accounts import MARIE, register
+from tests.support.server import RunningServer
 
 PLUMBER = "The plumber comes on Tuesday morning to fix the kitchen sink."
 
 
-@pytest.fixture
-def fake_llm() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
-    async with running_server(Platform(load_settings(data_dir=data_dir))) as server:
-        await set_up_admin(server.client)
-        await add_openai_provider(server.client, fake_llm)
-        yield server
+# The server and fake OpenAI fixtures, under the names pytest looks for.
+fake_llm, server = server_fixtures.fake_llm, server_fixtures.server
 
 
 async def make_kin(client: httpx.AsyncClient, name: str) -> dict[str, Any]:

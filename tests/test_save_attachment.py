@@ -5,38 +5,24 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kinbot_core.config import load_settings
-from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext, ToolError
 from kinbot_plugins.tools.attachment_copy import SAVE_ATTACHMENT
-from tests.support.accounts import set_up_admin
+from tests.support import server_fixtures
 from tests.support.fakes import FakeOpenAI, Reply
-from tests.support.provider_setups import add_openai_provider
-from tests.support.server import RunningServer, running_server
+from tests.support.server import RunningServer
 from tests.test_mcp import tool_results
 from tests.test_uploads import make_kin, png, send_with, uploaded
 
 PRICES = b"item,price\nrice,2.10\nsaffron,9.90\n"
 
 
-@pytest.fixture
-def fake_llm() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
-    async with running_server(Platform(load_settings(data_dir=data_dir))) as server:
-        await set_up_admin(server.client)
-        await add_openai_provider(server.client, fake_llm)
-        yield server
+# The server and fake OpenAI fixtures, under the names pytest looks for.
+fake_llm, server = server_fixtures.fake_llm, server_fixtures.server
 
 
 async def workspace(server: RunningServer, kin_id: str) -> Path:

@@ -12,7 +12,7 @@ import os
 import struct
 import zipfile
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ import pytest
 from kinbot_core.db.models import UploadRecord
 from kinbot_core.upload_content import ReadLimits, UploadError
 from kinbot_core.uploads import read_isolated
+from tests.support import server_fixtures
 from tests.support.fakes import FakeOpenAI
 from tests.support.kin_chat import make_kin, serve_with_openai
 from tests.support.server import RunningServer
@@ -189,10 +190,8 @@ def page_tree_too_deep() -> bytes:
 # -- the server ----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def fake_llm() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
+# The fake OpenAI fixture, under the name pytest looks for.
+fake_llm = server_fixtures.fake_llm
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import zipfile
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import openpyxl
@@ -23,6 +23,7 @@ from pptx.util import Inches
 from kinbot_core.office_text import MAX_COLUMNS, MAX_ROWS
 from kinbot_core.upload_content import ReadLimits
 from kinbot_core.uploads import read_isolated
+from tests.support import server_fixtures
 from tests.support.fakes import FakeOpenAI
 from tests.support.kin_chat import make_kin, serve_with_openai
 from tests.support.server import RunningServer
@@ -123,10 +124,8 @@ FORMATS = {
 # -- a server ------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def fake_llm() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
+# The fake OpenAI fixture, under the name pytest looks for.
+fake_llm = server_fixtures.fake_llm
 
 
 @pytest.fixture

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
 from kinbot_web.blueprints.frontend import PACKAGED_BUILD
 
@@ -42,3 +45,21 @@ def toast(page: Page, text: str) -> Locator:
     its text also sits in a screen-reader live region, which a page-wide lookup matches too."""
     region = page.get_by_role("region", name=re.compile(r"^Notifications"))
     return region.get_by_text(text, exact=True)
+
+
+@asynccontextmanager
+async def open_page(browser: Browser, **options: Any) -> AsyncIterator[Page]:
+    """A page in a browser context of its own, made with ``options`` for
+    ``browser.new_context`` (an English locale and a 1280x800 viewport unless they say
+    otherwise); its actions wait up to EXPECT_TIMEOUT_MS, and an error the page raises fails
+    the test once the context is closed."""
+    context = await browser.new_context(
+        **{"locale": "en-US", "viewport": {"width": 1280, "height": 800}, **options}
+    )
+    context.set_default_timeout(EXPECT_TIMEOUT_MS)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    await context.close()
+    assert errors == [], errors
