@@ -175,3 +175,36 @@ def test_every_connection_code_has_its_sentence(language: str) -> None:
         if code not in translated(language, "connection")
     }
     assert missing == {}, f"add these codes to apiErrors.connection ({language}) in i18n/errors.ts"
+
+
+def task_end_codes() -> dict[str, str]:
+    """Every code a failed or cancelled task can carry (its ``error_code``): the task's own
+    and those of a sub-Kin's failed turn."""
+    from kinbot_core.kins.meta import ERROR_CODES
+    from kinbot_core.tasks.records import TASK_END_CODES
+
+    codes = dict.fromkeys(TASK_END_CODES, "kinbot_core/tasks/records.py")
+    codes.update(dict.fromkeys(ERROR_CODES, "kinbot_core/kins/meta.py"))
+    return codes
+
+
+def test_every_task_ending_is_given_a_code() -> None:
+    """A task never ends failed or cancelled with only an English sentence."""
+    service = ROOT / "kinbot_core" / "tasks" / "service.py"
+    uncoded = []
+    for node in ast.walk(ast.parse(service.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and _called(node) == "_end" and len(node.args) >= 2:
+            statuses = _literals(node.args[1])
+            keywords = {k.arg for k in node.keywords}
+            if set(statuses) & {"failed", "cancelled"} and "error_code" not in keywords:
+                uncoded.append(node.lineno)
+    assert uncoded == [], f"_end without error_code at lines {uncoded} of {service}"
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_task_end_code_has_its_sentence(language: str) -> None:
+    source = (FRONTEND / "i18n" / "task-errors.ts").read_text(encoding="utf-8")
+    strings = _block(source, rf"export const {language}\b[^=]*= {{")
+    known = set(re.findall(r'^\s*(\w+):\s*"', _block(strings, r"\bcodes: {"), re.M))
+    missing = {code: where for code, where in task_end_codes().items() if code not in known}
+    assert missing == {}, f"add these codes to taskErrors.codes ({language}) in i18n/task-errors.ts"

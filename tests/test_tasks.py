@@ -431,6 +431,9 @@ async def test_a_user_cancels_a_running_task(data_dir: Path, fake_llm: FakeOpenA
             cancelled = await server.client.post(f"/api/tasks/{task['id']}/cancel")
             assert cancelled.status_code == 200, cancelled.text
             assert cancelled.json()["task"]["status"] == "cancelled"
+            # The UI words the reason from its code.
+            assert cancelled.json()["task"]["error_code"] == "task_cancelled_by_user"
+            assert cancelled.json()["task"]["error_detail"] is None
             note = await wait_for_task_message(stream, boss_id, "task_cancelled", status="done")
             await stream.wait_for(
                 lambda e: (
@@ -479,6 +482,7 @@ async def test_the_parent_cancels_and_lists_its_tasks(data_dir: Path, fake_llm: 
             await stream.wait_for(turn_ended(second))
         assert event.data["task"]["status"] == "cancelled"
         assert event.data["task"]["error"] == "Cancelled by its parent."
+        assert event.data["task"]["error_code"] == "task_cancelled_by_parent"
         messages = await session(server.client, boss_id)
         (listing,) = tool_results(messages, "list_tasks")
         assert json.loads(listing["content"]) == [
@@ -515,6 +519,9 @@ async def test_a_failing_sub_kin_fails_its_task_and_tells_the_parent(
         found = await task_of(server.client, task_id)
         assert found["task"]["status"] == "failed"
         assert "overloaded" in found["task"]["error"]
+        # The UI words the failure from the turn's code; the provider's words are the detail.
+        assert found["task"]["error_code"] == "provider_failed"
+        assert found["task"]["error_detail"] == "The model is overloaded."
         assert failure["content"] == f"Task {task_id} failed: {found['task']['error']}"
         # In await mode the failure started a turn of the parent.
         assert script.turns_of("Boss")[-1].startswith(f"[Task Do it.] Task {task_id} failed:")
@@ -606,6 +613,8 @@ async def test_tasks_in_flight_resume_or_fail_after_a_restart(
                 await asyncio.sleep(0.05)
         assert after["Half done"]["status"] == "failed"
         assert after["Half done"]["error"] == RESTART_FAILURE
+        assert after["Half done"]["error_code"] == "task_restarted"
+        assert after["Not begun"]["error_code"] is None
         assert after["Not begun"]["status"] == "completed"
         assert after["Not begun"]["result"] == "Finished: Not begun"
         assert after["Still pending"]["status"] == "completed"

@@ -232,6 +232,10 @@ class TaskRecord(BaseModel):
     reported_in_turn = peewee.IntegerField(null=True)
     result = peewee.TextField(null=True)
     error = peewee.TextField(null=True)
+    #: Why it failed or was cancelled, as a code the UI words (``TASK_END_CODES``).
+    error_code = peewee.TextField(null=True)
+    #: Someone's own words about it (the provider's message, the sub-Kin's reason), masked.
+    error_detail = peewee.TextField(null=True)
     created_at = peewee.FloatField(default=time.time)
     started_at = peewee.FloatField(null=True)
     ended_at = peewee.FloatField(null=True)

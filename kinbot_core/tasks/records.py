@@ -15,6 +15,23 @@ ENDED = ("completed", "failed", "cancelled")
 #: Longest title derived from a task's description.
 TITLE_CHARS = 60
 
+#: Why a task failed or was cancelled, as codes the UI words (``taskErrors`` in the web
+#: interface); a sub-Kin's failed turn gives its own code (``kinbot_core.kins.meta``).
+CANCELLED_BY_USER = "task_cancelled_by_user"
+CANCELLED_BY_PARENT = "task_cancelled_by_parent"
+PARENT_ENDED = "task_parent_ended"
+GAVE_UP = "task_gave_up"
+NO_RESULT = "task_no_result"
+RESTARTED = "task_restarted"
+TASK_END_CODES = (
+    CANCELLED_BY_USER,
+    CANCELLED_BY_PARENT,
+    PARENT_ENDED,
+    GAVE_UP,
+    NO_RESULT,
+    RESTARTED,
+)
+
 
 class TaskError(Exception):
     """A task request that cannot be done; ``message`` says why, for a model or a user."""
@@ -67,6 +84,9 @@ class TaskView:
     input_requests: int
     result: str | None
     error: str | None
+    #: ``error`` as a code the UI words, and someone's own words about it (or ``None``).
+    error_code: str | None
+    error_detail: str | None
     created_at: float
     started_at: float | None
     ended_at: float | None
@@ -91,6 +111,8 @@ class TaskView:
             input_requests=row.input_requests,
             result=row.result,
             error=row.error,
+            error_code=data.get("error_code"),
+            error_detail=data.get("error_detail"),
             created_at=row.created_at,
             started_at=row.started_at,
             ended_at=row.ended_at,

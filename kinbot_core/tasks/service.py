@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import inspect
+import json
 import logging
 import time
 import uuid
@@ -28,10 +29,17 @@ from kinbot_core.events.catalogue import (
     TaskSpawned,
     TaskStatusChanged,
 )
+from kinbot_core.kins import meta as turn_meta
 from kinbot_core.kins.service import KinNotFound
 from kinbot_core.tasks.records import (
+    CANCELLED_BY_PARENT,
+    CANCELLED_BY_USER,
     ENDED,
+    GAVE_UP,
     MODES,
+    NO_RESULT,
+    PARENT_ENDED,
+    RESTARTED,
     TaskError,
     TaskNotFound,
     TaskSpec,
@@ -310,8 +318,13 @@ class TaskService:
         if status == "in_progress":
             return task
         if status == "failed":
+            reason = (message or "").strip()
             return await self._end(
-                task.id, "failed", error=(message or "").strip() or "The sub-Kin gave up."
+                task.id,
+                "failed",
+                error=reason or "The sub-Kin gave up.",
+                error_code=GAVE_UP,
+                error_detail=self._platform.vault.masker().mask(reason) if reason else None,
             )
         if status != "completed":
             raise TaskError("status must be in_progress, completed or failed.")
@@ -370,7 +383,8 @@ class TaskService:
         if task.ended:
             raise TaskError(f"Task {task_id} has already ended ({task.status}).")
         by = "its parent" if parent_kin_id is not None else "a user"
-        return await self._end(task_id, "cancelled", error=f"Cancelled by {by}.")
+        code = CANCELLED_BY_PARENT if parent_kin_id is not None else CANCELLED_BY_USER
+        return await self._end(task_id, "cancelled", error=f"Cancelled by {by}.", error_code=code)
 
     async def _own(self, parent_kin_id: str, task_id: str) -> TaskView:
         try:
@@ -390,7 +404,14 @@ class TaskService:
         if task is None or task.ended:
             return
         if error is not None:
-            await self._end(task.id, "failed", error=error)
+            facts = await self._platform.db.read(_turn_failure, session_kin_id, turn)
+            await self._end(
+                task.id,
+                "failed",
+                error=error,
+                error_code=facts.get("error_code") or turn_meta.TURN_STOPPED,
+                error_detail=facts.get("detail"),
+            )
             return
         state = await self._platform.db.read(_turn_state, task.id, session_kin_id, turn)
         if state.waiting:
@@ -400,7 +421,9 @@ class TaskService:
         elif state.answer:
             await self._end(task.id, "completed", result=state.answer)
         else:
-            await self._end(task.id, "failed", error="The sub-Kin ended without a result.")
+            await self._end(
+                task.id, "failed", error="The sub-Kin ended without a result.", error_code=NO_RESULT
+            )
 
     async def recover(self) -> None:
         """After a restart, after the Kins' own recovery and before any turn runs: a task
@@ -415,7 +438,7 @@ class TaskService:
             if state == "unbriefed":
                 await self._brief(task)
             else:
-                await self._end(task.id, "failed", error=RESTART_FAILURE)
+                await self._end(task.id, "failed", error=RESTART_FAILURE, error_code=RESTARTED)
         await self.start_pending()
 
     # -- ending --------------------------------------------------------------------------------
@@ -427,10 +450,14 @@ class TaskService:
         *,
         result: str | None = None,
         error: str | None = None,
+        error_code: str | None = None,
+        error_detail: str | None = None,
         delivered: bool = False,
     ) -> TaskView:
         """End a task once: record it, drop its sub-Kin's queue, cancel its sub-tasks, stop
-        a running turn (when cancelled), tell the parent, free the slot."""
+        a running turn (when cancelled), tell the parent, free the slot. A failed or cancelled
+        task says why in English (``error``, for models) and as a code the UI words
+        (``error_code``, with someone's own words as ``error_detail``)."""
         platform = self._platform
 
         def close() -> tuple[str, TaskRecord] | None:
@@ -441,6 +468,8 @@ class TaskService:
             row.status = status
             row.result = result if status == "completed" else row.result
             row.error = error
+            row.error_code = error_code if status != "completed" else None
+            row.error_detail = error_detail if status != "completed" else None
             row.awaiting_input = False
             row.ended_at = time.time()
             row.save()
@@ -454,7 +483,9 @@ class TaskService:
         if task.session_kin_id:
             await platform.kins.cancel_queued(task.session_kin_id)
             for child in await self.list(parent_kin_id=task.session_kin_id, active_only=True):
-                await self._end(child.id, "cancelled", error="Its parent task ended.")
+                await self._end(
+                    child.id, "cancelled", error="Its parent task ended.", error_code=PARENT_ENDED
+                )
             if status == "cancelled":
                 platform.workers.stop_turn(task.session_kin_id)
             platform.workers.retire(task.session_kin_id)
@@ -647,6 +678,24 @@ def _turn_state(task_id: str, session_kin_id: str, turn: int) -> _TurnState:
         report=row.result,
         answer=(last.content if last else "").strip(),
     )
+
+
+def _turn_failure(session_kin_id: str, turn: int) -> dict[str, Any]:
+    """The meta of the error message that ended a sub-Kin's turn (``{}``: none recorded)."""
+    row = (
+        MessageRecord.select(MessageRecord.meta)
+        .where(
+            (MessageRecord.kin == session_kin_id)
+            & (MessageRecord.turn_of == turn)
+            & MessageRecord.is_error
+        )
+        .order_by(MessageRecord.id.desc())
+        .first()
+    )
+    if row is None or not row.meta:
+        return {}
+    facts = json.loads(row.meta)
+    return facts if isinstance(facts, dict) else {}
 
 
 def _recovery_state(task: TaskView) -> str:

@@ -6,6 +6,7 @@ import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
+import { en as taskErrors } from "./task-errors";
 
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
@@ -165,6 +166,7 @@ const en = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...taskErrors,
 };
 
 export default en;

@@ -6,6 +6,7 @@ import { fr as markdown } from "./markdown";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as people } from "./people";
+import { fr as taskErrors } from "./task-errors";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
@@ -166,6 +167,7 @@ const fr: Strings = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...taskErrors,
 };
 
 export default fr;

@@ -166,6 +166,10 @@ export interface Task {
   status: TaskStatus;
   awaiting_input: boolean;
   result: string | null;
+  /** English, for API clients: the interface words `error_code` (`taskErrors.codes`). */
   error: string | null;
+  error_code?: string | null;
+  /** Someone's own words about the failure (the provider's, the sub-Kin's), or null. */
+  error_detail?: string | null;
   created_at: number;
 }

@@ -136,13 +136,28 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
               <MessageText text={task.result} />
             </ChatBubble>
           ) : null}
-          {task.error ? (
+          {task.error || task.error_code ? (
             <ChatBubble origin="error" name={task.title} labels={labels}>
-              {task.error}
+              <TaskEnd task={task} />
             </ChatBubble>
           ) : null}
         </div>
       </div>
     </main>
+  );
+}
+
+/** Why a task failed or was cancelled, in the reader's language (`taskErrors`), and the
+ * provider's or the sub-Kin's own words when there are some. */
+function TaskEnd({ task }: { task: Task }) {
+  const { t } = useTranslation();
+  const unknown = t("taskErrors.unknown");
+  const reason = task.error_code ? t(`taskErrors.codes.${task.error_code}`, { defaultValue: unknown }) : unknown;
+  const said = task.error_code === "task_gave_up" ? "taskErrors.kinSaid" : "taskErrors.providerSaid";
+  return (
+    <>
+      <p data-testid="task-end-reason">{reason}</p>
+      {task.error_detail ? <p className="mt-1 text-xs opacity-80">{t(said, { detail: task.error_detail })}</p> : null}
+    </>
   );
 }
