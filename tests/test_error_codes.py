@@ -208,3 +208,18 @@ def test_every_task_end_code_has_its_sentence(language: str) -> None:
     known = set(re.findall(r'^\s*(\w+):\s*"', _block(strings, r"\bcodes: {"), re.M))
     missing = {code: where for code, where in task_end_codes().items() if code not in known}
     assert missing == {}, f"add these codes to taskErrors.codes ({language}) in i18n/task-errors.ts"
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("kind", ["mcp", "plugin"])
+def test_every_mcp_and_plugin_status_code_has_its_sentence(kind: str, language: str) -> None:
+    """An MCP server's health and a plugin's load failure reach Settings as codes."""
+    from kinbot_core.plugins.manager import PLUGIN_ERROR_CODES
+    from kinbot_plugins.mcp.connection import STATUS_ERROR_CODES
+
+    source = (FRONTEND / "i18n" / "status-codes.ts").read_text(encoding="utf-8")
+    strings = _block(source, rf"export const {language}\b[^=]*= {{")
+    known = set(re.findall(r"^\s*(\w+):\s*\"", _block(strings, rf"\b{kind}: {{"), re.M))
+    codes = STATUS_ERROR_CODES if kind == "mcp" else PLUGIN_ERROR_CODES
+    missing = sorted(set(codes) - known)
+    assert missing == [], f"add these to statusCodes.{kind} ({language}) in i18n/status-codes.ts"

@@ -571,10 +571,19 @@ async def test_a_kins_tools_tab_assigns_mcp_servers_and_shows_the_sandbox(
     )
     assert created.status_code == 201, created.text
     server_id = created.json()["server"]["id"]
+    async with asyncio.timeout(60):  # its command does not exist: the connection fails
+        while True:
+            found = (await server.client.get(f"/api/mcp-servers/{server_id}")).json()
+            if found["server"]["status"]["state"] == "failed":
+                break
+            await asyncio.sleep(0.05)
     await page.get_by_role("link", name="Réglages du Kin").click()
     await page.get_by_role("tab", name="Outils").click()
     pantry = page.get_by_role("listitem", name="pantry")
     await expect(pantry.get_by_text("stdio", exact=True)).to_be_visible()
+    # Why it failed, in the user's language, with the system's words but no class name.
+    await expect(pantry.get_by_text("Connexion impossible. Il a dit :")).to_be_visible()
+    await expect(pantry.get_by_text("Error:")).to_have_count(0)
     switch = pantry.get_by_role("switch", name="Chef peut utiliser pantry")
     await expect(switch).to_have_attribute("aria-checked", "false")
     await switch.click()

@@ -353,6 +353,11 @@ async def test_admin_only_configuration_and_clear_errors(server: RunningServer) 
             await asyncio.sleep(0.05)
     # Retried after a back-off, with the reason and the time of the next attempt shown.
     assert "nonexistent" in current["error"] or "No such file" in current["error"]
+    # The interface words it from a code; the server's own words come without a class name.
+    assert current["error_code"] == "mcp_failed"
+    detail = current["error_params"]["detail"]
+    assert "nonexistent" in detail or "No such file" in detail
+    assert "Error:" not in detail
     assert current["next_attempt_at"] is not None
     response = await server.client.put(
         "/api/kins/nope/mcp-servers", json={"server_ids": [created["id"]]}

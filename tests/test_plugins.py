@@ -81,8 +81,10 @@ async def test_a_plugin_with_an_unknown_hook_or_a_broken_import_is_dropped(
         plugins = {info.name: info for info in platform.list_plugins()}
         assert not plugins["typo"].enabled
         assert "before_chatt" in (plugins["typo"].error or "")
+        assert plugins["typo"].error_code == "plugin_unknown_hook"
         assert not plugins["crashing"].enabled
         assert "kittens" in (plugins["crashing"].error or "")
+        assert plugins["crashing"].to_dict()["error_code"] == "plugin_load_failed"
         assert all(plugins[name].enabled for name in BUILTIN_PLUGINS)
         assert "plugin typo dropped" in caplog.text
         assert "plugin crashing dropped" in caplog.text

@@ -18,6 +18,8 @@ logger = logging.getLogger(__name__)
 BUILTIN_DISTRIBUTION = "kinbot-platform"
 #: A plugin module sets this to a reason when the platform cannot run without it.
 REQUIRED_ATTRIBUTE = "KINBOT_REQUIRED"
+#: The codes of a plugin's ``error_code`` (worded by the web interface).
+PLUGIN_ERROR_CODES = ("plugin_load_failed", "plugin_unknown_hook")
 
 
 class UnknownPlugin(KeyError):
@@ -45,6 +47,7 @@ class _Entry:
     version: str | None = None
     enabled: bool = False
     error: str | None = None
+    error_code: str | None = None
     hooks: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -62,6 +65,8 @@ class PluginInfo:
     required: str | None
     #: Why it could not be loaded, or ``None``.
     error: str | None
+    #: The same as a code the interface words (``PLUGIN_ERROR_CODES``), or ``None``.
+    error_code: str | None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view."""
@@ -74,6 +79,7 @@ class PluginInfo:
             "builtin": self.builtin,
             "required": self.required,
             "error": self.error,
+            "error_code": self.error_code,
         }
 
 
@@ -146,7 +152,7 @@ class PluginManager:
         try:
             self._load(entry)
         except Exception as exc:
-            entry.error = f"{type(exc).__name__}: {exc}"
+            entry.error, entry.error_code = f"{type(exc).__name__}: {exc}", "plugin_load_failed"
 
     def _activate(self, entry: _Entry) -> bool:
         try:
@@ -155,11 +161,11 @@ class PluginManager:
             self.pluggy.register(entry.obj, name=entry.name)
             self._refuse_wrappers(entry)
         except Exception as exc:
-            entry.error = f"{type(exc).__name__}: {exc}"
+            entry.error, entry.error_code = f"{type(exc).__name__}: {exc}", "plugin_load_failed"
             entry.enabled = False
             logger.warning("plugin %s dropped: %s", entry.name, entry.error)
             return False
-        entry.error = None
+        entry.error = entry.error_code = None
         entry.enabled = True
         entry.hooks = self._hook_names(entry.obj)
         return True
@@ -190,7 +196,7 @@ class PluginManager:
                     return
                 entry = self._entries[name]
                 entry.enabled = False
-                entry.error = str(exc)
+                entry.error, entry.error_code = str(exc), "plugin_unknown_hook"
                 logger.warning("plugin %s dropped: %s", name, exc)
 
     def _hook_names(self, obj: Any) -> tuple[str, ...]:
@@ -254,6 +260,7 @@ class PluginManager:
             builtin=entry.distribution == BUILTIN_DISTRIBUTION,
             required=self.required_reason(name) if entry.obj is not None else None,
             error=entry.error,
+            error_code=entry.error_code,
         )
 
     def list(self) -> list[PluginInfo]:

@@ -32,6 +32,14 @@ logger = logging.getLogger(__name__)
 Resolver = Callable[[ServerConfig], Awaitable[ServerConfig]]
 _CLIENT_INFO = mcp_types.Implementation(name="kinbot", version="0.1.0")
 _MAX_TOOL_PAGES = 50
+#: The codes of a server's ``error_code`` in its status (worded by the web interface).
+STATUS_ERROR_CODES = (
+    "mcp_no_answer",
+    "mcp_failed",
+    "mcp_reconnecting",
+    "mcp_health_failed",
+    "mcp_closed",
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,10 @@ class ServerConnection:
         self._resolve = resolve
         self.state = "connecting"
         self.error: str | None = None
+        #: What went wrong as a code the interface words (``STATUS_ERROR_CODES``), its
+        #: parameters, and the server's own words (no exception class name) when it said any.
+        self.error_code: str | None = None
+        self.error_params: dict[str, Any] = {}
         self.tools: list[ToolInfo] = []
         self.connected_at: float | None = None
         self.attempts = 0
@@ -80,6 +92,8 @@ class ServerConnection:
         return {
             "state": self.state,
             "error": self.error,
+            "error_code": self.error_code,
+            "error_params": self.error_params,
             "tools": [{"name": t.name, "description": t.description} for t in self.tools],
             "connected_at": self.connected_at,
             "attempts": self.attempts,
@@ -120,6 +134,7 @@ class ServerConnection:
             )
             if not ready.is_set() and not session.done():
                 self.error = f"No answer within {self.timeouts.connect:g} seconds."
+                self._coded("mcp_no_answer", seconds=self.timeouts.connect)
                 session.cancel()
             await asyncio.wait({session})
         finally:
@@ -133,6 +148,7 @@ class ServerConnection:
         failure = None if session.cancelled() else session.exception()
         if failure is not None:
             self.error = self.config.scrub(_describe(failure))
+            self._coded("mcp_failed", detail=self.config.scrub(_said(failure)))
             logger.warning("MCP server %s: %s", self.config.name, self.error)
         return ready.is_set()
 
@@ -146,6 +162,7 @@ class ServerConnection:
             self.tools = await _list_tools(client)
             self._client = client
             self.state, self.error = "connected", None
+            self._coded(None)
             self.connected_at = time.time()
             ready.set()
             logger.info("MCP server %s connected: %d tools", config.name, len(self.tools))
@@ -155,12 +172,17 @@ class ServerConnection:
                 if self._broken.is_set():
                     if self.error is None:
                         self.error = "Reconnecting."
+                        self._coded("mcp_reconnecting")
                     return
                 try:
                     self.tools = await _list_tools(client, refresh=True)
                 except Exception as exc:
                     self.error = f"Health check failed: {self.config.scrub(_describe(exc))}"
+                    self._coded("mcp_health_failed", detail=self.config.scrub(_said(exc)))
                     return
+
+    def _coded(self, code: str | None, **params: Any) -> None:
+        self.error_code, self.error_params = code, params
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         """Call ``tool``; ``CallFailed`` when the server is down, fails or is too slow."""
@@ -180,6 +202,7 @@ class ServerConnection:
         except MCPError as error:
             if error.code == mcp_types.CONNECTION_CLOSED:
                 self.error = "The server closed the connection (it may have crashed)."
+                self._coded("mcp_closed")
                 self._broken.set()
                 raise CallFailed(
                     f"The MCP server {self.config.name!r} closed the connection during the call "
@@ -237,6 +260,13 @@ async def _list_tools(client: Client, *, refresh: bool = False) -> list[ToolInfo
         if cursor is None:
             break
     return tools
+
+
+def _said(exc: BaseException) -> str:
+    """What a failure says, without its class name (shown to people)."""
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _said(exc.exceptions[0])
+    return (exc.message if isinstance(exc, MCPError) else str(exc))[:300]
 
 
 def _describe(exc: BaseException) -> str:

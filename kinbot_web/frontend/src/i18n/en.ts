@@ -6,6 +6,7 @@ import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
+import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 
 const en = {
@@ -166,6 +167,7 @@ const en = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...statusCodes,
   ...taskErrors,
 };
 

@@ -6,6 +6,7 @@ import { fr as markdown } from "./markdown";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as people } from "./people";
+import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
@@ -167,6 +168,7 @@ const fr: Strings = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...statusCodes,
   ...taskErrors,
 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { formatPairs, parseArgs, parsePairs } from "./mcp";
+import { formatPairs, mcpProblem, parseArgs, parsePairs } from "./mcp";
 
 describe("MCP form helpers", () => {
   it("reads env and header lines, keeping masked values as they are", () => {
@@ -18,5 +18,17 @@ describe("MCP form helpers", () => {
     expect(formatPairs({ Authorization: "********" }, ":")).toBe("Authorization: ********");
     expect(formatPairs(null, "=")).toBe("");
     expect(parseArgs(" -y \n\n@pantry/mcp\n")).toEqual(["-y", "@pantry/mcp"]);
+  });
+});
+
+describe("mcpProblem", () => {
+  it("words a server's failure in the UI language, with its own words but no class name", async () => {
+    const { default: i18n } = await import("@/i18n");
+    const status = { state: "failed" as const, error: "OSError: No such file", error_code: "mcp_failed", error_params: { detail: "No such file" } };
+    await i18n.changeLanguage("fr");
+    expect(mcpProblem(i18n.t, status)).toBe("Connexion impossible. Il a dit : No such file");
+    await i18n.changeLanguage("en");
+    expect(mcpProblem(i18n.t, { state: "connecting", error: "No answer within 5 seconds.", error_code: "mcp_no_answer", error_params: { seconds: 5 } })).toBe("No answer within 5 seconds.");
+    expect(mcpProblem(i18n.t, { state: "connected", error: null, error_code: null })).toBeNull();
   });
 });

@@ -37,3 +37,23 @@ export function parseArgs(text: string): string[] {
     .map((line) => line.trim())
     .filter(Boolean);
 }
+
+/** An MCP server's health as the server reports it (`GET /api/mcp/servers`). */
+export interface McpStatus {
+  state: "connecting" | "connected" | "failed" | "disabled";
+  error: string | null;
+  /** What went wrong, as a code worded by `statusCodes.mcp` (null when all is well). */
+  error_code?: string | null;
+  error_params?: { seconds?: number; detail?: string };
+}
+
+type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+/** What went wrong with a server, in the UI language (with its own words, if it said any);
+ * null when nothing did. */
+export function mcpProblem(t: Translate, status: McpStatus): string | null {
+  if (!status.error_code) return null;
+  const problem = t(`statusCodes.mcp.${status.error_code}`, { ...status.error_params, defaultValue: t("statusCodes.mcp.mcp_failed") });
+  const detail = status.error_params?.detail;
+  return detail ? t("statusCodes.mcp.said", { problem, detail }) : problem;
+}

@@ -25,6 +25,8 @@ interface Plugin {
   builtin: boolean;
   required: string | null;
   error: string | null;
+  /** Why it could not be loaded, worded by `statusCodes.plugin`. */
+  error_code: string | null;
 }
 
 function errorText(error: unknown): string {
@@ -57,7 +59,14 @@ function Plugins() {
               {plugin.builtin ? <Badge variant="outline">{t("settings.builtin")}</Badge> : null}
             </p>
             {plugin.required ? <p className="text-xs text-muted-foreground">{plugin.required}</p> : null}
-            {plugin.error ? <p className="text-xs text-destructive">{plugin.error}</p> : null}
+            {plugin.error ? (
+              <>
+                <p className="text-xs text-destructive">{t(`statusCodes.plugin.${plugin.error_code ?? "plugin_load_failed"}`, { defaultValue: t("statusCodes.plugin.plugin_load_failed") })}</p>
+                <Advanced className="mt-1">
+                  <p className="break-words">{t("statusCodes.plugin.details", { error: plugin.error })}</p>
+                </Advanced>
+              </>
+            ) : null}
             {plugin.hooks.length ? (
               <Advanced className="mt-1">
                 <p className="break-words">

@@ -10,6 +10,7 @@ import { Switch } from "@/components/ui/switch";
 import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
 import { errorText } from "@/lib/errors";
+import { mcpProblem, type McpStatus } from "@/lib/mcp";
 import { parameterLines, withoutTool, type CustomTool } from "@/lib/custom-tools";
 import type { Kin } from "@/lib/types";
 
@@ -18,7 +19,7 @@ interface McpServer {
   name: string;
   transport: "stdio" | "http";
   enabled: boolean;
-  status: { state: "connecting" | "connected" | "failed" | "disabled"; error: string | null; tools: { name: string; description: string }[] };
+  status: McpStatus & { tools: { name: string; description: string }[] };
 }
 
 /** How the confining modes are named (proper names, not translated); `none` and `refused` have sentences of their own. */
@@ -96,7 +97,7 @@ export function KinTools({ kin }: { kin: Kin }) {
                     <Badge variant={STATE_BADGE[server.status.state]}>{t(`kinTools.state.${server.status.state}`)}</Badge>
                   </p>
                   <p className="mt-1 truncate text-xs text-muted-foreground">
-                    {server.status.tools.length > 0 ? server.status.tools.map((tool) => tool.name).join(", ") : (server.status.error ?? t("kinTools.noServerTools"))}
+                    {server.status.tools.length > 0 ? server.status.tools.map((tool) => tool.name).join(", ") : (mcpProblem(t, server.status) ?? t("kinTools.noServerTools"))}
                   </p>
                 </div>
                 <Switch checked={assigned.includes(server.id)} onCheckedChange={(on) => void toggle(server, on)} aria-label={t("kinTools.assign", { server: server.name, kin: kin.name })} />

@@ -13,7 +13,7 @@ import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
 import { errorText } from "@/lib/errors";
-import { formatPairs, parseArgs, parsePairs, type McpServerConfig } from "@/lib/mcp";
+import { formatPairs, mcpProblem, parseArgs, parsePairs, type McpServerConfig, type McpStatus } from "@/lib/mcp";
 
 interface McpServer {
   id: string;
@@ -21,7 +21,7 @@ interface McpServer {
   transport: "stdio" | "http";
   enabled: boolean;
   config?: McpServerConfig;
-  status: { state: "connecting" | "connected" | "failed" | "disabled"; error: string | null; tools: { name: string }[] };
+  status: McpStatus & { tools: { name: string }[] };
 }
 
 interface Draft {
@@ -124,7 +124,7 @@ export function McpAdmin() {
                 <Badge variant={STATE_BADGE[server.status.state]}>{t(`kinTools.state.${server.status.state}`)}</Badge>
               </p>
               <p className="mt-1 truncate font-mono text-xs text-muted-foreground">{server.transport === "stdio" ? [server.config?.command, ...(server.config?.args ?? [])].join(" ") : server.config?.url}</p>
-              <p className="mt-0.5 truncate text-xs text-muted-foreground">{server.status.tools.length > 0 ? server.status.tools.map((tool) => tool.name).join(", ") : (server.status.error ?? t("kinTools.noServerTools"))}</p>
+              <p className="mt-0.5 truncate text-xs text-muted-foreground">{server.status.tools.length > 0 ? server.status.tools.map((tool) => tool.name).join(", ") : (mcpProblem(t, server.status) ?? t("kinTools.noServerTools"))}</p>
             </div>
             <Button variant="ghost" size="icon-sm" aria-label={t("mcp.reconnect", { name: server.name })} onClick={() => void act(() => api(`/api/mcp-servers/${server.id}/reconnect`, { method: "POST" }))}>
               <RefreshCwIcon />
