@@ -119,7 +119,7 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
     await dialog.get_by_label("Modèle").select_option(index=1)
     await dialog.get_by_role("button", name="Créer le Kin").click()
     await expect(page).to_have_url(re.compile(r"/kins/[^/]+$"))
-    await expect(page.get_by_role("heading", name="Chef")).to_be_visible()
+    await expect(page.get_by_role("heading", name="Chef", exact=True)).to_be_visible()
 
     fake_llm.enqueue(Reply(text="Bonjour Nico ! Que cuisinons-nous ?"))
     composer = page.get_by_placeholder("Écrire à Chef…")

@@ -68,8 +68,10 @@ export function useBubbleLabels(): ChatBubbleLabels {
 }
 
 /** What running turns have streamed and are running but not stored yet, in a chat. */
-export function LiveTurns({ chat, name, avatarUrl, kin }: { chat: Pick<ChatState, "streaming" | "tools">; name: string; avatarUrl?: string | null; kin?: KinLook | null }) {
+export function LiveTurns({ chat, name, avatarUrl, kin }: { chat: Pick<ChatState, "streaming" | "tools"> & { messages?: readonly Message[] }; name: string; avatarUrl?: string | null; kin?: KinLook | null }) {
   const labels = useBubbleLabels();
+  // The calls of the replies in the same state: those show as cards, not as running lines.
+  const stored = React.useMemo(() => new Set((chat.messages ?? []).flatMap((message) => (message.tool_calls ?? []).map((call) => call.id))), [chat.messages]);
   return (
     <>
       {Object.entries(chat.streaming).map(([turn, streamed]) =>
@@ -80,7 +82,7 @@ export function LiveTurns({ chat, name, avatarUrl, kin }: { chat: Pick<ChatState
         ) : null,
       )}
       {Object.entries(chat.tools).map(([turn, tools]) => (
-        <RunningTools key={`tools-${turn}`} tools={tools} />
+        <RunningTools key={`tools-${turn}`} tools={tools.filter((tool) => !stored.has(tool.id))} />
       ))}
     </>
   );
