@@ -7,9 +7,10 @@ import { fileURLToPath } from "node:url";
 
 import { describe, expect, it } from "vitest";
 
+import { contrast, luminance, oklch, type Rgb } from "./lib/color-contrast.test-util";
+
 const css = readFileSync(fileURLToPath(import.meta.url).replace(/[^/\\]+$/, "index.css"), "utf8");
 
-type Rgb = [number, number, number]; // gamma-encoded sRGB, 0..1
 
 /** The custom properties of the first rule whose selector list is `selector`. */
 function tokensOf(selector: string): Record<string, string> {
@@ -23,26 +24,6 @@ function tokensOf(selector: string): Record<string, string> {
 
 const THEMES = { light: tokensOf(":root,\n.light"), dark: { ...tokensOf(":root,\n.light"), ...tokensOf(".dark") } };
 
-/** OKLCH to sRGB (CSS Color 4), with whether it lies inside the sRGB gamut. */
-function oklchToRgb(l: number, c: number, h: number): { rgb: Rgb; inGamut: boolean } {
-  const a = c * Math.cos((h * Math.PI) / 180);
-  const b = c * Math.sin((h * Math.PI) / 180);
-  const l_ = (l + 0.3963377774 * a + 0.2158037573 * b) ** 3;
-  const m_ = (l - 0.1055613458 * a - 0.0638541728 * b) ** 3;
-  const s_ = (l - 0.0894841775 * a - 1.291485548 * b) ** 3;
-  const linear = [
-    4.0767416621 * l_ - 3.3077115913 * m_ + 0.2309699292 * s_,
-    -1.2684380046 * l_ + 2.6097574011 * m_ - 0.3413193965 * s_,
-    -0.0041960863 * l_ - 0.7034186147 * m_ + 1.707614701 * s_,
-  ];
-  const inGamut = linear.every((v) => v > -0.002 && v < 1.002);
-  const encode = (v: number) => {
-    const x = Math.min(1, Math.max(0, v));
-    return x <= 0.0031308 ? 12.92 * x : 1.055 * x ** (1 / 2.4) - 0.055;
-  };
-  return { rgb: linear.map(encode) as Rgb, inGamut };
-}
-
 function resolve(theme: Record<string, string>, name: string): string {
   let value = theme[name];
   for (let depth = 0; value?.startsWith("var("); depth++) {
@@ -55,9 +36,8 @@ function resolve(theme: Record<string, string>, name: string): string {
 
 function color(theme: Record<string, string>, name: string): { rgb: Rgb; inGamut: boolean } {
   const value = resolve(theme, name);
-  const match = /^oklch\(([\d.]+)\s+([\d.]+)\s+([\d.]+)\)$/.exec(value);
-  if (!match) throw new Error(`--${name}: ${value} is not oklch(L C H)`);
-  return oklchToRgb(Number(match[1]), Number(match[2]), Number(match[3]));
+  if (!value.startsWith("oklch(")) throw new Error(`--${name}: ${value} is not oklch(L C H)`);
+  return oklch(value);
 }
 
 /** `token` or `token/alpha` (Tailwind's opacity modifier) composited over `under`. */
@@ -66,16 +46,6 @@ function paint(theme: Record<string, string>, spec: string, under: Rgb): Rgb {
   const top = color(theme, name).rgb;
   const alpha = percent ? Number(percent) / 100 : 1;
   return top.map((v, i) => alpha * v + (1 - alpha) * under[i]) as Rgb;
-}
-
-function luminance([r, g, b]: Rgb): number {
-  const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
-}
-
-export function contrast(a: Rgb, b: Rgb): number {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
 }
 
 /** A text (or mark) colour on a surface: `surface` may be `token/alpha` over `base`. */
@@ -155,7 +125,7 @@ describe("colour tokens", () => {
     const grey = 0x76 / 255;
     expect(contrast([grey, grey, grey], [1, 1, 1])).toBeCloseTo(4.54, 2);
     // oklch(0.628 0.2577 29.23) is #ff0000.
-    const red = oklchToRgb(0.628, 0.2577, 29.23);
+    const red = oklch("oklch(0.628 0.2577 29.23)");
     expect(red.rgb.map((v) => Math.round(v * 255))).toEqual([255, 0, 0]);
   });
 

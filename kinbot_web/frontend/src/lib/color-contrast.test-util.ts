@@ -1,6 +1,6 @@
 /** WCAG contrast of CSS `oklch(L C H)` colours, for the colour tests (test code only). */
 
-type Rgb = [number, number, number]; // gamma-encoded sRGB, 0..1
+export type Rgb = [number, number, number]; // gamma-encoded sRGB, 0..1
 
 /** `oklch(L C H)` to sRGB (CSS Color 4), with whether it lies inside the sRGB gamut. */
 export function oklch(css: string): { rgb: Rgb; inGamut: boolean } {
@@ -25,13 +25,19 @@ export function oklch(css: string): { rgb: Rgb; inGamut: boolean } {
   return { rgb: linear.map(encode) as Rgb, inGamut };
 }
 
-function luminance([r, g, b]: Rgb): number {
+/** WCAG relative luminance of a gamma-encoded sRGB colour. */
+export function luminance([r, g, b]: Rgb): number {
   const lin = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 
+/** The WCAG contrast ratio of two sRGB colours (1 to 21). */
+export function contrast(a: Rgb, b: Rgb): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
 /** The contrast ratio of two `oklch(…)` colours (1 to 21). */
 export function contrastOf(first: string, second: string): number {
-  const [hi, lo] = [luminance(oklch(first).rgb), luminance(oklch(second).rgb)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
+  return contrast(oklch(first).rgb, oklch(second).rgb);
 }
