@@ -11,6 +11,7 @@ token, say), each bound to one or more Kins. For every enabled connection the pl
   connection acknowledge it to the platform (advance an update offset, answer a webhook,
   mark a mail seen). Positions that carry nothing to store are recorded with
   ``inbox.advance(cursor)``. On a restart the connection resumes from ``inbox.cursor``.
+  After each successful exchange with the platform it calls ``inbox.connected()``.
 - ``send(chat_id, text, media=..., reply_to=...)`` delivers one part of a Kin's reply. The
   runtime has already split the reply to ``max_message_length``; ``text`` is Markdown, and
   the connection formats it for the platform with ``format_markdown`` (falling back to plain
@@ -115,6 +116,12 @@ class Inbox(Protocol):
     """Where a connection hands what it receives; given to ``ChannelType.open``."""
 
     @property
+    def connection_id(self) -> str:
+        """The configured connection's stable id (for a route that receives the platform's
+        webhook calls, say)."""
+        ...
+
+    @property
     def cursor(self) -> str | None:
         """The platform position stored with the last message or ``advance``: resume after
         it (``None`` the first time)."""
@@ -134,6 +141,12 @@ class Inbox(Protocol):
     async def advance(self, cursor: str) -> None:
         """Record a new platform position that carries no message to store (an update of a
         kind the channel ignores)."""
+        ...
+
+    def connected(self) -> None:
+        """Tell the platform the connection works: call it after each successful exchange
+        with the platform (a poll that answered, even with nothing new). A connection shown
+        as retrying or failing is shown as running again."""
         ...
 
 
