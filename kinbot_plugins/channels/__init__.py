@@ -1,0 +1,1 @@
+"""Built-in messaging channel plugins (``register_channels``), one sub-package each."""
