@@ -127,6 +127,16 @@ class PairingView:
 
 
 @dataclass(frozen=True)
+class LinkResult:
+    """A pairing turned into a linked identity, and where to tell the person (their chat,
+    in their language when known)."""
+
+    identity: IdentityView
+    chat_id: str
+    language: str | None
+
+
+@dataclass(frozen=True)
 class NewPairing:
     """A code to send to an unknown sender, in their language when known."""
 
@@ -258,10 +268,10 @@ class IdentityService:
 
     # -- people and administrators -----------------------------------------------------------
 
-    async def redeem(self, code: str, user_id: str) -> tuple[IdentityView, str]:
-        """Link the account a code was sent to with ``user_id``. Returns the identity and
-        the chat to tell. ``PairingCodeInvalid`` for a wrong, used or expired code;
-        ``PairingAttemptsExceeded`` after too many wrong ones."""
+    async def redeem(self, code: str, user_id: str) -> LinkResult:
+        """Link the account a code was sent to with ``user_id``. ``PairingCodeInvalid`` for
+        a wrong, used or expired code; ``PairingAttemptsExceeded`` after too many wrong
+        ones."""
         wait = self._attempts.retry_after(user_id)
         if wait is not None:
             raise PairingAttemptsExceeded("Too many wrong codes: try again later.", wait)
@@ -280,7 +290,7 @@ class IdentityService:
             raise PairingCodeInvalid("This code is not valid (mistyped, used or expired).")
         self._attempts.undo(user_id)
         identity_id = await self._db.write(_link, pairing.id, user_id, None, user_id)
-        return await self.identity(identity_id), pairing.chat_id
+        return LinkResult(await self.identity(identity_id), pairing.chat_id, pairing.language)
 
     async def link_pairing(
         self,
@@ -290,10 +300,10 @@ class IdentityService:
         user_id: str | None = None,
         kin_id: str | None = None,
         contact_id: str | None = None,
-    ) -> tuple[IdentityView, str]:
+    ) -> LinkResult:
         """An administrator links a pending pairing to a user, or to a contact of a Kin the
         connection talks to (a new contact named after the sender when ``contact_id`` is
-        ``None``). Returns the identity and the chat to tell."""
+        ``None``)."""
         pairing = await self._db.read(
             lambda: ChannelPairingRecord.get_or_none(ChannelPairingRecord.id == pairing_id)
         )
@@ -323,7 +333,7 @@ class IdentityService:
             identity_id = await self._db.write(_link, pairing_id, None, contact_id, by)
         else:
             identity_id = await self._db.write(_link, pairing_id, user_id, None, by)
-        return await self.identity(identity_id), pairing.chat_id
+        return LinkResult(await self.identity(identity_id), pairing.chat_id, pairing.language)
 
     async def dismiss(self, pairing_id: str) -> None:
         """Forget a pending pairing (its code stops working)."""

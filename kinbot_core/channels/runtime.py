@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 from kinbot_core.channels.connections import ConnectionNotFound, ConnectionService
 from kinbot_core.channels.deliveries import DeliveryService, backoff
 from kinbot_core.channels.errors import ChannelConfigError, ChannelError, ChannelUnavailable
-from kinbot_core.channels.identities import IdentityService
+from kinbot_core.channels.identities import IdentityService, LinkResult
 from kinbot_core.channels.inbox import ConnectionInbox
+from kinbot_core.channels.notices import linked_text
 from kinbot_core.channels.splitting import split_message
 from kinbot_core.channels.types import ChannelConnection, ChannelType
-from kinbot_core.db.models import ChannelConnectionRecord
+from kinbot_core.db.models import ChannelBindingRecord, ChannelConnectionRecord, KinRecord
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged, PluginDisabled, PluginEnabled
 from kinbot_core.schema_settings import SettingsInvalid, SettingsUnreadable
@@ -174,6 +175,19 @@ class ChannelRuntime:
         if live is not None:
             self.platform.spawn(_quietly(live[1].typing(chat_id)), name="channel-typing")
 
+    async def announce_link(self, link: LinkResult) -> None:
+        """Tell the person, in their chat, that their account is now linked."""
+        identity = link.identity
+        kin_name = await self.platform.db.read(
+            _kin_name_for, identity.connection_id, identity.kin_id
+        )
+        name = identity.user_name or identity.contact_name or identity.display_name
+        await self.deliveries.notice(
+            identity.connection_id,
+            link.chat_id,
+            linked_text(name, kin_name or "KinBot", link.language),
+        )
+
     async def health(self) -> list[dict[str, Any]]:
         """Each connection's type, state and error code (for ``/api/health``)."""
         views = await self.connections.list_all()
@@ -312,3 +326,19 @@ class ChannelRuntime:
 async def _quietly(awaitable: Any) -> None:
     with contextlib.suppress(Exception):
         await awaitable
+
+
+def _kin_name_for(connection_id: str, kin_id: str | None) -> str | None:
+    """The name of ``kin_id``, or of the first Kin the connection talks to."""
+    if kin_id is None:
+        binding = (
+            ChannelBindingRecord.select()
+            .where(ChannelBindingRecord.connection == connection_id)
+            .order_by(ChannelBindingRecord.position)
+            .first()
+        )
+        if binding is None:
+            return None
+        kin_id = binding.__data__["kin"]
+    kin = KinRecord.get_or_none(KinRecord.id == kin_id)
+    return str(kin.name) if kin is not None else None
