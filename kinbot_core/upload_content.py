@@ -201,7 +201,8 @@ def checked_type(filename: str, data: bytes) -> str:
 
 def inspect(filename: str, data: bytes, limits: ReadLimits) -> tuple[str, str | None]:
     """The checked MIME type of an upload and the text the model reads of it (``None`` for
-    an image or an audio recording), cut at ``limits.max_chars``; ``UploadError`` for a file that is refused."""
+    an image or an audio recording), cut at ``limits.max_chars``; ``UploadError`` for a
+    file that is refused."""
     mime_type = checked_type(filename, data)
     if mime_type.startswith(("image/", "audio/")):
         return mime_type, None

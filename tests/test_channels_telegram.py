@@ -18,7 +18,6 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
-from tests.support.fakes._data import png_image
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.telegram_fake import FakeTelegram, Sent, TelegramChat, TelegramUser

@@ -319,11 +319,9 @@ class FakeTelegram:
                 self._lock.wait(remaining)
             return list(self._sent)
 
-    async def sent_when(
-        self, condition: Callable[[list[Sent]], bool], timeout: float = 60.0
-    ) -> list[Sent]:
+    async def sent_when(self, condition: Callable[[list[Sent]], bool]) -> list[Sent]:
         """``wait_for_sent`` for async tests (the wait runs in a thread, not on the loop)."""
-        return await asyncio.to_thread(self.wait_for_sent, condition, timeout)
+        return await asyncio.to_thread(self.wait_for_sent, condition)
 
     def wait_for_call(self, method: str, count: int = 1, timeout: float = 60.0) -> None:
         """Block until ``method`` was called ``count`` times."""
