@@ -368,6 +368,11 @@ class FakeTelegram:
                 _Failure(status, text, retry_after) for _ in range(count)
             )
 
+    def clear_failures(self) -> None:
+        """Forget the failures still scripted."""
+        with self._lock:
+            self._failures.clear()
+
     def hold(self, method: str) -> threading.Event:
         """Leave calls of ``method`` unanswered until the returned event is set; they are
         never taken (as if lost on the way): once released they get a 502, and later calls
