@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import ChannelDeliveryRecord
 from kinbot_core.platform import Platform
-from tests.support.accounts import MARIE, register, set_up_admin
+from tests.support.accounts import MARIE, person, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
@@ -330,3 +331,196 @@ async def test_a_connection_that_keeps_failing_shows_it_then_recovers(
     assert failing["error_code"] == "channel_unavailable"
     telegram.clear_failures()  # Telegram is back
     await wait_for_state(server, channel["id"], "running")
+
+
+async def test_an_administrator_links_a_waiting_sender_to_a_kins_contact(
+    server: RunningServer, telegram: FakeTelegram, fake_llm: FakeOpenAI
+) -> None:
+    kin_id = await create_kin(server)
+    await add_telegram_channel(server.client, telegram, [kin_id])
+    telegram.user_sends(TOKEN, STRANGER, "Hi, I'm grandma's neighbour")
+    texts = texts_to(STRANGER.id)
+    sent = await telegram.sent_when(lambda s: any(re.search(CODE, t) for t in texts(s)))
+    assert "My account" in texts(sent)[0] and "Mon compte" not in texts(sent)[0]  # in English
+
+    async def waiting() -> list[dict[str, Any]] | None:
+        found = (await server.client.get("/api/channels/pairings")).json()["pairings"]
+        return found or None
+
+    [pairing] = await eventually(waiting)
+    assert pairing["display_name"] == "Eve"
+    assert "code" not in pairing and "code_hash" not in pairing
+    linked = await server.client.post(
+        f"/api/channels/pairings/{pairing['id']}/link", json={"kin_id": kin_id}
+    )
+    assert linked.status_code == 201, linked.text
+    identity = linked.json()["identity"]
+    assert (identity["contact_name"], identity["kin_id"], identity["user_id"]) == (
+        "Eve",
+        kin_id,
+        None,
+    )
+    await telegram.sent_when(lambda s: any("You are linked" in t for t in texts(s)))
+    fake_llm.enqueue(Reply(text="Hello Eve!"))
+    telegram.user_sends(TOKEN, STRANGER, "Is the bakery open?")
+    await telegram.sent_when(lambda s: "Hello Eve!" in texts(s))
+    [question] = [m for m in await kin_messages(server, kin_id) if m["role"] == "user"]
+    assert (question["source"], question["sender_id"], question["sender_name"]) == (
+        "user",
+        None,
+        "Eve",
+    )
+    assert (await server.client.get("/api/channels/pairings")).json()["pairings"] == []
+
+
+async def test_nobody_unpaired_reaches_a_kin_and_codes_are_guarded(
+    server: RunningServer, telegram: FakeTelegram
+) -> None:
+    kin_id = await create_kin(server)
+    await add_telegram_channel(server.client, telegram, [kin_id])
+    telegram.user_sends(TOKEN, STRANGER, "first")
+    texts = texts_to(STRANGER.id)
+    sent = await telegram.sent_when(lambda s: any(re.search(CODE, t) for t in texts(s)))
+    code = re.findall(CODE, texts(sent)[0])[0]
+    # more messages: no new code within the quiet period, and nothing reaches the Kin
+    last = telegram.user_sends(TOKEN, STRANGER, "second")
+    await eventually(lambda: _confirmed(telegram, last))
+    assert len(texts(telegram.sent())) == 1
+    assert await kin_messages(server, kin_id) == []
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        for wrong in ("AAAA-AAAA", "not a code", "BBBB-BBBB", "CCCC-CCCC", "DDDD-DDDD"):
+            refused = await marie.post("/api/me/channel-identities", json={"code": wrong})
+            assert refused.status_code == 400
+            assert refused.json()["error"]["code"] == "pairing_code_invalid"
+        # five wrong codes: even the right one waits now
+        blocked = await marie.post("/api/me/channel-identities", json={"code": code})
+        assert blocked.status_code == 429
+        assert blocked.json()["error"]["code"] == "pairing_attempts_exceeded"
+        assert int(blocked.headers["Retry-After"]) > 0
+    async with server.new_client() as paul:
+        await register(server.client, paul, person("Paul"))
+        linked = await paul.post(
+            "/api/me/channel-identities", json={"code": code.lower().replace("-", " ")}
+        )
+        assert linked.status_code == 201, linked.text
+        again = await paul.post("/api/me/channel-identities", json={"code": code})
+        assert again.json()["error"]["code"] == "pairing_code_invalid"  # used once only
+
+
+async def _confirmed(telegram: FakeTelegram, update_id: int) -> bool:
+    return telegram.confirmed_offset(TOKEN) > update_id
+
+
+async def test_linked_accounts_are_each_persons_own(
+    server: RunningServer, telegram: FakeTelegram
+) -> None:
+    await paired_marie(server, telegram)
+    async with server.new_client() as paul:
+        await register(server.client, paul, person("Paul"))
+        for path in ("/api/channels", "/api/channels/pairings", "/api/channels/identities",
+                     "/api/channels/types"):  # fmt: skip
+            assert (await paul.get(path)).status_code == 403
+        assert (await paul.get("/api/me/channel-identities")).json() == {"identities": []}
+        everyone = (await server.client.get("/api/channels/identities")).json()["identities"]
+        [maries] = everyone
+        refused = await paul.delete(f"/api/me/channel-identities/{maries['id']}")
+        assert refused.status_code == 404
+        assert (await paul.delete(f"/api/channels/identities/{maries['id']}")).status_code == 403
+    async with server.new_client() as marie:
+        signed_in = await marie.post(
+            "/api/auth/login", json={"email": MARIE["email"], "password": MARIE["password"]}
+        )
+        assert signed_in.status_code == 200, signed_in.text
+        [mine] = (await marie.get("/api/me/channel-identities")).json()["identities"]
+        assert (mine["display_name"], mine["connection_label"]) == ("Marie Durand",
+                                                                    "Family Telegram")  # fmt: skip
+        removed = await marie.delete(f"/api/me/channel-identities/{mine['id']}")
+        assert removed.status_code == 204
+    # unlinked: she pairs again before reaching a Kin
+    telegram.user_sends(TOKEN, MARIE_TG, "Still there?")
+    texts = texts_to(MARIE_TG.id)
+    await telegram.sent_when(lambda s: sum(bool(re.search(CODE, t)) for t in texts(s)) == 2)
+
+
+async def test_the_token_is_never_returned_nor_logged(
+    server: RunningServer, telegram: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    kin_id = await create_kin(server)
+    channel = await add_telegram_channel(server.client, telegram, [kin_id])
+    assert channel["settings"]["bot_token"] == {"set": True}
+    await wait_for_state(server, channel["id"], "running")
+    shown = [
+        await server.client.get("/api/channels"),
+        await server.client.get(f"/api/channels/{channel['id']}"),
+        await server.client.get("/api/health"),
+    ]
+    assert all(TOKEN not in response.text for response in shown)
+    # a change that leaves the token out keeps it
+    renamed = await server.client.patch(
+        f"/api/channels/{channel['id']}", json={"label": "Durands", "settings": {"bot_token": ""}}
+    )
+    assert renamed.json()["channel"]["settings"]["bot_token"] == {"set": True}
+    await wait_for_state(server, channel["id"], "running")
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "getUpdates" in logged  # the HTTP client logs its requests…
+    assert TOKEN not in logged  # …with the token masked
+
+
+async def test_bad_channel_requests_get_clear_errors(
+    server: RunningServer, telegram: FakeTelegram
+) -> None:
+    kin_id = await create_kin(server)
+    client = server.client
+    unknown = await client.post(
+        "/api/channels",
+        json={"type": "carrier-pigeon", "label": "x", "settings": {}, "kin_ids": [kin_id]},
+    )
+    assert (unknown.status_code, unknown.json()["error"]["code"]) == (400, "channel_type_unknown")
+    invalid = await client.post(
+        "/api/channels",
+        json={"type": "telegram", "label": "x", "kin_ids": [kin_id],
+              "settings": {"bot_token": "x9q7z", "mode": "webhook"}},
+    )  # fmt: skip
+    assert (invalid.status_code, invalid.json()["error"]["code"]) == (400, "settings_invalid")
+    fields = {f["field"] for f in invalid.json()["error"]["details"]["fields"]}
+    assert fields == {"bot_token", "webhook_url"}
+    assert "x9q7z" not in invalid.text
+    no_kin = await client.post(
+        "/api/channels",
+        json={"type": "telegram", "label": "x", "kin_ids": ["nope"],
+              "settings": {"bot_token": TOKEN}},
+    )  # fmt: skip
+    assert (no_kin.status_code, no_kin.json()["error"]["code"]) == (400, "channel_invalid")
+    missing = await client.patch("/api/channels/nope", json={"label": "y"})
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "channel_not_found")
+    link = await client.post("/api/channels/pairings/nope/link", json={"user_id": "x"})
+    assert (link.status_code, link.json()["error"]["code"]) == (404, "pairing_not_found")
+
+
+async def test_webhook_mode_receives_telegrams_calls_on_the_plugin_route(
+    server: RunningServer, telegram: FakeTelegram, fake_llm: FakeOpenAI
+) -> None:
+    kin_id = await create_kin(server)
+    channel = await add_telegram_channel(
+        server.client, telegram, [kin_id], mode="webhook", webhook_url=server.url
+    )
+    await wait_for_state(server, channel["id"], "running")
+    hook = telegram.webhook_of(TOKEN)
+    assert hook is not None
+    url, _ = hook
+    assert url == f"{server.url}/api/ext/telegram/webhook/{channel['id']}"
+    forged = await server.client.post(
+        url.removeprefix(server.url),
+        json={"update_id": 99, "message": {}},
+        headers={"X-Telegram-Bot-Api-Secret-Token": "guess"},
+    )
+    assert forged.status_code == 401
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        await pair(server, telegram, marie)
+    fake_llm.enqueue(Reply(text="Delivered by webhook."))
+    telegram.user_sends(TOKEN, MARIE_TG, "Ping")
+    await telegram.sent_when(lambda s: "Delivered by webhook." in texts_to(MARIE_TG.id)(s))
+    assert not any(method == "getUpdates" for _, method in telegram.calls)
