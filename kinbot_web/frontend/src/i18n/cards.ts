@@ -105,7 +105,7 @@ export const en = {
     files: {
       preview: "Show {{name}} larger",
       previewTitle: "{{name}}",
-      kind: { image: "Image", pdf: "PDF", document: "Document" },
+      kind: { image: "Image", pdf: "PDF", document: "Document", audio: "Audio recording" },
     },
   },
 };
@@ -214,7 +214,7 @@ export const fr: typeof en = {
     files: {
       preview: "Agrandir {{name}}",
       previewTitle: "{{name}}",
-      kind: { image: "Image", pdf: "PDF", document: "Document" },
+      kind: { image: "Image", pdf: "PDF", document: "Document", audio: "Enregistrement audio" },
     },
   },
 };

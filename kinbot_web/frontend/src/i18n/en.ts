@@ -1,5 +1,6 @@
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as cards } from "./cards";
+import { en as channels } from "./channels";
 import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
 import { en as apiErrors } from "./errors";
@@ -168,6 +169,7 @@ const en = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...channels,
   ...pluginSettings,
   ...statusCodes,
   ...taskErrors,

@@ -1,4 +1,5 @@
 import { fr as cards } from "./cards";
+import { fr as channels } from "./channels";
 import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
 import { fr as apiErrors } from "./errors";
@@ -169,6 +170,7 @@ const fr: Strings = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...channels,
   ...pluginSettings,
   ...statusCodes,
   ...taskErrors,

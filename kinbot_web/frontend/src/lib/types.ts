@@ -47,7 +47,7 @@ export interface Attachment {
   id: string;
   filename: string;
   mime_type: string;
-  kind: "image" | "pdf" | "document";
+  kind: "image" | "pdf" | "document" | "audio";
   size: number;
   url: string;
 }

@@ -2,6 +2,7 @@ import { CameraIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { MyChannelAccounts } from "@/components/app/my-channel-accounts";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
@@ -148,6 +149,7 @@ export default function AccountPage() {
             </CardFooter>
           </form>
         </Card>
+        <MyChannelAccounts />
       </div>
     </PageFrame>
   );

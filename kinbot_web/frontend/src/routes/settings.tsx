@@ -1,8 +1,9 @@
-import { BlocksIcon, BotIcon, KeyRoundIcon, PlugIcon, SearchIcon, UsersIcon } from "lucide-react";
+import { BlocksIcon, BotIcon, KeyRoundIcon, MessagesSquareIcon, PlugIcon, SearchIcon, UsersIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
+import { ChannelsAdmin } from "@/components/app/channels-admin";
 import { PageFrame } from "@/components/app/page-frame";
 import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
@@ -118,6 +119,9 @@ export default function SettingsPage() {
           <TabsTrigger value="users">
             <UsersIcon /> {t("settings.users")}
           </TabsTrigger>
+          <TabsTrigger value="channels">
+            <MessagesSquareIcon /> {t("channels.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -136,6 +140,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="users">
           <UsersAdmin me={me} />
+        </TabsContent>
+        <TabsContent value="channels">
+          <ChannelsAdmin />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />

@@ -1,5 +1,6 @@
 /** A message's attached files: images as thumbnails opening a larger preview (Escape closes),
- * other files as chips with their type and size in the UI language. */
+ * audio recordings (a voice note from a messaging channel) with a player, other files as chips
+ * with their type and size in the UI language. */
 
 import { FileIcon, FileTextIcon } from "lucide-react";
 import * as React from "react";
@@ -65,13 +66,22 @@ function FileChip({ file }: { file: Attachment }) {
   );
 }
 
+function AudioPlayer({ file }: { file: Attachment }) {
+  return (
+    <div className="flex flex-col gap-1" data-attachment-audio>
+      <audio controls preload="none" src={file.url} className="h-10 max-w-64" aria-label={file.filename} />
+      <FileChip file={file} />
+    </div>
+  );
+}
+
 /** The files attached to a message. */
 export function Attachments({ files }: { files: Attachment[] }) {
   if (files.length === 0) return null;
   return (
     <ul className="mt-1 flex flex-wrap gap-2">
       {files.map((file) => (
-        <li key={file.id}>{file.kind === "image" ? <ImageThumbnail file={file} /> : <FileChip file={file} />}</li>
+        <li key={file.id}>{file.kind === "image" ? <ImageThumbnail file={file} /> : file.kind === "audio" ? <AudioPlayer file={file} /> : <FileChip file={file} />}</li>
       ))}
     </ul>
   );
