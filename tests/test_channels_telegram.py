@@ -126,6 +126,15 @@ async def test_an_unknown_sender_pairs_then_talks_to_the_kin(
     assert question["meta"]["origin"] == {"kind": "telegram", "label": "Family Telegram"}
     assert answer["role"] == "assistant"
     assert answer["content"].startswith("**Lasagnes**")
+
+    async def delivered() -> dict[str, Any] | None:  # marked once Telegram took it
+        last = (await kin_messages(server, kin_id))[-1]
+        return last if (last["meta"] or {}).get("origin") else None
+
+    assert (await eventually(delivered))["meta"]["origin"] == {
+        "kind": "telegram",
+        "label": "Family Telegram",
+    }
     asked = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
     assert asked.body["messages"][-1]["content"] == "[Marie] Qu'est-ce qu'on mange ?"
 

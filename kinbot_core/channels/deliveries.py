@@ -3,9 +3,10 @@ persisted record per delivery so that a restart sends what was not sent, and not
 
 A message that came through a channel is stored with a delivery record ``awaiting`` its
 reply. When the Kin's turn on it ends, the record gets the text (the turn's reply, or a note
-that it could not answer) and becomes ``pending``; the sender loop cuts the text into parts
-at the platform's limit and sends them one by one, recording each part sent with the
-platform's ids before the next. A part that fails with a retryable error (rate limit, network)
+that it could not answer) and becomes ``pending``. The sender loop cuts the text into parts at
+the platform's limit and sends them one by one, recording each part sent with the platform's
+ids before the next; once all are sent, the reply carries the channel as its ``meta.origin``
+(the chat shows where it went). A part that fails with a retryable error (rate limit, network)
 is tried again after a backoff (the platform's retry-after when it gave one); after
 ``channel_delivery_max_attempts``, or at once for an error that cannot be retried, the
 delivery is ``failed`` with the error's code.
@@ -31,7 +32,14 @@ from kinbot_core.channels.errors import ChannelError
 from kinbot_core.channels.notices import failed_text
 from kinbot_core.channels.splitting import split_message
 from kinbot_core.db import Database
-from kinbot_core.db.models import ChannelDeliveryRecord, KinRecord, MessageRecord, User
+from kinbot_core.db.models import (
+    ChannelConnectionRecord,
+    ChannelDeliveryRecord,
+    KinRecord,
+    MessageRecord,
+    User,
+)
+from kinbot_core.kins.service import MessageView
 
 if TYPE_CHECKING:
     from kinbot_core.channels.runtime import ChannelRuntime
@@ -157,6 +165,10 @@ class DeliveryService:
         if not parts:
             await self._db.write(_part_sent, row.id, 0, sent_ids, True)
         self._runtime.note_working(connection_id)
+        trigger_id = row.__data__.get("trigger")
+        if trigger_id is not None and parts:
+            for reply in await self._db.write(_mark_delivered, trigger_id, connection_id):
+                self._runtime.platform.live.publish("message", {"message": reply.to_dict()})
 
     async def _failed(self, row: ChannelDeliveryRecord, error: ChannelError) -> None:
         settings = self._runtime.platform.settings
@@ -251,6 +263,28 @@ def _next_attempt(now: float) -> float | None:
         .scalar()
     )
     return float(value) if value is not None else None
+
+
+def _mark_delivered(trigger_id: int, connection_id: str) -> list[MessageView]:
+    """Give the replies of a turn the origin of the channel they were delivered to (the
+    chat shows it on them)."""
+    connection = ChannelConnectionRecord.get_or_none(ChannelConnectionRecord.id == connection_id)
+    if connection is None:
+        return []
+    origin = {"kind": connection.type, "label": connection.label}
+    replies = []
+    for row in MessageRecord.select().where(
+        (MessageRecord.turn_of == trigger_id)
+        & (MessageRecord.role == "assistant")
+        & ~MessageRecord.superseded
+    ):
+        if not (row.content or "").strip():
+            continue
+        meta = json.loads(row.meta) if row.meta else {}
+        row.meta = json.dumps({**meta, "origin": origin})
+        row.save()
+        replies.append(MessageView.of(row))
+    return replies
 
 
 def _part_sent(delivery_id: int, parts_sent: int, ids: Sequence[str], last: bool) -> None:

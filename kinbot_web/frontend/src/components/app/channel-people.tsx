@@ -50,7 +50,7 @@ export function ChannelPeople({ channels, kins, typeLabel }: { channels: Channel
   const kinName = (id: string | null) => kins.find((kin) => kin.id === id)?.name ?? "";
   return (
     <div className="grid gap-6 lg:grid-cols-2">
-      <section className="flex flex-col gap-2" aria-labelledby="channels-waiting">
+      <section className="flex min-w-0 flex-col gap-2" aria-labelledby="channels-waiting">
         <h2 id="channels-waiting" className="text-base font-semibold">
           {t("channels.waiting")}
         </h2>
@@ -75,7 +75,7 @@ export function ChannelPeople({ channels, kins, typeLabel }: { channels: Channel
           ))}
         </ul>
       </section>
-      <section className="flex flex-col gap-2" aria-labelledby="channels-linked">
+      <section className="flex min-w-0 flex-col gap-2" aria-labelledby="channels-linked">
         <h2 id="channels-linked" className="text-base font-semibold">
           {t("channels.linked")}
         </h2>

@@ -55,16 +55,16 @@ export function ChannelsAdmin() {
     <div className="flex flex-col gap-8">
       <p className="text-sm text-muted-foreground">{t("channels.intro")}</p>
       <div className="grid gap-6 lg:grid-cols-2">
-        <section className="flex flex-col gap-2" aria-labelledby="channels-connections">
+        <section className="flex min-w-0 flex-col gap-2" aria-labelledby="channels-connections">
           <h2 id="channels-connections" className="text-base font-semibold">
             {t("channels.connections")}
           </h2>
           <ul className="flex flex-col gap-2">
             {channels.length === 0 ? <li className="text-sm text-muted-foreground">{t("channels.none")}</li> : null}
             {channels.map((channel) => (
-              <li key={channel.id} className="flex items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-channel={channel.label}>
+              <li key={channel.id} className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-xl border border-border/70 bg-card px-4 py-3" data-channel={channel.label}>
                 <MessagesSquareIcon className="size-4 shrink-0 text-muted-foreground" aria-hidden />
-                <div className="min-w-0 flex-1">
+                <div className="min-w-40 flex-1">
                   <p className="truncate text-sm font-semibold">{channel.label}</p>
                   <p className="truncate text-xs text-muted-foreground">
                     {typeLabel(channel.type)} · {channel.kin_ids.map((id) => kins.find((kin) => kin.id === id)?.name).filter(Boolean).join(", ")}
@@ -75,16 +75,18 @@ export function ChannelsAdmin() {
                     </p>
                   ) : null}
                 </div>
-                <Badge variant={stateTone(channel.state)} data-channel-state={channel.state}>
-                  {t(`channels.state.${channel.state}`)}
-                </Badge>
-                <Switch checked={channel.enabled} onCheckedChange={(enabled) => void act(() => api(`/api/channels/${channel.id}`, { method: "PATCH", body: { enabled } }))} aria-label={t("channels.toggle", { name: channel.label })} />
-                <Button variant="ghost" size="icon-sm" aria-label={t("channels.edit", { name: channel.label })} onClick={() => setEditing(channel)}>
-                  <PencilIcon />
-                </Button>
-                <Button variant="ghost" size="icon-sm" aria-label={`${t("common.delete")} ${channel.label}`} onClick={() => setDeleting(channel)}>
-                  <Trash2Icon />
-                </Button>
+                <div className="ml-auto flex items-center gap-2">
+                  <Badge variant={stateTone(channel.state)} data-channel-state={channel.state}>
+                    {t(`channels.state.${channel.state}`)}
+                  </Badge>
+                  <Switch checked={channel.enabled} onCheckedChange={(enabled) => void act(() => api(`/api/channels/${channel.id}`, { method: "PATCH", body: { enabled } }))} aria-label={t("channels.toggle", { name: channel.label })} />
+                  <Button variant="ghost" size="icon-sm" aria-label={t("channels.edit", { name: channel.label })} onClick={() => setEditing(channel)}>
+                    <PencilIcon />
+                  </Button>
+                  <Button variant="ghost" size="icon-sm" aria-label={`${t("common.delete")} ${channel.label}`} onClick={() => setDeleting(channel)}>
+                    <Trash2Icon />
+                  </Button>
+                </div>
               </li>
             ))}
           </ul>
@@ -152,7 +154,7 @@ function AddChannel({ types, kins, onAdded }: { types: ChannelType[]; kins: Kin[
   }
 
   return (
-    <Card className="shadow-none">
+    <Card className="min-w-0 shadow-none">
       <CardHeader className="pb-2">
         <CardTitle className="text-base">{t("channels.add")}</CardTitle>
       </CardHeader>

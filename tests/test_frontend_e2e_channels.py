@@ -1,0 +1,145 @@
+"""Messaging channels in Debian's Chromium, against the real server and the fake Telegram Bot
+API: an administrator adds a Telegram connection from Settings → Channels (the form made from
+the plugin's settings schema), sees it running, sees a family member who wrote to the bot
+waiting to be linked and links her; her question then reaches the Kin, the answer goes back
+to Telegram, and both show in the chat. Desktop in English, phone in French."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from kinbot_core.config import load_settings
+from kinbot_core.platform import Platform
+from tests import test_frontend_e2e as e2e
+from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
+from tests.support.browser import NEEDS_BROWSER, open_page
+from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.provider_setups import add_openai_provider
+from tests.support.server import RunningServer, running_server
+from tests.support.telegram_fake import FakeTelegram, Sent, TelegramUser
+from tests.support.telegram_setup import TOKEN, register_telegram
+
+pytestmark = NEEDS_BROWSER
+
+browser, fake_llm = e2e.browser, e2e.fake_llm
+
+WORDS = {
+    "en": {
+        "tab": "Channels", "add": "Add a channel", "name": "Name", "token": "Bot token",
+        "api": "Bot API address", "files": "Bot API file address",
+        "wait": "Polling wait (seconds)", "submit": "Add", "running": "Running", "link": "Link",
+        "member": "Member", "linked": "You are linked", "settings": "Settings",
+    },
+    "fr": {
+        "tab": "Canaux", "add": "Ajouter un canal", "name": "Nom", "token": "Jeton du bot",
+        "api": "Adresse de l'API Bot", "files": "Adresse des fichiers de l'API Bot",
+        "wait": "Attente de l'interrogation (secondes)", "submit": "Ajouter",
+        "running": "En marche", "link": "Lier", "member": "Membre", "linked": "Vous êtes lié",
+        "settings": "Réglages",
+    },
+}  # fmt: skip
+CASES = {
+    "desktop-en": ({"width": 1280, "height": 800}, "en"),
+    "phone-fr": ({"width": 390, "height": 844}, "fr"),
+}
+
+
+@pytest.fixture
+def telegram() -> Iterator[FakeTelegram]:
+    with FakeTelegram() as fake:
+        fake.add_bot(TOKEN)
+        yield fake
+
+
+@pytest.fixture(params=list(CASES), ids=list(CASES))
+def case(request: pytest.FixtureRequest) -> tuple[dict[str, int], str]:
+    viewport, language = CASES[request.param]
+    return viewport, language
+
+
+@pytest.fixture
+async def server(
+    data_dir: Path, fake_llm: FakeOpenAI, case: tuple[dict[str, int], str]
+) -> AsyncIterator[RunningServer]:
+    settings = load_settings(data_dir=data_dir, llm_max_retries=0)
+    async with running_server(register_telegram(Platform(settings))) as server:
+        await set_up_admin(server.client, {**NICOLAS, "language": case[1]})
+        await add_openai_provider(server.client, fake_llm)
+        skipped = await server.client.post("/api/onboarding/search-providers/skip")
+        assert skipped.status_code == 204
+        yield server
+
+
+@pytest.fixture
+async def page(browser: Browser, case: tuple[dict[str, int], str]) -> AsyncIterator[Page]:
+    async with open_page(browser, viewport=case[0]) as page:
+        yield page
+
+
+def to(chat_id: int, text: str) -> Any:
+    def sent(messages: list[Sent]) -> bool:
+        return any(s.chat_id == str(chat_id) and text in (s.text or "") for s in messages)
+
+    return sent
+
+
+async def test_an_administrator_adds_telegram_links_a_member_and_her_messages_show(
+    server: RunningServer,
+    fake_llm: FakeOpenAI,
+    telegram: FakeTelegram,
+    page: Page,
+    case: tuple[dict[str, int], str],
+) -> None:
+    language = case[1]
+    words = WORDS[language]
+    kin = (await server.client.post("/api/kins", json={"name": "Chef", "model": "gpt-4o"})).json()
+    kin_id = kin["kin"]["id"]
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+    marie_tg = TelegramUser(4242, "Marie", "Durand", language_code=language)
+
+    await page.goto(server.url + "/signin")
+    await page.get_by_label("Email").fill(NICOLAS["email"])
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await expect(page).to_have_url(re.compile(r"/kins/"))
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name=words["tab"]).click()
+
+    # The form comes from the plugin's settings schema, in the reader's language.
+    form = page.get_by_role("form", name=words["add"])
+    await form.get_by_label(words["name"], exact=True).fill("Family Telegram")
+    await form.get_by_label("Chef").check()
+    await form.get_by_role("textbox", name=words["token"]).fill(TOKEN)
+    await form.get_by_label(words["api"], exact=True).fill(telegram.base_url)
+    await form.get_by_label(words["files"], exact=True).fill(telegram.base_file_url)
+    await form.get_by_label(words["wait"]).fill("1")
+    await form.get_by_role("button", name=words["submit"], exact=True).click()
+    connection = page.locator('[data-channel="Family Telegram"]')
+    await expect(connection.locator("[data-channel-state]")).to_have_text(words["running"])
+    assert TOKEN not in await page.content()
+
+    # Marie writes to the bot: she waits to be linked; Nicolas links her to her account.
+    telegram.user_sends(TOKEN, marie_tg, "Hello")
+    waiting = page.locator('[data-pairing="Marie Durand"]')
+    await waiting.get_by_role("button", name=words["link"], exact=True).click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label(words["member"]).select_option(label="Marie (Marie Durand)")
+    await dialog.get_by_role("button", name=words["link"], exact=True).click()
+    await expect(page.locator('[data-identity="Marie Durand"]')).to_be_visible()
+    await expect(waiting).to_have_count(0)
+    await telegram.sent_when(to(marie_tg.id, words["linked"]))
+
+    # Her question reaches the Kin; the answer goes back to Telegram; both are in the chat.
+    fake_llm.enqueue(Reply(text="Lasagne tonight."))
+    telegram.user_sends(TOKEN, marie_tg, "What's for dinner?")
+    await telegram.sent_when(to(marie_tg.id, "Lasagne tonight."))
+    await page.goto(f"{server.url}/kins/{kin_id}")
+    await expect(e2e.bubble(page, "user", "What's for dinner?")).to_contain_text("Marie")
+    await expect(e2e.bubble(page, "assistant", "Lasagne tonight.")).to_be_visible()
