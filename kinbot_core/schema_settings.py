@@ -235,9 +235,12 @@ class SchemaSettings(Generic[M]):
         for error in exc.errors(include_url=False, include_input=False, include_context=True):
             location = [str(part) for part in error["loc"]]
             secret = bool(location) and location[0] in self.secret_fields
+            rule = error["type"]
+            if secret and rule in ("too_short", "too_long"):
+                rule = f"string_{rule}"  # pydantic counts a secret's characters as "items"
             problem: dict[str, Any] = {
                 "field": ".".join(location),
-                "type": error["type"],
+                "type": rule,
                 # A validator's words may quote the value: not for a secret.
                 "message": "Not a valid secret." if secret else error["msg"],
             }

@@ -100,6 +100,16 @@ def test_an_error_on_a_secret_never_quotes_it(settings: SchemaSettings[Example])
     assert "no-colon-secret-value" not in str(error.value)
 
 
+def test_a_secret_too_short_is_told_in_characters() -> None:
+    class Keyed(BaseModel):
+        key: SecretStr = Field(min_length=16)
+
+    with pytest.raises(SettingsInvalid) as error:
+        SchemaSettings(Keyed).validate({"key": "short"})
+    assert error.value.fields[0]["type"] == "string_too_short"
+    assert error.value.fields[0]["min_length"] == 16
+
+
 def test_present_masks_secrets(settings: SchemaSettings[Example]) -> None:
     shown = settings.present(settings.validate({"token": TOKEN}))
     assert shown["token"] == {"set": True}

@@ -334,3 +334,14 @@ class UploadRecord(BaseModel):
 
     class Meta:
         table_name = "upload"
+
+
+class PluginSettingsRecord(BaseModel):
+    """A plugin's saved settings: ``SchemaSettings.seal`` output (secrets sealed inside)."""
+
+    plugin = peewee.TextField(primary_key=True)
+    stored = peewee.TextField()
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "plugin_settings"
