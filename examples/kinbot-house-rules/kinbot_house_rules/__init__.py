@@ -38,7 +38,16 @@ class HouseRulesSettings(BaseModel):
 
     model_config = ConfigDict(
         title="House rules",
-        json_schema_extra={"i18n": {"fr": {"title": "Règles de la maison"}}},
+        json_schema_extra={
+            "description": "The household's quiet hours, and a token for a screen at home.",
+            "i18n": {
+                "fr": {
+                    "title": "Règles de la maison",
+                    "description": "Les heures calmes de la maison, et un jeton pour un écran "
+                    "de la maison.",
+                }
+            },
+        },
     )
 
     quiet_hours: str = Field(
