@@ -445,6 +445,8 @@ async def test_a_user_cancels_a_running_task(data_dir: Path, fake_llm: FakeOpenA
         assert note["content"] == f"Task {task['id']} was cancelled. Cancelled by a user."
         again = await server.client.post(f"/api/tasks/{task['id']}/cancel")
         assert again.status_code == 409 and "already ended" in again.json()["error"]["message"]
+        assert again.json()["error"]["code"] == "task_ended"
+        assert again.json()["error"]["details"] == {"state": "cancelled"}
         assert (await server.client.get("/api/tasks/task_nope")).status_code == 404
         assert (await server.client.get("/api/tasks?status=bogus")).status_code == 400
         # The sub-Kin's stopped turn left its task message cancelled, and nothing else.

@@ -34,13 +34,20 @@ TASK_END_CODES = (
 
 
 class TaskError(Exception):
-    """A task request that cannot be done; ``message`` says why, for a model or a user."""
+    """A task request that cannot be done; ``message`` says why in English, for a model or an
+    API client; ``code`` (the class's, unless a more specific one is given) and ``params`` for
+    the interface."""
 
     code = "task_invalid"
 
-    def __init__(self, message: str) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, params: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
+        if code is not None:
+            self.code = code
+        self.params: dict[str, Any] = dict(params or {})
 
 
 class TaskNotFound(TaskError):
