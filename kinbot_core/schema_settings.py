@@ -14,10 +14,13 @@ booleans, enums or ``Literal`` choices, and secrets). A field typed ``pydantic.S
 
 ``form_schema`` is the model's JSON Schema for ``schema-form.tsx``: references inlined,
 ``X | None`` as ``X`` with ``"nullable": true``, secrets marked ``"secret": true`` (and their
-defaults left out). A field's extra JSON Schema may carry ``"multiline": true`` (a text area),
+defaults left out), and the fields' order as ``"order"`` (JSON keys may be sorted on the
+way). A field's extra JSON Schema may carry ``"multiline": true`` (a text area),
 ``"enum_titles": {value: label}`` (the words for a choice), and translations of these as
-``"i18n": {"fr": {"title": ..., "description": ..., "enum_titles": {...}}}``; the model's own
-title and description translate the same way through ``model_config["json_schema_extra"]``.
+``"i18n": {"fr": {"title": ..., "description": ..., "enum_titles": {...}}}``. The form's
+heading is the model's ``title`` (``ConfigDict(title=...)``; not its class name) and its
+``description`` one given in ``json_schema_extra`` (not its docstring, which is for
+developers); they translate the same way through ``model_config["json_schema_extra"]``.
 
 Invalid values raise ``SettingsInvalid`` with one entry per field, in the shape of the API's
 ``invalid_request`` details (``field``, pydantic's rule as ``type``, its limits), so the web
@@ -27,6 +30,7 @@ interface words it and shows it on the field; a secret's value never appears in 
 from __future__ import annotations
 
 import base64
+import inspect
 import json
 import types
 import typing
@@ -215,6 +219,11 @@ class SchemaSettings(Generic[M]):
         """The JSON Schema ``schema-form.tsx`` renders (see the module docstring)."""
         schema = self.model.model_json_schema()
         definitions = schema.pop("$defs", {})
+        # pydantic's defaults are for developers: the class name, the docstring.
+        if schema.get("title") == self.model.__name__:
+            del schema["title"]
+        if self.model.__doc__ and schema.get("description") == inspect.cleandoc(self.model.__doc__):
+            del schema["description"]
         properties: dict[str, Any] = {}
         for name, field_schema in schema.get("properties", {}).items():
             prop = _inline(field_schema, definitions)
@@ -225,6 +234,8 @@ class SchemaSettings(Generic[M]):
                 prop["secret"] = True
             properties[name] = prop
         schema["properties"] = properties
+        # JSON objects may come back with their keys sorted (Quart's JSON does): the model's order.
+        schema["order"] = list(properties)
         schema.setdefault("required", [])
         return schema
 
@@ -235,9 +246,12 @@ class SchemaSettings(Generic[M]):
         for error in exc.errors(include_url=False, include_input=False, include_context=True):
             location = [str(part) for part in error["loc"]]
             secret = bool(location) and location[0] in self.secret_fields
+            rule = error["type"]
+            if secret and rule in ("too_short", "too_long"):
+                rule = f"string_{rule}"  # pydantic counts a secret's characters as "items"
             problem: dict[str, Any] = {
                 "field": ".".join(location),
-                "type": error["type"],
+                "type": rule,
                 # A validator's words may quote the value: not for a secret.
                 "message": "Not a valid secret." if secret else error["msg"],
             }

@@ -2,7 +2,8 @@
 
 ``code`` is what the web interface translates (every code the server can answer has an English
 and a French sentence, checked by tests/test_error_codes.py); ``details`` carries its parameters
-(the invalid fields with their rule and limit, seconds to wait, a size limit). ``message`` is an
+(the invalid fields with their rule and limit, seconds to wait, a size limit, the ``params`` of
+a provider, Kin or task error: a name already taken, a model no provider offers…). ``message`` is an
 English sentence for API clients and logs, never shown as such by the interface.
 """
 
@@ -28,6 +29,7 @@ from kinbot_core.providers import (
     ProviderError,
 )
 from kinbot_core.providers import RateLimited as ProviderRateLimited
+from kinbot_core.schema_settings import SettingsInvalid
 from kinbot_core.tasks import TaskError, TaskNotFound
 
 logger = logging.getLogger(__name__)
@@ -59,7 +61,7 @@ ACCOUNT_ERROR_STATUS = {
 }
 
 
-def error_response(status: int, code: str, message: str, **details: Any) -> Response:
+def error_response(status: int, code: str, message: str, /, **details: Any) -> Response:
     """The JSON error body every failing request receives."""
     body: dict[str, Any] = {"code": code, "message": message}
     if details:
@@ -138,17 +140,17 @@ def register(app: Quart) -> None:
             response = error_response(status, exc.code, exc.message, retry_after=retry_after)
             _retry_after(response, exc.retry_after)
             return response
-        return error_response(status, exc.code, exc.message)
+        return error_response(status, exc.code, exc.message, **exc.params)
 
     @app.errorhandler(KinError)
     async def kin_error(exc: KinError) -> Response:
-        return error_response(exc.status, exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message, **exc.params)
 
     @app.errorhandler(TaskError)
     async def task_error(exc: TaskError) -> Response:
         if isinstance(exc, TaskNotFound):
             return error_response(404, "not_found", exc.message)
-        return error_response(409, exc.code, exc.message)
+        return error_response(409, exc.code, exc.message, **exc.params)
 
     @app.errorhandler(MemoryError)
     async def memory_error(exc: MemoryError) -> Response:
@@ -168,6 +170,10 @@ def register(app: Quart) -> None:
     @app.errorhandler(PluginRequired)
     async def plugin_required(exc: PluginRequired) -> Response:
         return error_response(409, "plugin_required", str(exc), reason=exc.reason)
+
+    @app.errorhandler(SettingsInvalid)
+    async def settings_invalid(exc: SettingsInvalid) -> Response:
+        return error_response(400, exc.code, str(exc), fields=exc.fields)
 
     @app.errorhandler(HTTPException)
     async def http_error(exc: HTTPException) -> Response:

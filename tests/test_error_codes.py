@@ -4,8 +4,9 @@ the web interface, in English and in French (kinbot_web/frontend/src/i18n/errors
 The codes are collected from the source, not listed by hand: the ``code`` of every
 ``ApiError``/``UploadError``/``error_response`` call, the ``code`` class attribute of every
 error class (``AccountError``, ``KinError``, ``TaskError``, ``ProviderError``… and their
-subclasses), the codes werkzeug's HTTP exceptions become, the interface's own fallback code,
-and the ``code`` of every ``ConnectionReport``.
+subclasses) and the ``code=`` an error of such a class is raised with (a specific cause:
+``provider_name_taken``, ``kin_name_missing``…), the codes werkzeug's HTTP exceptions become,
+the interface's own fallback code, and the ``code`` of every ``ConnectionReport``.
 """
 
 from __future__ import annotations
@@ -78,9 +79,14 @@ def server_error_codes() -> dict[str, str]:
     for path, tree in trees:
         where = str(path.relative_to(ROOT))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _called(node) in ERROR_CALLS:
-                found = _literals(node.args[1]) if len(node.args) >= 2 else []
-                found += [s for k in node.keywords if k.arg == "code" for s in _literals(k.value)]
+            if isinstance(node, ast.Call) and _called(node) in ERROR_CALLS | error_classes:
+                found = []
+                if _called(node) in ERROR_CALLS and len(node.args) >= 2:
+                    found = _literals(node.args[1])
+                for keyword in node.keywords:
+                    if keyword.arg == "code":
+                        assert _literals(keyword.value), f"{where}:{node.lineno}: code= not literal"
+                        found += _literals(keyword.value)
                 for code in found:
                     codes.setdefault(code, f"{where}:{node.lineno}")
             elif isinstance(node, ast.ClassDef) and node.name in error_classes:
@@ -150,7 +156,10 @@ def test_the_collection_finds_the_server_codes() -> None:
     assert len(codes) > 80, codes
     for code in ("invalid_request", "email_taken", "provider_authentication_failed",
                  "kin_invalid", "task_invalid", "not_found", "method_not_allowed",
-                 "upload_too_large", "contact_invalid", "http_error"):  # fmt: skip
+                 "upload_too_large", "contact_invalid", "http_error",
+                 # raised with a specific code= (kinbot_core, kinbot_plugins)
+                 "provider_name_taken", "provider_field_required", "kin_name_missing",
+                 "task_ended", "model_not_listed"):  # fmt: skip
         assert code in codes, code
     assert {"connected", "connected_models", "connected_search", "runs_locally"} <= set(
         connection_codes()

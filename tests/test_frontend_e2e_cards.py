@@ -1,13 +1,14 @@
-"""How stored messages read in the chat, in Debian's Chromium at phone and desktop width, in
-English and French: tool calls as cards in plain words paired with their results, a task's and
-a cron run's end as cards linking to the task, another Kin's request, and a failed turn in
-plain words with Retry, which runs the turn again and leaves the failed one marked replaced.
-No internal id shows in the visible text. Attached files: an image's
-thumbnail opens a preview that Escape closes, another file shows its size in the UI language.
+"""How stored messages read in the chat, in Debian's Chromium, in English at desktop width and in
+French at phone width (the diagonal of the four pairs: the words do not depend on the width, nor
+the layout on the language): tool calls as cards in plain words paired with their results, a
+task's and a cron run's end as cards linking to the task, another Kin's request, and a failed
+turn in plain words with Retry, which runs the turn again and leaves the failed one marked
+replaced. No internal id shows in the visible text. Attached files: an image's thumbnail opens a
+preview that Escape closes, another file shows its size in the UI language.
 
 The messages are stored the way the server stores them (``KinService.add_message``, with the
-fields a turn, a task's delivery and inter-Kin messaging give them); the error comes from a
-real turn against the fake OpenAI server answering 500."""
+fields a turn, a task's delivery and inter-Kin messaging give them); the error comes from a real
+turn against the fake OpenAI server answering 500."""
 
 from __future__ import annotations
 
@@ -140,8 +141,9 @@ async def visible_text(page: Page) -> str:
     return text
 
 
-@pytest.mark.parametrize("language", ["en", "fr"])
-@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+@pytest.mark.parametrize(
+    "language,width,height", [("en", 1280, 800), ("fr", 390, 844)], ids=["desktop-en", "phone-fr"]
+)
 async def test_stored_events_read_as_cards_and_a_failed_turn_offers_retry(
     server: RunningServer,
     fake_llm: FakeOpenAI,
@@ -239,9 +241,10 @@ def png(size: tuple[int, int] = (64, 48)) -> bytes:
 
 
 @pytest.mark.parametrize(
-    "language,size", [("en", "Document · 2.5 kB"), ("fr", "Document · 2,5 ko")], ids=["en", "fr"]
+    "language,size,width,height",
+    [("en", "Document · 2.5 kB", 1280, 800), ("fr", "Document · 2,5 ko", 390, 844)],
+    ids=["desktop-en", "phone-fr"],
 )
-@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
 async def test_an_attached_image_opens_a_preview_and_a_file_shows_its_size(
     server: RunningServer, page: Page, width: int, height: int, language: str, size: str
 ) -> None:

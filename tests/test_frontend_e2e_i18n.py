@@ -1,7 +1,8 @@
 """The interface speaks its user's language, not the server's nor the browser's: in Debian's
-Chromium, a validation error, a failed connection test and the task page's date read in French
-for a French user and in English for an English one, in a browser set to the other language,
-at desktop and phone widths."""
+Chromium, a validation error, a failed connection test (the provider's own words on a second
+line) and the task page's date read in French for a French user and in English for an English
+one, in a browser set to the other language; English at desktop width, French at phone width
+(the diagonal of the four: a language's words do not depend on the width)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,17 @@ WIDTHS: dict[str, ViewportSize] = {
     "desktop": {"width": 1280, "height": 800},
     "phone": {"width": 390, "height": 844},
 }
+#: (UI language, width): each language at one width.
+CASES = [
+    pytest.param(("en", "desktop"), id="desktop-en"),
+    pytest.param(("fr", "phone"), id="phone-fr"),
+]
+
+#: What the fake OpenAI server answers a key it does not know (its own words, in English).
+PROVIDER_REFUSAL = (
+    "Incorrect API key provided. You can find your API key at"
+    " https://platform.openai.com/account/api-keys."
+)
 
 FR_MONTHS = ("janv.", "févr.", "mars", "avr.", "mai", "juin",
              "juil.", "août", "sept.", "oct.", "nov.", "déc.")  # fmt: skip
@@ -47,6 +59,7 @@ WORDS: dict[str, dict[str, Any]] = {
         "test": "Tester la connexion",
         "too_long": "Vérifiez la description (500 caractères au plus).",
         "refused": "La connexion a échoué : Le fournisseur a refusé la clé d'API.",
+        "said": "Le fournisseur a répondu : ",
         "connected": re.compile(r"^Connecté à OpenAI : \d+ modèles\."),
     },
     "en": {
@@ -56,6 +69,7 @@ WORDS: dict[str, dict[str, Any]] = {
         "test": "Test connection",
         "too_long": "Check the description (at most 500 characters).",
         "refused": "The connection failed: The provider refused the API key.",
+        "said": "The provider said: ",
         "connected": re.compile(r"^Connected to OpenAI: \d+ models\."),
     },
 }
@@ -71,16 +85,21 @@ def written(seconds: float, language: str) -> str:
     return f"{EN_MONTHS[when.month - 1]} {when.day}, {when.year}, {hour}:{when:%M} {noon}"
 
 
-@pytest.fixture(params=["fr", "en"])
-def language(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+@pytest.fixture(params=CASES)
+def case(request: pytest.FixtureRequest) -> tuple[str, str]:
+    language, width = request.param
+    return str(language), str(width)
 
 
-@pytest.fixture(params=list(WIDTHS))
-async def page(
-    browser: Browser, language: str, request: pytest.FixtureRequest
-) -> AsyncIterator[Page]:
-    options = {"locale": LANGUAGES[language], "viewport": WIDTHS[request.param]}
+@pytest.fixture
+def language(case: tuple[str, str]) -> str:
+    return case[0]
+
+
+@pytest.fixture
+async def page(browser: Browser, case: tuple[str, str]) -> AsyncIterator[Page]:
+    language, width = case
+    options = {"locale": LANGUAGES[language], "viewport": WIDTHS[width]}
     async with open_page(browser, timezone_id="UTC", **options) as page:
         yield page
 
@@ -126,17 +145,20 @@ async def test_a_connection_test_reads_in_the_users_language(
     await page.locator("#ai-type").select_option("openai")
     await page.locator("#ai-base_url").fill(f"{fake_llm.base_url}/v1")
 
-    # A key the provider refuses: why, in the user's words, not the provider's English.
+    # A key the provider refuses: why, in the user's words; the provider's own English only
+    # on a second line that says whose words they are.
     await page.locator("#ai-api_key").fill("sk-not-a-key-of-this-account")
     await page.get_by_role("button", name=words["test"]).click()
     report = page.get_by_role("status").filter(has_text=words["refused"])
     await expect(report).to_have_text(words["refused"])
-    await expect(page.get_by_text("Incorrect API key")).to_have_count(0)
+    said = words["said"] + PROVIDER_REFUSAL
+    await expect(page.get_by_test_id("connection-detail")).to_have_text(said)
 
     # The right key: connected, with the number of models, in the same language.
     await page.locator("#ai-api_key").fill(API_KEY)
     await page.get_by_role("button", name=words["test"]).click()
     await expect(page.get_by_role("status").filter(has_text=words["connected"])).to_be_visible()
+    await expect(page.get_by_test_id("connection-detail")).to_have_count(0)
 
 
 def spawning(request: RecordedRequest) -> Reply | None:

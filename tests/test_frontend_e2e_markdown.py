@@ -1,8 +1,9 @@
-"""A Kin's reply in GitHub-flavoured Markdown with math, in Debian's Chromium, at phone and
-desktop width, in English and French: a table (scrolling sideways inside the bubble on a
-phone), a task list, strikethrough, a bare link, headings sized by level, a quote, KaTeX math
-(fetched only once a message holds math), and a Python code block whose language shows and
-whose copy button puts the code on the clipboard and says so."""
+"""A Kin's reply in GitHub-flavoured Markdown with math, in Debian's Chromium, in English at
+desktop width and in French at phone width (the diagonal of the four pairs: the labels do not
+depend on the width, nor the layout on the language): a table (scrolling sideways inside the
+bubble on a phone), a task list, strikethrough, a bare link, headings sized by level, a quote,
+KaTeX math (fetched only once a message holds math), and a Python code block whose language
+shows and whose copy button puts the code on the clipboard and says so."""
 
 from __future__ import annotations
 
@@ -85,8 +86,9 @@ def px(value: str) -> float:
     return float(value.removesuffix("px"))
 
 
-@pytest.mark.parametrize("language", ["en", "fr"])
-@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+@pytest.mark.parametrize(
+    "language,width,height", [("en", 1280, 800), ("fr", 390, 844)], ids=["desktop-en", "phone-fr"]
+)
 async def test_a_reply_in_markdown_with_a_table_math_and_code(
     server: RunningServer,
     fake_llm: FakeOpenAI,

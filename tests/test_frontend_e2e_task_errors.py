@@ -1,7 +1,8 @@
-"""Why a task failed, on its page, in Debian's Chromium at phone and desktop width: the
-sentence is the interface's, in the reader's language, worded from the task's ``error_code``;
-the provider's own words show only as a secondary line; the server's English sentence
-(``error``, for models and API clients) never shows.
+"""Why a task failed, on its page, in Debian's Chromium (English at desktop width, French at
+phone width): the sentence is the interface's, in the reader's language, worded from the
+task's ``error_code``; the provider's own words show only as a secondary line; the server's
+English sentence (``error``, for models and API clients) never shows. A task that ended before
+codes existed (no ``error_code`` in the database) shows its stored reason, cleaned, as details.
 
 The task fails for real: Chef spawns a sub-Kin whose model call the fake OpenAI server answers
 503 with its own message."""
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
+from kinbot_core.db.models import TaskRecord
 from tests import test_frontend_e2e as e2e
 from tests.support.browser import NEEDS_BROWSER
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
@@ -28,14 +30,24 @@ browser, page, server, fake_llm = e2e.browser, e2e.page, e2e.server, e2e.fake_ll
 pytestmark = NEEDS_BROWSER
 
 PROVIDER_WORDS = "The model is overloaded."
+#: What a task that failed before codes existed has in the database (``error`` only).
+OLD_FAILURE = (
+    "Chef could not answer: The server at http://127.0.0.1:5599/v1 failed unexpectedly "
+    "(ClientResponseError)."
+)
+OLD_WORDS = "Chef could not answer: The server at [address] failed unexpectedly."
 TEXTS = {
     "en": {
         "reason": "The AI provider failed to answer the Kin doing it.",
         "detail": f"The provider said: {PROVIDER_WORDS}",
+        "unknown": "The task did not finish.",
+        "old": f"Details: {OLD_WORDS}",
     },
     "fr": {
         "reason": "Le fournisseur d'IA n'a pas su répondre au Kin qui s'en chargeait.",
         "detail": f"Le fournisseur a répondu : {PROVIDER_WORDS}",
+        "unknown": "La tâche ne s'est pas terminée.",
+        "old": f"Détails : {OLD_WORDS}",
     },
 }
 
@@ -52,8 +64,9 @@ def chef_spawns_a_failing_helper(request: RecordedRequest) -> Reply | None:
     return Reply(text="Noted.")
 
 
-@pytest.mark.parametrize("language", ["en", "fr"])
-@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+@pytest.mark.parametrize(
+    "language,width,height", [("en", 1280, 800), ("fr", 390, 844)], ids=["desktop-en", "phone-fr"]
+)
 async def test_a_failed_tasks_reason_reads_in_the_users_language(
     server: RunningServer,
     fake_llm: FakeOpenAI,
@@ -93,3 +106,18 @@ async def test_a_failed_tasks_reason_reads_in_the_users_language(
         "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
     )
     assert overflow <= 0
+
+    # A task that failed before codes existed: no code, its stored reason as details.
+    def insert_old_task() -> None:
+        TaskRecord.create(
+            id="task_from_before_codes", parent_kin=kin["id"], kin=kin["id"], title="Old job",
+            description="An old job.", mode="await", model="gpt-4o", status="failed", depth=1,
+            error=OLD_FAILURE,
+        )  # fmt: skip
+
+    await server.platform.db.write(insert_old_task)
+    await page.goto(f"{server.url}/tasks/task_from_before_codes")
+    await expect(reason).to_have_text(words["unknown"])
+    await expect(page.get_by_test_id("task-end-detail")).to_have_text(words["old"])
+    text = await main.inner_text()
+    assert not re.search(r"127\.0\.0\.1|ClientResponseError", text), text

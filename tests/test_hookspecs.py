@@ -32,7 +32,8 @@ LIFECYCLE = {
 }  # fmt: skip
 REGISTRATION = {
     "register_providers", "register_tools", "register_memory_backends",
-    "register_search_providers", "register_routes", "register_events", "register_channels",
+    "register_search_providers", "register_routes", "register_events", "register_settings",
+    "register_channels",
 }  # fmt: skip
 POLICY = {"before_tool_call", "on_task_spawn", "on_cron_trigger"}
 

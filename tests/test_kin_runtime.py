@@ -444,8 +444,16 @@ async def test_a_kin_avatar_is_uploaded_and_served(
 async def test_kins_are_validated_and_shared(server: RunningServer, fake_llm: FakeOpenAI) -> None:
     unknown_model = await server.client.post("/api/kins", json={"name": "X", "model": "gpt-17"})
     assert unknown_model.status_code == 400
-    assert unknown_model.json()["error"]["code"] == "model_unresolved"
+    assert unknown_model.json()["error"]["code"] == "model_not_listed"
+    assert unknown_model.json()["error"]["details"] == {"model": "gpt-17"}
+    # Each cause has its own code: a blank name or model passes the schema, not the service.
+    blank = await server.client.post("/api/kins", json={"name": "  ", "model": "gpt-4o"})
+    assert (blank.status_code, blank.json()["error"]["code"]) == (400, "kin_name_missing")
+    no_model = await server.client.post("/api/kins", json={"name": "X", "model": "  "})
+    assert (no_model.status_code, no_model.json()["error"]["code"]) == (400, "kin_model_missing")
     kin = await make_kin(server.client)
+    unnamed = await server.client.patch(f"/api/kins/{kin['id']}", json={"name": " "})
+    assert (unnamed.status_code, unnamed.json()["error"]["code"]) == (400, "kin_name_missing")
     async with server.new_client() as marie:
         await register(server.client, marie, MARIE)
         listed = (await marie.get("/api/kins")).json()["kins"]
@@ -454,6 +462,7 @@ async def test_kins_are_validated_and_shared(server: RunningServer, fake_llm: Fa
         assert renamed.json()["kin"]["role"] == "Head cook"
     empty = await server.client.post(f"/api/kins/{kin['id']}/messages", json={"content": ""})
     assert empty.status_code == 400
+    assert empty.json()["error"]["code"] == "message_empty"
     assert (await server.client.delete(f"/api/kins/{kin['id']}")).status_code == 204
     assert (await server.client.get(f"/api/kins/{kin['id']}")).status_code == 404
 

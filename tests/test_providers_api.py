@@ -156,14 +156,62 @@ async def test_a_failed_connection_test_saves_nothing(
     assert "refused the credentials" in unsaved.json()["message"]
     refused = await server.client.post("/api/providers", json=anthropic_body(fakes))
     assert refused.status_code == 400
-    assert refused.json()["error"]["code"] == "provider_config_invalid"
+    # Why it was refused: the test failed, on the provider's code, with the provider's words.
+    assert refused.json()["error"]["code"] == "provider_test_failed"
+    assert refused.json()["error"]["details"] == {
+        "failure": "provider_authentication_failed",
+        "detail": "invalid x-api-key",
+    }
     assert (await server.client.get("/api/providers")).json()["providers"] == []
     unknown = await server.client.post("/api/providers", json={"type": "skynet", "name": "x"})
     assert unknown.status_code == 400
+    assert unknown.json()["error"]["code"] == "provider_type_unknown"
     missing_key = await server.client.post(
         "/api/providers", json={"type": "anthropic", "name": "x", "config": {}}
     )
     assert "API key is required" in missing_key.json()["error"]["message"]
+    assert missing_key.json()["error"]["code"] == "provider_field_required"
+    assert missing_key.json()["error"]["details"] == {"field": "api_key", "label": "API key"}
+    not_http = await server.client.post("/api/providers", json={
+        "type": "anthropic", "name": "x", "config": {"api_key": API_KEY, "base_url": "ftp://x.example"},
+    })  # fmt: skip
+    assert (not_http.status_code, not_http.json()["error"]["code"]) == (
+        400,
+        "provider_base_url_invalid",
+    )
+    extra = await server.client.post("/api/providers", json={
+        "type": "anthropic", "name": "x", "config": {"api_key": API_KEY, "region": "eu"},
+    })  # fmt: skip
+    assert extra.json()["error"]["code"] == "provider_settings_unknown"
+    assert extra.json()["error"]["details"] == {"settings": "region"}
+
+
+async def test_a_failed_connection_test_keeps_the_providers_own_words(
+    server: RunningServer, fakes: dict[str, Any]
+) -> None:
+    """The provider's message reaches the report as ``params["detail"]``, and the refused
+    provider's error; without its address, nor any other address of this machine's network,
+    nor the key; a public address in it stays."""
+    fake = fakes["openai"]
+    words = (
+        f"Model is loading on {fake.base_url}/v1 (queue at http://127.0.0.1:11434/api), key "
+        f"{API_KEY} is fine, see https://status.example.com"
+    )
+    fake.enqueue(*[Reply(status=503, error_message=words)] * 2, endpoint="models")
+    tested = await server.client.post("/api/providers/test", json={
+        "type": "openai", "config": openai_body(fakes)["config"],
+    })  # fmt: skip
+    report = tested.json()
+    assert (report["ok"], report["code"]) == (False, "provider_unavailable")
+    detail = report["params"]["detail"]
+    assert detail.startswith("Model is loading on [provider address]")
+    assert "(queue at [address])" in detail and "https://status.example.com" in detail
+    assert "127.0.0.1" not in detail and API_KEY not in detail and "[redacted]" in detail
+    refused = await server.client.post("/api/providers", json=openai_body(fakes))
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert error["code"] == "provider_test_failed"
+    assert error["details"] == {"failure": "provider_unavailable", "detail": detail}
 
 
 async def test_models_are_listed_once_then_cached(
@@ -218,8 +266,11 @@ async def test_rename_reconfigure_remove_and_events(
     assert fakes["anthropic"].requests[-1].api_key == "sk-another-key-9876"
     clash = await server.client.post("/api/providers", json=anthropic_body(fakes, "claude HOME"))
     assert clash.status_code == 400
+    assert clash.json()["error"]["code"] == "provider_name_taken"
+    assert clash.json()["error"]["details"] == {"name": "claude HOME"}
     slash = await server.client.patch(f"/api/providers/{provider['id']}", json={"name": "a/b"})
     assert slash.status_code == 400
+    assert slash.json()["error"]["code"] == "provider_name_invalid"
     assert (await server.client.delete(f"/api/providers/{provider['id']}")).status_code == 204
     assert (await server.client.get(f"/api/providers/{provider['id']}")).status_code == 404
     await server.platform.bus.flush()
@@ -253,8 +304,12 @@ async def test_model_resolution_is_exact_or_refused(
     server: RunningServer, fakes: dict[str, Any]
 ) -> None:
     providers = server.platform.providers
-    with pytest.raises(ModelResolutionError, match="No provider with the llm capability"):
+    with pytest.raises(ModelResolutionError, match="No provider with the llm capability") as none:
         await providers.resolve_model("gpt-4o")
+    assert (none.value.code, none.value.params) == (
+        "provider_capability_missing",
+        {"capability": "llm"},
+    )
     await server.client.post("/api/providers", json=anthropic_body(fakes))
     await server.client.post("/api/providers", json=openai_body(fakes, "OpenAI"))
     await server.client.post("/api/providers", json=openai_body(fakes, "Work OpenAI"))
@@ -262,10 +317,15 @@ async def test_model_resolution_is_exact_or_refused(
     assert (resolved.provider_name, resolved.model) == ("Claude", "claude-haiku-4-5")
     qualified = await providers.resolve_model("Work OpenAI/gpt-4o")
     assert (qualified.provider_name, qualified.model) == ("Work OpenAI", "gpt-4o")
-    with pytest.raises(ModelResolutionError, match="Several providers offer 'gpt-4o'"):
+    with pytest.raises(ModelResolutionError, match="Several providers offer 'gpt-4o'") as both:
         await providers.resolve_model("gpt-4o")
-    with pytest.raises(ModelResolutionError, match="No configured provider lists the model"):
+    assert (both.value.code, both.value.params) == (
+        "model_ambiguous",
+        {"model": "gpt-4o", "providers": "OpenAI, Work OpenAI", "example": "OpenAI/gpt-4o"},
+    )
+    with pytest.raises(ModelResolutionError, match="No configured provider lists the model") as no:
         await providers.resolve_model("gpt-17-ultra")
+    assert (no.value.code, no.value.params) == ("model_not_listed", {"model": "gpt-17-ultra"})
 
 
 async def test_a_named_provider_must_list_the_model_after_one_refresh(
@@ -277,8 +337,11 @@ async def test_a_named_provider_must_list_the_model_after_one_refresh(
     )
     assert unknown.status_code == 400
     assert "does not list the model 'gpt-17-ultra'" in unknown.json()["error"]["message"]
+    assert unknown.json()["error"]["code"] == "provider_model_not_listed"
+    assert unknown.json()["error"]["details"] == {"provider": "Home", "model": "gpt-17-ultra"}
     bare = await server.client.post("/api/kins", json={"name": "Chef", "model": "gpt-17-ultra"})
     assert bare.status_code == 400
+    assert bare.json()["error"]["code"] == "model_not_listed"
     # A model the provider started serving after its list was fetched: the list is fetched
     # once more before refusing, for both forms.
     fakes["openai"].models.append("gpt-17-ultra")
@@ -335,6 +398,7 @@ async def test_a_disabled_provider_plugin_takes_its_type_away(
     assert "voyage" not in {t["name"] for t in types}
     again = await server.client.post("/api/providers", json=voyage_body(fakes))
     assert again.status_code == 400 and "is its plugin enabled" in again.text
+    assert again.json()["error"]["code"] == "provider_type_unknown"
 
 
 def test_credentials_in_a_base_url_are_never_shown_or_echoed() -> None:
@@ -360,3 +424,4 @@ async def test_a_stored_key_is_not_sent_to_a_new_base_url(
     )
     assert moved.status_code == 400
     assert "API key again" in moved.json()["error"]["message"]
+    assert moved.json()["error"]["code"] == "provider_key_again"

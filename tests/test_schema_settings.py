@@ -100,6 +100,16 @@ def test_an_error_on_a_secret_never_quotes_it(settings: SchemaSettings[Example])
     assert "no-colon-secret-value" not in str(error.value)
 
 
+def test_a_secret_too_short_is_told_in_characters() -> None:
+    class Keyed(BaseModel):
+        key: SecretStr = Field(min_length=16)
+
+    with pytest.raises(SettingsInvalid) as error:
+        SchemaSettings(Keyed).validate({"key": "short"})
+    assert error.value.fields[0]["type"] == "string_too_short"
+    assert error.value.fields[0]["min_length"] == 16
+
+
 def test_present_masks_secrets(settings: SchemaSettings[Example]) -> None:
     shown = settings.present(settings.validate({"token": TOKEN}))
     assert shown["token"] == {"set": True}
@@ -197,8 +207,20 @@ def test_the_form_schema_marks_secrets_and_inlines_choices(
     assert props["notes"]["multiline"] is True
     assert props["greeting"]["i18n"]["fr"]["title"] == "Salutation"
     assert schema["i18n"]["fr"]["title"] == "Exemple"
+    assert "title" not in schema and "description" not in schema  # class name and docstring
     assert schema["required"] == ["token"]
+    assert schema["order"] == list(Example.model_fields)
     assert "$defs" not in schema and "$ref" not in json.dumps(schema)
+
+
+def test_the_form_is_headed_by_the_models_own_words_for_administrators() -> None:
+    class Titled(BaseModel):
+        """For developers."""
+
+        model_config = ConfigDict(title="Our settings", json_schema_extra={"description": "Shown."})
+
+    schema = SchemaSettings(Titled).form_schema()
+    assert (schema["title"], schema["description"]) == ("Our settings", "Shown.")
 
 
 def test_a_secret_below_the_top_level_is_refused() -> None:

@@ -445,11 +445,69 @@ async def test_a_user_cancels_a_running_task(data_dir: Path, fake_llm: FakeOpenA
         assert note["content"] == f"Task {task['id']} was cancelled. Cancelled by a user."
         again = await server.client.post(f"/api/tasks/{task['id']}/cancel")
         assert again.status_code == 409 and "already ended" in again.json()["error"]["message"]
+        assert again.json()["error"]["code"] == "task_ended"
+        assert again.json()["error"]["details"] == {"state": "cancelled"}
         assert (await server.client.get("/api/tasks/task_nope")).status_code == 404
         assert (await server.client.get("/api/tasks?status=bogus")).status_code == 400
         # The sub-Kin's stopped turn left its task message cancelled, and nothing else.
         found = await task_of(server.client, task["id"])
         assert [(m["role"], m["status"]) for m in found["messages"]] == [("user", "cancelled")]
+
+
+async def test_a_task_that_ended_before_codes_existed_still_says_why(
+    data_dir: Path, fake_llm: FakeOpenAI
+) -> None:
+    """Tasks that ended before migration 0018 have no ``error_code`` in the database: one of
+    the fixed sentences of that time gets its code, any other reason shows as the detail,
+    without this machine's addresses or a class name; the stored sentence stays ``error``."""
+    from kinbot_core.db.models import TaskRecord
+
+    old_failure = (
+        "Boss/sub could not answer: The server at http://127.0.0.1:5599/v1 failed "
+        "unexpectedly (ClientResponseError). See https://status.example.com"
+    )
+    ends = {
+        "task_old0": ("failed", old_failure),
+        "task_old1": ("cancelled", "Cancelled by a user."),
+        "task_old2": ("failed", RESTART_FAILURE),
+        "task_old3": ("failed", None),
+    }
+    async with serve_with_openai(data_dir, fake_llm) as server:
+        boss_id = await make_kin(server.client, "Boss")
+
+        def insert() -> None:
+            for task_id, (status, error) in ends.items():
+                TaskRecord.create(
+                    id=task_id, parent_kin=boss_id, kin=boss_id, title="Old job",
+                    description="An old job.", mode="await", model="gpt-4o", status=status,
+                    depth=1, error=error,
+                )  # fmt: skip
+
+        await server.platform.db.write(insert)
+        stored = await server.platform.db.read(
+            lambda: [(row.error_code, row.error_detail) for row in TaskRecord.select()]
+        )
+        assert stored == [(None, None)] * 4  # as a database from before 0018 has them
+
+        async def end_of(task_id: str) -> tuple[str | None, str | None]:
+            task = (await task_of(server.client, task_id))["task"]
+            assert task["error"] == ends[task_id][1]  # the stored sentence, for API clients
+            return task["error_code"], task["error_detail"]
+
+        assert await end_of("task_old0") == (
+            None,
+            "Boss/sub could not answer: The server at [address] failed unexpectedly. "
+            "See https://status.example.com",
+        )
+        assert await end_of("task_old1") == ("task_cancelled_by_user", None)
+        assert await end_of("task_old2") == ("task_restarted", None)
+        assert await end_of("task_old3") == (None, None)
+        listed = (await server.client.get("/api/tasks?status=failed")).json()["tasks"]
+        assert {t["id"]: t["error_code"] for t in listed} == {
+            "task_old0": None,
+            "task_old2": "task_restarted",
+            "task_old3": None,
+        }
 
 
 async def test_the_parent_cancels_and_lists_its_tasks(data_dir: Path, fake_llm: FakeOpenAI) -> None:

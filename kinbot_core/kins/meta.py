@@ -9,13 +9,11 @@ while a message's ``content`` stays what the model reads (docs/api.md, "Message 
 
 from __future__ import annotations
 
-import ipaddress
-import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from kinbot_core.providers import ProviderError
+from kinbot_core.providers.detail import shown_detail
 from kinbot_core.providers.errors import (
     AuthenticationFailed,
     BadRequest,
@@ -46,11 +44,6 @@ ERROR_CODES = (
 )
 #: The meta of a reply a member stopped (its partial text is the message's content).
 STOPPED: dict[str, Any] = {"stopped": True}
-#: Longest provider message kept as a detail.
-DETAIL_CHARS = 500
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>\"')\]]+")
-#: Host names that only mean something on this machine or its network.
-_LOCAL_SUFFIXES = (".local", ".lan", ".internal", ".home.arpa", ".localdomain", ".localhost")
 
 
 def provider_code(error: ProviderError) -> tuple[str, bool]:
@@ -88,23 +81,6 @@ def stopped_turn() -> dict[str, Any]:
 
 
 def provider_detail(error: ProviderError, mask: Callable[[str], str]) -> str | None:
-    """The provider's own words about ``error``, masked, cut, without local addresses."""
-    if not error.detail or not error.detail.strip():
-        return None
-    text = _URL.sub(lambda m: "[address]" if _is_local(m.group(0)) else m.group(0), error.detail)
-    return mask(text.strip())[:DETAIL_CHARS]
-
-
-def _is_local(url: str) -> bool:
-    """Whether ``url`` points at this machine or a private network (never shown)."""
-    try:
-        host = (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return True
-    if not host or "." not in host or host.endswith(_LOCAL_SUFFIXES) or host == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return not address.is_global
+    """The provider's own words about ``error``, masked, cut, without local addresses
+    (``kinbot_core.providers.detail``)."""
+    return shown_detail(error.detail, mask)

@@ -44,15 +44,21 @@ AUTOMATIC_PRIORITY = 1
 
 
 class KinError(Exception):
-    """A request about a Kin that cannot be done; the message says why."""
+    """A request about a Kin that cannot be done; the message says why in English, ``code``
+    (the class's, unless a more specific one is given) and ``params`` for the interface."""
 
     code = "kin_invalid"
     #: The HTTP status the API answers it with.
     status = 400
 
-    def __init__(self, message: str) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, params: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
+        if code is not None:
+            self.code = code
+        self.params: dict[str, Any] = dict(params or {})
 
 
 class KinNotFound(KinError):
@@ -248,10 +254,10 @@ class KinService:
         """Create a Kin and its workspace directory. The model must resolve to a provider."""
         name = str(fields.get("name", "")).strip()
         if not name:
-            raise KinError("A Kin needs a name.")
+            raise KinError("A Kin needs a name.", code="kin_name_missing")
         model = str(fields.get("model", "")).strip()
         if not model:
-            raise KinError("A Kin needs a model.")
+            raise KinError("A Kin needs a model.", code="kin_model_missing")
         if self._check_model is not None:
             await self._check_model(model)
         kin_id = uuid.uuid4().hex
@@ -283,9 +289,12 @@ class KinService:
         """Change a Kin's editable fields."""
         unknown = set(changes) - set(EDITABLE)
         if unknown:
-            raise KinError(f"Not editable: {', '.join(sorted(unknown))}.")
+            fields = ", ".join(sorted(unknown))
+            raise KinError(
+                f"Not editable: {fields}.", code="kin_field_not_editable", params={"fields": fields}
+            )
         if "name" in changes and not str(changes["name"]).strip():
-            raise KinError("A Kin needs a name.")
+            raise KinError("A Kin needs a name.", code="kin_name_missing")
         if "model" in changes and self._check_model is not None:
             await self._check_model(str(changes["model"]))
         if "memory_extraction_model" in changes:  # empty: back to the platform's choice
@@ -394,7 +403,7 @@ class KinService:
         ``attachments``: the files a user attached (checked by ``UploadStore.references``);
         ``meta``: structured facts for the UI (``kinbot_core.kins.meta``)."""
         if not content.strip() and not attachments:
-            raise KinError("The message is empty.")
+            raise KinError("The message is empty.", code="message_empty")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
         screened = await self._screen(content, detect=source not in AUTOMATIC_SOURCES)
 

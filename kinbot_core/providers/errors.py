@@ -1,10 +1,16 @@
-"""Typed provider errors with messages a user can read. SDK exceptions are translated here."""
+"""Typed provider errors with messages a user can read. SDK exceptions are translated here.
+
+Each error has a stable ``code`` the web interface words in the user's language (its class's,
+or a more specific one given where it is raised) and the ``params`` of that sentence.
+"""
 
 from __future__ import annotations
 
 
 class ProviderError(Exception):
-    """Base of every provider failure. ``message`` is fit to show a user."""
+    """Base of every provider failure. ``message`` is an English sentence for API clients and
+    logs; ``code`` (the class's, unless a more specific one is given) and ``params`` are what
+    the interface words."""
 
     code = "provider_error"
     #: Whether trying again later may work.
@@ -17,9 +23,15 @@ class ProviderError(Exception):
         provider: str | None = None,
         detail: str | None = None,
         status: int | None = None,
+        code: str | None = None,
+        params: dict[str, str | int] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
+        if code is not None:
+            self.code = code
+        #: The values the code's sentence names (a provider's name, a model).
+        self.params: dict[str, str | int] = dict(params or {})
         self.provider = provider
         #: The provider's own words about the failure (its error body's message), if it
         #: sent any: unlike ``message``, it never names KinBot's configuration (a base URL).
@@ -68,7 +80,8 @@ class BadRequest(ProviderError):
 
 
 class ProviderConfigError(ProviderError):
-    """The configuration given for a provider is incomplete or invalid."""
+    """The configuration given for a provider is incomplete or invalid (a specific ``code``
+    says how: ``provider_name_taken``, ``provider_field_required``…)."""
 
     code = "provider_config_invalid"
 

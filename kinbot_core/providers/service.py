@@ -21,6 +21,7 @@ from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import ProviderAdded, ProviderRemoved
 from kinbot_core.events.catalogue import ProviderError as ProviderErrorEvent
 from kinbot_core.plugins import Registries
+from kinbot_core.providers.detail import shown_detail
 from kinbot_core.providers.errors import (
     ModelResolutionError,
     ProviderConfigError,
@@ -158,7 +159,9 @@ class ProviderService:
         if provider_type is None:
             raise ProviderConfigError(
                 f"Unknown {'search ' if kind == 'search' else ''}provider type {name!r} "
-                "(is its plugin enabled?)."
+                "(is its plugin enabled?).",
+                code="provider_type_unknown",
+                params={"type": name},
             )
         return provider_type
 
@@ -213,13 +216,13 @@ class ProviderService:
         report = await self._test(provider, normalised)
         if not report.ok:
             await provider.aclose()
-            raise ProviderConfigError(report.message or "The connection test failed.")
+            raise _test_failed(report)
         provider_id = uuid.uuid4().hex
         now = time.time()
 
         def insert() -> ProviderRecord:
             if ProviderRecord.select().where(ProviderRecord.name == name).exists():
-                raise ProviderConfigError(f"A provider is already named {name!r}.")
+                raise _name_taken(name)
             return ProviderRecord.create(
                 id=provider_id,
                 kind=kind,
@@ -264,7 +267,9 @@ class ProviderService:
         moved = changes_given.get("base_url", current.get("base_url")) != current.get("base_url")
         if moved and any(current.get(name) for name in secret_fields - set(changes_given)):
             # A stored key is never sent to a new address without being given again.
-            raise ProviderConfigError("Give the API key again when changing the base URL.")
+            raise ProviderConfigError(
+                "Give the API key again when changing the base URL.", code="provider_key_again"
+            )
         merged = {**current, **changes_given}
         normalised = provider_type.validate_config(merged)
         new_name = _valid_name(name) if name is not None else row.name
@@ -277,7 +282,7 @@ class ProviderService:
             report = await self._test(replacement, normalised)
             if not report.ok:
                 await replacement.aclose()
-                raise ProviderConfigError(report.message or "The connection test failed.")
+                raise _test_failed(report)
             changes.update(
                 config_sealed=self._seal(provider_id, normalised),
                 secret_hints=json.dumps(_hints(provider_type, normalised)),
@@ -291,7 +296,7 @@ class ProviderService:
                 (ProviderRecord.name == new_name) & (ProviderRecord.id != provider_id)
             )
             if taken.exists():
-                raise ProviderConfigError(f"A provider is already named {new_name!r}.")
+                raise _name_taken(new_name)
             ProviderRecord.update(**changes).where(ProviderRecord.id == provider_id).execute()
             return ProviderRecord.get_by_id(provider_id)
 
@@ -421,7 +426,11 @@ class ProviderService:
             if "llm" in json.loads(row.capabilities)
         ]
         if not rows:
-            raise ModelResolutionError("No provider with the llm capability is configured.")
+            raise ModelResolutionError(
+                "No provider with the llm capability is configured.",
+                code="provider_capability_missing",
+                params={"capability": "llm"},
+            )
         prefix, _, rest = model.partition("/")
         if rest:
             for row in rows:
@@ -434,13 +443,18 @@ class ProviderService:
             return await self._resolved(matches[0], model)
         names = ", ".join(sorted(row.name for row in (matches or rows)))
         if matches:
+            example = f"{matches[0].name}/{model}"
             raise ModelResolutionError(
                 f"Several providers offer {model!r} ({names}): write it as "
-                f"'<provider name>/{model}', e.g. '{matches[0].name}/{model}'."
+                f"'<provider name>/{model}', e.g. '{example}'.",
+                code="model_ambiguous",
+                params={"model": model, "providers": names, "example": example},
             )
         raise ModelResolutionError(
             f"No configured provider lists the model {model!r} (providers: {names}). "
-            "Pick one of their models, or write '<provider name>/<model>'."
+            "Pick one of their models, or write '<provider name>/<model>'.",
+            code="model_not_listed",
+            params={"model": model},
         )
 
     async def _named(self, row: ProviderRecord, model: str) -> ResolvedModel:
@@ -453,7 +467,9 @@ class ProviderService:
         if listed and not _offers(listed, model):
             raise ModelResolutionError(
                 f"The provider {row.name!r} does not list the model {model!r}. "
-                "Pick one of its models."
+                "Pick one of its models.",
+                code="provider_model_not_listed",
+                params={"provider": row.name, "model": model},
             )
         return await self._resolved(row, model)
 
@@ -476,7 +492,11 @@ class ProviderService:
     async def _resolved(self, row: ProviderRecord, model: str) -> ResolvedModel:
         provider = await self.instance(row.id)
         if provider.llm is None:
-            raise ModelResolutionError(f"The provider {row.name!r} has no llm capability.")
+            raise ModelResolutionError(
+                f"The provider {row.name!r} has no llm capability.",
+                code="provider_not_chat",
+                params={"provider": row.name},
+            )
         return ResolvedModel(row.id, row.name, model, provider.llm, self._open(row))
 
     async def chat(self, model: str, request: ChatRequest) -> AsyncIterator[ChatEvent]:
@@ -515,7 +535,7 @@ class ProviderService:
                 provider = await self.instance(row.id)
                 if provider.embedding is not None:
                     return f"{row.name}/{provider.embedding.default_model()}"
-        raise ProviderConfigError("No configured provider has the embedding capability.")
+        raise _missing("embedding")
 
     async def generate_image(self, prompt: str, *, size: str = "1024x1024") -> GeneratedImage:
         """Generate an image with the first provider that has the image capability."""
@@ -547,7 +567,7 @@ class ProviderService:
                 found = getattr(provider, capability)
                 if found is not None:
                     return row.id, found
-        raise ProviderConfigError(f"No configured provider has the {capability} capability.")
+        raise _missing(capability)
 
     async def _call(self, provider_id: str, call: Callable[[], Any]) -> Any:
         secrets = await self._secrets_of(provider_id)
@@ -583,21 +603,33 @@ class ProviderService:
     # -- helpers ---------------------------------------------------------------------------
 
     async def _test(self, provider: Provider, config: Mapping[str, Any]) -> ConnectionReport:
+        """Test ``provider``. A failure keeps the provider's own words as ``params["detail"]``,
+        without secrets or addresses of this machine's network (``shown_detail``)."""
         try:
             report = await provider.test_connection()
         except ProviderError as error:
-            message = self._sanitised(error, config).message
-            return ConnectionReport(ok=False, message=message, code=error.code)
+            sanitised = self._sanitised(error, config)
+            detail = shown_detail(sanitised.detail)
+            return ConnectionReport(
+                ok=False,
+                message=sanitised.message,
+                code=error.code,
+                params={"detail": detail} if detail else {},
+            )
+        params = {
+            key: _redact(value, config) if isinstance(value, str) else value
+            for key, value in report.params.items()
+        }
+        if isinstance(params.get("detail"), str):
+            detail = shown_detail(_without_address(str(params.pop("detail")), config))
+            params.update({"detail": detail} if detail else {})
         return ConnectionReport(
             ok=report.ok,
             capabilities=report.capabilities,
             message=_redact(report.message, config),
             models=report.models,
             code=report.code,
-            params={
-                key: _redact(value, config) if isinstance(value, str) else value
-                for key, value in report.params.items()
-            },
+            params=params,
         )
 
     async def _secrets_of(self, provider_id: str) -> dict[str, Any]:
@@ -676,9 +708,34 @@ def _valid_name(name: str) -> str:
     if not _NAME.match(name):
         raise ProviderConfigError(
             "A provider name is 1 to 64 letters, digits, spaces, dots, dashes or underscores "
-            "(no '/': it separates the provider from the model)."
+            "(no '/': it separates the provider from the model).",
+            code="provider_name_invalid",
         )
     return name
+
+
+def _test_failed(report: ConnectionReport) -> ProviderConfigError:
+    """The error of a configuration whose connection test failed: why (the failure's code)
+    and the provider's own words (``detail``), as the report has them."""
+    return ProviderConfigError(
+        report.message or "The connection test failed.",
+        code="provider_test_failed",
+        params={**report.params, "failure": report.code or ProviderError.code},
+    )
+
+
+def _name_taken(name: str) -> ProviderConfigError:
+    return ProviderConfigError(
+        f"A provider is already named {name!r}.", code="provider_name_taken", params={"name": name}
+    )
+
+
+def _missing(capability: str) -> ProviderConfigError:
+    return ProviderConfigError(
+        f"No configured provider has the {capability} capability.",
+        code="provider_capability_missing",
+        params={"capability": capability},
+    )
 
 
 def _looks_secret(key: str) -> bool:

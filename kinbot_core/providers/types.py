@@ -169,7 +169,8 @@ class ConnectionReport:
 
     ``message`` is an English sentence for API clients; the web interface words ``code`` with
     ``params`` in the user's language instead (a success code such as ``connected_models``,
-    or the ``ProviderError`` code of the failure).
+    or the ``ProviderError`` code of the failure, whose ``params["detail"]`` then holds the
+    provider's own words, when it sent any).
     """
 
     ok: bool

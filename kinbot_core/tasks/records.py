@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from kinbot_core.db.models import TaskRecord
+from kinbot_core.providers.detail import shown_detail
 
 #: ``await``: the result enters the parent's queue (a turn); ``async``: it is added to the
 #: parent's session without a turn; ``cron``: like ``async``, shown as the cron's message.
@@ -31,16 +32,33 @@ TASK_END_CODES = (
     NO_RESULT,
     RESTARTED,
 )
+#: The English sentences tasks ended with before they had codes (migration 0018), and their
+#: codes: such a task reads as one that ends today.
+_SENTENCES_BEFORE_CODES = {
+    "Cancelled by a user.": CANCELLED_BY_USER,
+    "Cancelled by its parent.": CANCELLED_BY_PARENT,
+    "Its parent task ended.": PARENT_ENDED,
+    "The sub-Kin gave up.": GAVE_UP,
+    "The sub-Kin ended without a result.": NO_RESULT,
+    "KinBot restarted while the task was running and its work could not resume.": RESTARTED,
+}
 
 
 class TaskError(Exception):
-    """A task request that cannot be done; ``message`` says why, for a model or a user."""
+    """A task request that cannot be done; ``message`` says why in English, for a model or an
+    API client; ``code`` (the class's, unless a more specific one is given) and ``params`` for
+    the interface."""
 
     code = "task_invalid"
 
-    def __init__(self, message: str) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, params: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
+        if code is not None:
+            self.code = code
+        self.params: dict[str, Any] = dict(params or {})
 
 
 class TaskNotFound(TaskError):
@@ -94,6 +112,9 @@ class TaskView:
     @classmethod
     def of(cls, row: TaskRecord) -> TaskView:
         data = row.__data__
+        error_code, error_detail = data.get("error_code"), data.get("error_detail")
+        if error_code is None and row.status in ("failed", "cancelled"):
+            error_code, error_detail = uncoded_end(row.error)
         return cls(
             id=row.id,
             parent_kin_id=data["parent_kin"],
@@ -111,8 +132,8 @@ class TaskView:
             input_requests=row.input_requests,
             result=row.result,
             error=row.error,
-            error_code=data.get("error_code"),
-            error_detail=data.get("error_detail"),
+            error_code=error_code,
+            error_detail=error_detail,
             created_at=row.created_at,
             started_at=row.started_at,
             ended_at=row.ended_at,
@@ -124,6 +145,18 @@ class TaskView:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def uncoded_end(error: str | None) -> tuple[str | None, str | None]:
+    """The code and detail of a task that ended without a code (before migration 0018): the
+    code of one of the fixed sentences of that time; otherwise no code, and the stored
+    sentence (a provider's failure, a sub-Kin's reason: which one cannot be told) as the
+    detail, cleaned as a provider's words are (no address of this machine's network, no
+    class name)."""
+    if not error:
+        return None, None
+    code = _SENTENCES_BEFORE_CODES.get(error.strip())
+    return (code, None) if code else (None, shown_detail(error))
 
 
 def title_of(description: str) -> str:

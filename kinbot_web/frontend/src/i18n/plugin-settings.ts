@@ -5,10 +5,8 @@ export const en = {
     openFor: "Settings of {{name}}",
     title: "Settings of {{name}}",
     description: "What the plugin may be told. Secrets are stored encrypted and never shown again.",
-    save: "Save",
     saving: "Saving…",
     saved: "Settings saved.",
-    cancel: "Close",
     loadError: "The settings could not be loaded: {{error}}",
     form: {
       secretSet: "Set",
@@ -30,10 +28,8 @@ export const fr = {
     openFor: "Réglages de {{name}}",
     title: "Réglages de {{name}}",
     description: "Ce que l'on peut indiquer au plugin. Les secrets sont chiffrés et ne sont plus jamais affichés.",
-    save: "Enregistrer",
     saving: "Enregistrement…",
     saved: "Réglages enregistrés.",
-    cancel: "Fermer",
     loadError: "Les réglages n'ont pas pu être chargés : {{error}}",
     form: {
       secretSet: "Défini",

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import i18n from "@/i18n";
 
 import { ApiError } from "./api";
-import { connectionText, errorText } from "./errors";
+import { connectionDetail, connectionText, errorText } from "./errors";
 
 const fr = i18n.getFixedT("fr");
 const en = i18n.getFixedT("en");
@@ -51,6 +51,36 @@ describe("errorText words an API error's code in the interface's language", () =
     expect(errorText(en, new ApiError(400, "weather_station_offline", ""))).toBe("Something went wrong.");
   });
 
+  it("names the value a specific cause is about", () => {
+    expect(errorText(fr, new ApiError(400, "provider_name_taken", "", { name: "Claude" }))).toBe("Un fournisseur s'appelle déjà « Claude ».");
+    expect(errorText(en, new ApiError(400, "model_not_listed", "", { model: "gpt-17" }))).toBe(
+      "No configured provider offers the model “gpt-17”: pick one of their models.",
+    );
+    expect(errorText(fr, new ApiError(409, "task_too_deep", "", { limit: 3, depth: 4 }))).toBe("Les sous-Kins ne peuvent pas aller plus loin que le niveau 3.");
+  });
+
+  it("words a provider's field and a capability in the interface's words, not their ids", () => {
+    const missing = new ApiError(400, "provider_field_required", "", { field: "api_key", label: "API key" });
+    expect(errorText(fr, missing)).toBe("Remplissez « Clé d'API » : ce champ est obligatoire.");
+    const plugins = new ApiError(400, "provider_field_required", "", { field: "region", label: "Region" });
+    expect(errorText(en, plugins)).toBe("Fill in “Region”: it is required.");
+    const capability = new ApiError(400, "provider_capability_missing", "", { capability: "embedding" });
+    expect(errorText(fr, capability)).toBe("Aucun fournisseur configuré ne propose encore ceci : recherche dans la mémoire.");
+  });
+
+  it("says why a connection test refused a provider, and the provider's own words", () => {
+    const error = new ApiError(400, "provider_test_failed", "Anthropic refused the credentials.", {
+      failure: "provider_authentication_failed",
+      detail: "invalid x-api-key",
+    });
+    expect(errorText(fr, error)).toBe(
+      "Le test de connexion a échoué : rien n'a été enregistré. Le fournisseur a refusé la clé d'API. Le fournisseur a répondu : invalid x-api-key",
+    );
+    expect(errorText(en, new ApiError(400, "provider_test_failed", "", { failure: "weather_station_offline" }))).toBe(
+      "The connection test failed, so nothing was saved.",
+    );
+  });
+
   it("tells a network failure from any other exception", () => {
     expect(errorText(fr, new TypeError("Failed to fetch"))).toBe("KinBot est injoignable : vérifiez la connexion.");
     expect(errorText(en, new Error("undefined is not a function"))).toBe("Something went wrong.");
@@ -72,5 +102,14 @@ describe("connectionText words a provider's connection test", () => {
     const report = { ok: false, code: "provider_authentication_failed", message: "Incorrect API key provided." };
     expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur a refusé la clé d'API.");
     expect(connectionText(en, report)).toBe("The connection failed: The provider refused the API key.");
+    expect(connectionDetail(fr, report)).toBeNull();
+  });
+
+  it("keeps the provider's own words for a second line", () => {
+    const report = { ok: false, code: "provider_unavailable", message: "", params: { detail: "Model is loading, try again." } };
+    expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur est injoignable.");
+    expect(connectionDetail(fr, report)).toBe("Le fournisseur a répondu : Model is loading, try again.");
+    expect(connectionDetail(en, report)).toBe("The provider said: Model is loading, try again.");
+    expect(connectionDetail(en, { ok: true, params: { detail: "ignored" } })).toBeNull();
   });
 });

@@ -2,9 +2,11 @@
  * A failure as a sentence in the interface's language.
  *
  * The server answers errors as a stable `code` with `details` (see docs/api.md); the sentence
- * is the client's, from `apiErrors.codes` (i18n/errors.ts). The server's own `message` is an
- * English sentence for API clients: it only shows, as an explicit "Details: …", for a code
- * this interface does not know (a third-party plugin's).
+ * is the client's, from `apiErrors.codes` (i18n/errors.ts), with the details as its parameters
+ * (a provider's `field` and a `capability` in the interface's words). The server's own
+ * `message` is an English sentence for API clients: it only shows, as an explicit
+ * "Details: …", for a code this interface does not know (a third-party plugin's). A provider's
+ * own words (`detail`) show after the sentence as "The provider said: …".
  */
 import type { TFunction } from "i18next";
 
@@ -51,13 +53,36 @@ function fieldText(t: Translate, invalid: InvalidField): string {
   return say(t, "apiErrors.field", { label, rule: say(t, `apiErrors.rules.${rule}`, limits) });
 }
 
+/** An error's text and number details as its sentence's parameters, machine names in words. */
+function sentenceParams(t: Translate, details: Record<string, unknown>): Record<string, string> {
+  const language = languageOf(t);
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(details)) {
+    if (typeof value === "string") params[key] = value;
+    else if (typeof value === "number") params[key] = formatNumber(value, language);
+  }
+  if (typeof details.field === "string") {
+    params.field = say(t, `firstRun.fields.${details.field}`, { defaultValue: params.label ?? details.field });
+  }
+  if (typeof details.capability === "string") {
+    params.capability = say(t, `firstRun.capabilities.${details.capability}`, { defaultValue: details.capability });
+  }
+  return params;
+}
+
 function apiErrorText(t: Translate, error: ApiError): string {
   const details = error.details ?? {};
   if (!has(t, `apiErrors.codes.${error.code}`)) {
     const sentence = say(t, "apiErrors.unknown");
     return error.message ? `${sentence} ${say(t, "apiErrors.details", { details: error.message })}` : sentence;
   }
-  const parts = [say(t, `apiErrors.codes.${error.code}`)];
+  const parts = [say(t, `apiErrors.codes.${error.code}`, sentenceParams(t, details))];
+  // Why a connection test failed, then the provider's own words (provider_test_failed).
+  if (typeof details.failure === "string" && details.failure !== error.code && has(t, `apiErrors.codes.${details.failure}`)) {
+    parts.push(say(t, `apiErrors.codes.${details.failure}`));
+  }
+  const said = providerSaid(t, details.detail);
+  if (said) parts.push(said);
   const fields = Array.isArray(details.fields) ? (details.fields as InvalidField[]) : [];
   if (error.code === "invalid_request" && fields.length > 0) {
     parts.splice(0, 1, say(t, "apiErrors.invalidFields", { fields: fields.map((field) => fieldText(t, field)).join(", ") }));
@@ -77,7 +102,18 @@ export function errorText(t: Translate, error: unknown): string {
   return say(t, "errors.generic");
 }
 
-/** A connection test's result in words: its success code with parameters, or why it failed. */
+/** "The provider said: …" for a provider's own words about a failure, or null without any. */
+function providerSaid(t: Translate, detail: unknown): string | null {
+  return typeof detail === "string" && detail.trim() !== "" ? say(t, "apiErrors.providerSaid", { detail: detail.trim() }) : null;
+}
+
+/** A failed connection test's second line: the provider's own words (`params.detail`), or null. */
+export function connectionDetail(t: Translate, report: Pick<ConnectionReport, "ok" | "params">): string | null {
+  return report.ok ? null : providerSaid(t, report.params?.detail);
+}
+
+/** A connection test's result in words: its success code with parameters, or why it failed
+ * (the provider's own words are `connectionDetail`'s second line). */
 export function connectionText(t: Translate, report: Pick<ConnectionReport, "ok" | "code" | "params" | "message">): string {
   const params = { ...(report.params ?? {}) };
   const language = languageOf(t);

@@ -169,7 +169,7 @@ export interface Task {
   /** English, for API clients: the interface words `error_code` (`taskErrors.codes`). */
   error: string | null;
   error_code?: string | null;
-  /** Someone's own words about the failure (the provider's, the sub-Kin's), or null. */
+  /** Someone's own words about the failure (the provider's, the sub-Kin's; without a code: the reason stored before codes existed), or null. */
   error_detail?: string | null;
   created_at: number;
 }

@@ -10,7 +10,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { ProviderActions } from "@/components/app/provider-manage";
 import { capabilityList, capabilityWord, defaultProviderName, fieldHint, fieldLabel, initialConfig, needsAccount, typeLabel } from "@/components/app/provider-words";
 import { api } from "@/lib/api";
-import { connectionText, errorText } from "@/lib/errors";
+import { connectionDetail, connectionText, errorText } from "@/lib/errors";
 import type { ConnectionReport, Provider, ProviderType } from "@/lib/types";
 
 /** The configured providers of one kind (edited and removed when `manage`), and a form to
@@ -77,6 +77,7 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
   }
 
   const test = () => run(async () => setReport(await api<ConnectionReport>(`${base}/test`, { body: body() })));
+  const reportDetail = report ? connectionDetail(t, report) : null;
   const add = () =>
     run(async () => {
       await api(base, { body: body() });
@@ -167,6 +168,11 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
                   {capabilityWord(t, capability)}
                 </Badge>
               ))}
+            </p>
+          ) : null}
+          {reportDetail ? (
+            <p className="text-sm break-words text-muted-foreground" data-testid="connection-detail">
+              {reportDetail}
             </p>
           ) : null}
           {error ? (

@@ -140,4 +140,14 @@ describe("SchemaForm", () => {
     expect(screen.getByText("Non défini")).toBeTruthy();
     expect(fieldProblems(new Error("network"))).toEqual([]);
   });
+
+  it("keeps the model's order of the fields, whatever the order of the keys", async () => {
+    await i18n.changeLanguage("en");
+    const schema: FormSchema = {
+      properties: { alpha: { type: "string", title: "Alpha" }, zulu: { type: "string", title: "Zulu" }, mike: { type: "boolean", title: "Mike" } },
+      order: ["zulu", "alpha"],
+    };
+    const { container } = render(<SchemaForm schema={schema} value={{}} onChange={() => undefined} />);
+    expect(Array.from(container.querySelectorAll("label")).map((label) => label.textContent)).toEqual(["Zulu", "Alpha", "Mike"]);
+  });
 });

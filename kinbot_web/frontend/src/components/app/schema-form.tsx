@@ -2,7 +2,7 @@
  * A form generated from the JSON Schema of a settings model (`kinbot_core/schema_settings.py`,
  * `SchemaSettings.form_schema()`): a plugin's settings, a channel connection's.
  *
- * Each property becomes a field: a string a text field (a text area with `"multiline": true`), a
+ * Each property becomes a field, in the schema's `order`: a string a text field (a text area with `"multiline": true`), a
  * number or integer a number field with its bounds, a boolean a switch, an `enum` a select (its
  * words from `"enum_titles"`), a secret (`"secret": true`) a password field that shows whether a
  * value is set and is only typed again to replace it. Titles and descriptions come from the
@@ -52,6 +52,8 @@ export interface FieldSchema extends SchemaWords {
 /** The schema of a settings model. */
 export interface FormSchema extends SchemaWords {
   properties: Record<string, FieldSchema>;
+  /** The fields in the model's order (a JSON object's keys may arrive sorted). */
+  order?: string[];
   required?: string[];
   i18n?: Record<string, SchemaWords>;
 }
@@ -109,6 +111,13 @@ export function problemText(t: Translate, problem: FieldProblem, language: strin
   return text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
 }
 
+/** The schema's fields in its `order`, then any it does not list. */
+function fieldOrder(schema: FormSchema): Array<[string, FieldSchema]> {
+  const listed = (schema.order ?? []).filter((name) => name in schema.properties);
+  const rest = Object.keys(schema.properties).filter((name) => !listed.includes(name));
+  return [...listed, ...rest].map((name) => [name, schema.properties[name]]);
+}
+
 interface SchemaFormProps {
   schema: FormSchema;
   value: FormValues;
@@ -125,7 +134,7 @@ export function SchemaForm({ schema, value, onChange, problems = [], disabled }:
   const language = i18n.language;
   return (
     <div className="flex flex-col gap-4">
-      {Object.entries(schema.properties).map(([name, field]) => {
+      {fieldOrder(schema).map(([name, field]) => {
         const problem = problems.find((item) => item.field === name || item.field.startsWith(`${name}.`));
         return (
           <SchemaField

@@ -148,16 +148,23 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
 }
 
 /** Why a task failed or was cancelled, in the reader's language (`taskErrors`), and the
- * provider's or the sub-Kin's own words when there are some. */
+ * provider's or the sub-Kin's own words when there are some. A task that ended before codes
+ * existed has none: its stored reason, whoever's words they were, shows as plain details. */
 function TaskEnd({ task }: { task: Task }) {
   const { t } = useTranslation();
   const unknown = t("taskErrors.unknown");
   const reason = task.error_code ? t(`taskErrors.codes.${task.error_code}`, { defaultValue: unknown }) : unknown;
-  const said = task.error_code === "task_gave_up" ? "taskErrors.kinSaid" : "taskErrors.providerSaid";
+  let detail: string | null = null;
+  if (task.error_detail && !task.error_code) detail = t("apiErrors.details", { details: task.error_detail });
+  else if (task.error_detail) detail = t(task.error_code === "task_gave_up" ? "taskErrors.kinSaid" : "taskErrors.providerSaid", { detail: task.error_detail });
   return (
     <>
       <p data-testid="task-end-reason">{reason}</p>
-      {task.error_detail ? <p className="mt-1 text-xs opacity-80">{t(said, { detail: task.error_detail })}</p> : null}
+      {detail ? (
+        <p className="mt-1 text-xs opacity-80" data-testid="task-end-detail">
+          {detail}
+        </p>
+      ) : null}
     </>
   );
 }
