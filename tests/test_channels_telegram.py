@@ -533,3 +533,47 @@ async def test_webhook_mode_receives_telegrams_calls_on_the_plugin_route(
     telegram.user_sends(TOKEN, MARIE_TG, "Ping")
     await telegram.sent_when(lambda s: "Delivered by webhook." in texts_to(MARIE_TG.id)(s))
     assert not any(method == "getUpdates" for _, method in telegram.calls)
+    # Telegram calls again with an update it already gave (its answer was lost, say): the
+    # call succeeds and nothing is stored twice.
+    again = {"update_id": 9001, "message": {
+        "message_id": 77, "date": 1796217600, "text": "Only once",
+        "chat": {"id": MARIE_TG.id, "type": "private"}, "from": MARIE_TG.to_json()}}  # fmt: skip
+    headers = {"X-Telegram-Bot-Api-Secret-Token": hook[1] or ""}
+    path = url.removeprefix(server.url)
+    for _ in range(2):
+        answered = await server.client.post(path, json=again, headers=headers)
+        assert answered.status_code == 200, answered.text
+    contents = [m["content"] for m in await kin_messages(server, kin_id) if m["role"] == "user"]
+    assert contents == ["Ping", "Only once"]
+
+
+async def test_a_message_reaches_a_linked_person_outside_any_conversation(
+    server: RunningServer, telegram: FakeTelegram
+) -> None:
+    """What a notification route through the channel uses: a person with a linked account
+    is reached in their chat; someone without one is not."""
+    _, channel = await paired_marie(server, telegram)
+    users = (await server.client.get("/api/users")).json()["users"]
+    nico, marie = users[0]["id"], users[1]["id"]
+    runtime = server.platform.channels
+    assert await runtime.can_reach(channel["id"], marie)
+    assert not await runtime.can_reach(channel["id"], nico)
+    assert not await runtime.send_to_user(channel["id"], nico, "Nobody hears this")
+    assert await runtime.send_to_user(channel["id"], marie, "**Train cancelled**: take the bus.")
+    texts = texts_to(MARIE_TG.id)
+    sent = await telegram.sent_when(lambda s: any("Train cancelled" in t for t in texts(s)))
+    assert "<b>Train cancelled</b>: take the bus." in texts(sent)
+
+
+async def test_disabling_the_plugin_stops_its_connections_until_enabled_again(
+    server: RunningServer, telegram: FakeTelegram
+) -> None:
+    kin_id = await create_kin(server)
+    channel = await add_telegram_channel(server.client, telegram, [kin_id])
+    await wait_for_state(server, channel["id"], "running")
+    off = await server.client.patch("/api/plugins/telegram", json={"enabled": False})
+    assert off.status_code == 200, off.text
+    await wait_for_state(server, channel["id"], "unavailable")
+    on = await server.client.patch("/api/plugins/telegram", json={"enabled": True})
+    assert on.status_code == 200, on.text
+    await wait_for_state(server, channel["id"], "running")  # shown once a poll answered

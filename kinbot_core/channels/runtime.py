@@ -188,6 +188,21 @@ class ChannelRuntime:
             linked_text(name, kin_name or "KinBot", link.language),
         )
 
+    async def can_reach(self, connection_id: str, user_id: str) -> bool:
+        """Whether the user has a linked account with a direct chat on the connection (a
+        notification route through it can reach them)."""
+        chats = await self.identities.chats_of(user_id)
+        return any(connection == connection_id for connection, _ in chats)
+
+    async def send_to_user(self, connection_id: str, user_id: str, text: str) -> bool:
+        """Queue ``text`` (Markdown) for the user's direct chat on the connection, as a
+        persisted delivery (retried like a reply); ``False`` when they have none there."""
+        for connection, chat_id in await self.identities.chats_of(user_id):
+            if connection == connection_id:
+                await self.deliveries.notice(connection_id, chat_id, text)
+                return True
+        return False
+
     async def health(self) -> list[dict[str, Any]]:
         """Each connection's type, state and error code (for ``/api/health``)."""
         views = await self.connections.list_all()

@@ -19,7 +19,7 @@ from kinbot_core.channels.connections import MAX_BOUND_KINS, MAX_LABEL_LENGTH, C
 from kinbot_core.channels.identities import PairingAttemptsExceeded
 from kinbot_core.channels.types import ChannelType
 from kinbot_core.db.models import ChannelBindingRecord, ContactRecord
-from kinbot_core.schema_settings import SchemaSettings, SettingsInvalid
+from kinbot_core.schema_settings import SchemaSettings
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, current_user, signed_in
 from kinbot_web.errors import error_response
@@ -67,11 +67,6 @@ async def channels_error(exc: ChannelsError) -> Response:
         response.headers["Retry-After"] = str(max(round(exc.retry_after), 1))
         return response
     return error_response(exc.status, exc.code, exc.message)
-
-
-@blueprint.errorhandler(SettingsInvalid)
-async def settings_invalid(exc: SettingsInvalid) -> Response:
-    return error_response(400, exc.code, str(exc), fields=exc.fields)
 
 
 def _type_info(channel_type: ChannelType, plugin: str) -> dict[str, Any]:
