@@ -169,3 +169,22 @@ def test_killed_while_a_reply_is_sent_then_restarted_sends_the_rest_once(
     assert [part.split(" ", 2)[:2] for part in parts] == [["First", "half."], ["Second", "half."]]
     assert " ".join(" ".join(parts).split()) == " ".join(LONG.split())
     assert [m["content"] for m in found if m["role"] == "assistant"] == [LONG]
+
+
+def test_sigterm_stops_the_connection_cleanly_and_what_came_meanwhile_is_answered_after(
+    tmp_path: Path, fakes: tuple[FakeTelegram, FakeOpenAI]
+) -> None:
+    telegram, llm = fakes
+    with start(tmp_path, "first") as first:
+        state = set_up(first, telegram, llm)
+        first.process.send_signal(signal.SIGTERM)
+        assert first.process.wait(timeout=30) == 0
+        log = first.log_text()
+    assert "Traceback" not in log and " ERROR " not in log, log
+    assert TOKEN not in log  # the HTTP client's request lines show it masked
+    telegram.user_sends(TOKEN, MARIE_TG, "A question about dinner")  # while KinBot is down
+    with start(tmp_path, "second") as second:
+        telegram.wait_for_sent(lambda s: "The answer, slowly." in replies(telegram))
+        found = messages(second, state)
+    assert replies(telegram) == ["The answer, slowly."]
+    assert [m["content"] for m in found if m["role"] == "user"] == ["A question about dinner"]

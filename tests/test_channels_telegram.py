@@ -328,6 +328,10 @@ async def test_a_refused_token_shows_failing_in_settings_and_on_health(
     )
     assert changed.status_code == 200, changed.text
     await wait_for_state(server, channel["id"], "running")
+    deleted = await server.client.delete(f"/api/channels/{channel['id']}")
+    assert deleted.status_code == 204
+    assert (await server.client.get(f"/api/channels/{channel['id']}")).status_code == 404
+    assert (await server.client.get("/api/health")).json()["channels"] == []
 
 
 async def test_a_connection_that_keeps_failing_shows_it_then_recovers(

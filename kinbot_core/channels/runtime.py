@@ -204,17 +204,29 @@ class ChannelRuntime:
         return False
 
     async def health(self) -> list[dict[str, Any]]:
-        """Each connection's type, state and error code (for ``/api/health``)."""
-        views = await self.connections.list_all()
-        return [
-            {
-                "id": view.id,
-                "type": view.type,
-                "state": view.state,
-                "error_code": view.last_error_code,
-            }
-            for view in views
-        ]
+        """Each connection's id, type, state and error code (for ``/api/health``: read
+        straight from the table, no setting opened)."""
+
+        def load() -> list[dict[str, Any]]:
+            query = ChannelConnectionRecord.select().order_by(ChannelConnectionRecord.created_at)
+            return [
+                {
+                    "id": row.id,
+                    "type": row.type,
+                    "state": row.state if row.enabled else "stopped",
+                    "error_code": row.last_error_code,
+                }
+                for row in query
+            ]
+
+        found: list[dict[str, Any]] = await self.platform.db.read(load)
+        return found
+
+    async def remove(self, connection_id: str) -> None:
+        """Stop a connection, then delete it (``ConnectionNotFound`` if there is none)."""
+        async with self._lock:
+            await self._halt(connection_id)
+            await self.connections.delete(connection_id)
 
     # -- supervision -------------------------------------------------------------------------
 

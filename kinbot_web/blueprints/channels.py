@@ -140,10 +140,7 @@ async def update_channel(channel_id: str, data: ChannelUpdate) -> dict[str, obje
 @admin_only
 async def delete_channel(channel_id: str) -> Response:
     """Stop and remove a connection, with its linked accounts and pending pairings."""
-    runtime = current_platform().channels
-    await runtime.connections.get(channel_id)
-    await runtime.connections.delete(channel_id)
-    await runtime.refresh(channel_id)
+    await current_platform().channels.remove(channel_id)
     return Response(status=204)
 
 
