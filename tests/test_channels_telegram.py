@@ -581,3 +581,27 @@ async def test_disabling_the_plugin_stops_its_connections_until_enabled_again(
     on = await server.client.patch("/api/plugins/telegram", json={"enabled": True})
     assert on.status_code == 200, on.text
     await wait_for_state(server, channel["id"], "running")  # shown once a poll answered
+
+
+async def test_a_person_who_blocked_the_bot_fails_one_delivery_not_the_connection(
+    server: RunningServer, telegram: FakeTelegram, fake_llm: FakeOpenAI
+) -> None:
+    kin_id, _ = await paired_marie(server, telegram)
+    fake_llm.enqueue(Reply(text="You will never read this."))
+    telegram.fail_next("sendMessage", 403)  # "Forbidden: bot was blocked by the user"
+    telegram.user_sends(TOKEN, MARIE_TG, "Hello?")
+
+    def delivery() -> list[tuple[str, int, str | None]]:
+        return [
+            (row.status, row.attempts, row.last_error_code)
+            for row in ChannelDeliveryRecord.select().where(ChannelDeliveryRecord.kin == kin_id)
+        ]
+
+    async def given_up() -> list[tuple[str, int, str | None]] | None:
+        rows = await server.platform.db.read(delivery)
+        return rows if rows and rows[0][0] == "failed" else None
+
+    assert await eventually(given_up) == [("failed", 1, "channel_rejected")]  # not retried
+    health = (await server.client.get("/api/health")).json()["channels"]
+    assert [(c["state"], c["error_code"]) for c in health] == [("running", None)]
+    assert not any("never read" in t for t in texts_to(MARIE_TG.id)(telegram.sent()))

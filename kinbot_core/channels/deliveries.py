@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import peewee
 
-from kinbot_core.channels.errors import ChannelError
+from kinbot_core.channels.errors import ChannelAuthFailed, ChannelError
 from kinbot_core.channels.notices import failed_text
 from kinbot_core.channels.splitting import split_message
 from kinbot_core.db import Database
@@ -191,7 +191,10 @@ class DeliveryService:
             error.message,
         )
         await self._db.write(_attempt_failed, row.id, attempts, error.code, give_up, wait)
-        await self._runtime.note_failure(row.__data__["connection"], error)
+        if error.retryable or isinstance(error, ChannelAuthFailed):
+            # The connection's own trouble; a refusal of one message (a person who blocked
+            # the bot) says nothing of the connection.
+            await self._runtime.note_failure(row.__data__["connection"], error)
 
 
 def _awaiting_with_ended_turns() -> list[tuple[int, int, str, str, str | None]]:

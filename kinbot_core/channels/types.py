@@ -94,7 +94,7 @@ class IncomingMessage:
     #: update offset, an IMAP UID), recorded in the same transaction as the message; ``None``
     #: when the platform keeps no position (webhooks).
     cursor: str | None = None
-    #: A title for a group chat (shown to administrators), when the platform gives one.
+    #: A group chat's title, when the platform gives one.
     chat_title: str | None = None
 
 
