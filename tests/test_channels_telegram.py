@@ -153,8 +153,9 @@ def jpeg_photo() -> bytes:
 async def paired_marie(
     server: RunningServer, telegram: FakeTelegram, kin_ids: list[str] | None = None
 ) -> tuple[str, dict[str, Any]]:
-    """A Kin, a connection to it, and Marie linked: returns the Kin id and the connection."""
-    kin_id = await create_kin(server)
+    """A Kin (unless ``kin_ids`` are given), a connection to it, and Marie linked: returns
+    the first Kin's id and the connection."""
+    kin_id = kin_ids[0] if kin_ids else await create_kin(server)
     channel = await add_telegram_channel(server.client, telegram, kin_ids or [kin_id])
     async with server.new_client() as marie:
         await register(server.client, marie, MARIE)
@@ -605,3 +606,29 @@ async def test_a_person_who_blocked_the_bot_fails_one_delivery_not_the_connectio
     health = (await server.client.get("/api/health")).json()["channels"]
     assert [(c["state"], c["error_code"]) for c in health] == [("running", None)]
     assert not any("never read" in t for t in texts_to(MARIE_TG.id)(telegram.sent()))
+
+
+async def test_a_member_chooses_which_kin_a_chat_talks_to(
+    server: RunningServer, telegram: FakeTelegram, fake_llm: FakeOpenAI
+) -> None:
+    chef = await create_kin(server, "Chef")
+    tutor = await create_kin(server, "Tutor")
+    await paired_marie(server, telegram, [chef, tutor])
+    texts = texts_to(MARIE_TG.id)
+    telegram.user_sends(TOKEN, MARIE_TG, "/kin")
+    await telegram.sent_when(
+        lambda s: (
+            "Vous parlez à Chef. Aussi ici : Tutor. Écrivez /kin et un nom pour changer."
+            in texts(s)
+        )
+    )
+    telegram.user_sends(TOKEN, MARIE_TG, "/kin tut")
+    await telegram.sent_when(lambda s: "Vous parlez maintenant à Tutor." in texts(s))
+    fake_llm.enqueue(Reply(text="Let's do maths."))
+    telegram.user_sends(TOKEN, MARIE_TG, "Help with homework")
+    await telegram.sent_when(lambda s: "Let's do maths." in texts(s))
+    tutor_questions = [
+        m["content"] for m in await kin_messages(server, tutor) if m["role"] == "user"
+    ]
+    assert tutor_questions == ["Help with homework"]
+    assert await kin_messages(server, chef) == []  # the commands reached no Kin

@@ -2,7 +2,8 @@
 
 In order: the loop guard (a bot, or the connection's own message, is never answered), the
 group rule (only messages addressed to the bot), who is speaking (an unknown sender of a
-direct chat gets a pairing code and reaches no Kin), then storage exactly once: the message
+direct chat gets a pairing code and reaches no Kin), the ``/kin`` command (which Kin the chat
+talks to: ``kin_choice``), then storage exactly once: the message
 goes into its Kin's queue in one transaction with its idempotency key, the platform position
 (cursor) and the record of the reply it awaits, so a crash at any point either stored all of
 it or none of it, and the same platform message is never stored twice.
@@ -14,11 +15,11 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from kinbot_core.channels import kin_choice
 from kinbot_core.channels.identities import Linked
-from kinbot_core.channels.notices import pairing_text
+from kinbot_core.channels.notices import kins_text, pairing_text, switched_text
 from kinbot_core.channels.types import DeliverOutcome, IncomingMedia, IncomingMessage
 from kinbot_core.db.models import (
-    ChannelBindingRecord,
     ChannelConnectionRecord,
     ChannelDeliveryRecord,
     ChannelInboundRecord,
@@ -91,7 +92,11 @@ class ConnectionInbox:
                 await self._offer_pairing(message)
             # In a group the code would be read by others, who could claim the account.
             return await self._skipped(message, "pairing")
-        kin_id = await self._kin_for(linked)
+        is_command, name = kin_choice.command_of(message.text)
+        if is_command and linked.contact_kin_id is None:
+            await self._choose_kin(message, name)
+            return await self._skipped(message, "ignored")
+        kin_id = await self._kin_for(linked, message.chat_id)
         if kin_id is None:
             return await self._skipped(message, "ignored")
         if await self._seen(message.message_id):
@@ -121,23 +126,41 @@ class ConnectionInbox:
             self._connection_id, message.chat_id, pairing_text(pairing.code, ttl, pairing.language)
         )
 
-    async def _kin_for(self, linked: Linked) -> str | None:
+    async def _kin_for(self, linked: Linked, chat_id: str) -> str | None:
         """The Kin the message goes to: a contact's own Kin (if this connection talks to
-        it), else the first Kin the connection talks to."""
+        it), else the Kin the chat chose, else the first Kin the connection talks to."""
         connection_id = self._connection_id
 
-        def bound() -> list[str]:
-            return [
-                row.__data__["kin"]
-                for row in ChannelBindingRecord.select()
-                .where(ChannelBindingRecord.connection == connection_id)
-                .order_by(ChannelBindingRecord.position)
-            ]
+        def pick() -> str | None:
+            kins = [kin.id for kin in kin_choice.bound_kins(connection_id)]
+            if linked.contact_kin_id is not None:
+                return linked.contact_kin_id if linked.contact_kin_id in kins else None
+            chosen = kin_choice.chosen_kin(connection_id, chat_id)
+            if chosen in kins:
+                return chosen
+            return kins[0] if kins else None
 
-        kins: list[str] = await self._runtime.platform.db.read(bound)
-        if linked.contact_kin_id is not None:
-            return linked.contact_kin_id if linked.contact_kin_id in kins else None
-        return kins[0] if kins else None
+        found: str | None = await self._runtime.platform.db.read(pick)
+        return found
+
+    async def _choose_kin(self, message: IncomingMessage, name: str | None) -> None:
+        """Answer ``/kin`` (which Kins this chat may talk to) or ``/kin <name>`` (switch)."""
+        connection_id = self._connection_id
+        db = self._runtime.platform.db
+        kins = await db.read(kin_choice.bound_kins, connection_id)
+        if not kins:
+            return
+        language = message.sender.language
+        picked = kin_choice.matching(kins, name) if name else None
+        if picked is not None:
+            await db.write(kin_choice.choose, connection_id, message.chat_id, picked.id)
+            text = switched_text(picked.name, language)
+        else:
+            chosen = await db.read(kin_choice.chosen_kin, connection_id, message.chat_id)
+            current = next((kin for kin in kins if kin.id == chosen), kins[0])
+            others = [kin.name for kin in kins if kin.id != current.id]
+            text = kins_text(current.name, others, language)
+        self._runtime.send_now(connection_id, message.chat_id, text)
 
     async def _seen(self, platform_message_id: str) -> bool:
         connection_id = self._connection_id

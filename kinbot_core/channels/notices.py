@@ -1,6 +1,6 @@
 """What KinBot itself writes on a messaging platform (not a Kin): the pairing code, the
-confirmation of a link, a reply that could not be made. In the person's language when known
-(English and French), else in both."""
+confirmation of a link, the answer to ``/kin``, a reply that could not be made. In the
+person's language when known (English and French), else in both."""
 
 from __future__ import annotations
 
@@ -23,6 +23,18 @@ _PAIRING = {
 _LINKED = {
     "en": "You are linked to KinBot as {name}. Write to me here: {kin} will answer.",
     "fr": "Vous êtes lié à KinBot en tant que {name}. Écrivez-moi ici : {kin} vous répondra.",
+}
+_KINS = {
+    "en": "You are talking to {current}. Also here: {others}. Write /kin and a name to switch.",
+    "fr": "Vous parlez à {current}. Aussi ici : {others}. Écrivez /kin et un nom pour changer.",
+}
+_ONLY_KIN = {
+    "en": "You are talking to {current}.",
+    "fr": "Vous parlez à {current}.",
+}
+_SWITCHED = {
+    "en": "You are now talking to {current}.",
+    "fr": "Vous parlez maintenant à {current}.",
 }
 _FAILED = {
     "en": "Sorry, {kin} could not answer this time. Try again later.",
@@ -53,6 +65,18 @@ def pairing_text(code: str, ttl_seconds: float, language: str | None) -> str:
 def linked_text(name: str, kin: str, language: str | None) -> str:
     """The confirmation that the account is now linked."""
     return _worded(_LINKED, language, name=name, kin=kin)
+
+
+def kins_text(current: str, others: list[str], language: str | None) -> str:
+    """The answer to ``/kin``: who the chat talks to, and who else it may."""
+    if not others:
+        return _worded(_ONLY_KIN, language, current=current)
+    return _worded(_KINS, language, current=current, others=", ".join(others))
+
+
+def switched_text(current: str, language: str | None) -> str:
+    """The answer to ``/kin <name>``: the chat's new Kin."""
+    return _worded(_SWITCHED, language, current=current)
 
 
 def failed_text(kin: str, language: str | None) -> str:

@@ -419,6 +419,18 @@ class ChannelPairingRecord(BaseModel):
         table_name = "channel_pairing"
 
 
+class ChannelChatRecord(BaseModel):
+    """The Kin a chat chose (``/kin <name>``) among those its connection talks to."""
+
+    id = peewee.AutoField()
+    connection = peewee.ForeignKeyField(ChannelConnectionRecord, on_delete="CASCADE", backref="+")
+    chat_id = peewee.TextField()
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+
+    class Meta:
+        table_name = "channel_chat"
+
+
 class ChannelInboundRecord(BaseModel):
     """A platform message already taken in (its idempotency key), and the Kin message it
     became."""

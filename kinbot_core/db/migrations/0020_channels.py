@@ -1,6 +1,7 @@
 """Messaging channels (``kinbot_core/channels``): configured connections and the Kins they
-talk to, linked platform identities, pending pairings, the platform messages already taken
-in (so none is stored twice) and the deliveries of replies (so none is lost or sent twice).
+talk to, the Kin each chat chose, linked platform identities, pending pairings, the platform
+messages already taken in (so none is stored twice) and the deliveries of replies (so none is
+lost or sent twice).
 Uploads may now be audio (voice notes), so the ``upload`` table is rebuilt with that kind."""
 
 from typing import Any
@@ -58,6 +59,15 @@ STATEMENTS = [
         created_at real not null,
         expires_at real not null,
         unique (connection_id, platform_user_id)
+    )
+    """,
+    """
+    create table channel_chat (
+        id integer primary key autoincrement,
+        connection_id text not null references channel_connection (id) on delete cascade,
+        chat_id text not null,
+        kin_id text not null references kin (id) on delete cascade,
+        unique (connection_id, chat_id)
     )
     """,
     """
