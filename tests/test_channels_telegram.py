@@ -632,3 +632,21 @@ async def test_a_member_chooses_which_kin_a_chat_talks_to(
     ]
     assert tutor_questions == ["Help with homework"]
     assert await kin_messages(server, chef) == []  # the commands reached no Kin
+
+
+async def test_a_file_telegram_will_not_hand_over_is_noted_and_the_connection_goes_on(
+    server: RunningServer, telegram: FakeTelegram, fake_llm: FakeOpenAI
+) -> None:
+    kin_id, channel = await paired_marie(server, telegram)
+    telegram.fail_next("getFile", 400, "Bad Request: file is too big")
+    fake_llm.enqueue(Reply(text="Send it in smaller parts."))
+    telegram.user_sends(
+        TOKEN, MARIE_TG, "The film", document=("film.mp4", "video/mp4", b"\x00" * 64)
+    )
+    await telegram.sent_when(lambda s: "Send it in smaller parts." in texts_to(MARIE_TG.id)(s))
+    [question] = [m for m in await kin_messages(server, kin_id) if m["role"] == "user"]
+    assert question["content"] == (
+        "The film\n\n[film.mp4 could not be fetched from Telegram (too large?)]"
+    )
+    assert question["attachments"] is None
+    await wait_for_state(server, channel["id"], "running")

@@ -7,6 +7,7 @@ import mimetypes
 import re
 
 from telegram import Bot, Message, MessageEntity, Update, User
+from telegram import error as tg
 
 from kinbot_core.channels import ChatKind, IncomingMedia, IncomingMessage, Sender
 
@@ -20,6 +21,10 @@ async def incoming(update: Update, bot: Bot, me: User) -> IncomingMessage | None
     author = message.from_user
     kind: ChatKind = "direct" if message.chat.type == "private" else "group"
     text = message.text or message.caption or ""
+    media, missing = await _media(message, bot)
+    if missing:
+        notes = [f"[{name} could not be fetched from Telegram (too large?)]" for name in missing]
+        text = "\n\n".join([text, *notes]) if text else "\n\n".join(notes)
     return IncomingMessage(
         message_id=f"{message.chat.id}:{message.message_id}",
         chat_id=str(message.chat.id),
@@ -33,7 +38,7 @@ async def incoming(update: Update, bot: Bot, me: User) -> IncomingMessage | None
         ),
         text=_without_mention(text, me.username) if kind == "group" else text,
         addressed=kind == "direct" or addresses(message, me),
-        media=await _media(message, bot),
+        media=media,
         cursor=str(update.update_id + 1),
         chat_title=message.chat.title,
     )
@@ -64,28 +69,37 @@ def _without_mention(text: str, username: str | None) -> str:
     return re.sub(r"[ \t]{2,}", " ", cleaned).strip() or text
 
 
-async def _media(message: Message, bot: Bot) -> list[IncomingMedia]:
-    """The message's photo (its largest size), document, voice note or audio file."""
-    found: list[IncomingMedia] = []
+async def _media(message: Message, bot: Bot) -> tuple[list[IncomingMedia], list[str]]:
+    """The message's photo (its largest size), document, voice note or audio file, and the
+    names of those Telegram refused to hand over (past the Bot API's 20 MB, say): a refusal
+    of one file must not stop the connection, while a network failure is raised (the update
+    comes again)."""
+    wanted: list[tuple[str, str, str]] = []  # (file id, MIME type, file name)
     if message.photo:
         largest = max(message.photo, key=lambda size: size.width * size.height)
-        data = await _download(bot, largest.file_id)
-        found.append(IncomingMedia(data, "image/jpeg", f"photo-{message.message_id}.jpg"))
+        wanted.append((largest.file_id, "image/jpeg", f"photo-{message.message_id}.jpg"))
     if message.document is not None:
         document = message.document
         mime_type = document.mime_type or "application/octet-stream"
         name = document.file_name or f"document-{message.message_id}{_extension(mime_type)}"
-        found.append(IncomingMedia(await _download(bot, document.file_id), mime_type, name))
+        wanted.append((document.file_id, mime_type, name))
     if message.voice is not None:
         mime_type = message.voice.mime_type or "audio/ogg"
         name = f"voice-{message.message_id}{_extension(mime_type, '.ogg')}"
-        found.append(IncomingMedia(await _download(bot, message.voice.file_id), mime_type, name))
+        wanted.append((message.voice.file_id, mime_type, name))
     if message.audio is not None:
         audio = message.audio
         mime_type = audio.mime_type or "audio/mpeg"
         name = audio.file_name or f"audio-{message.message_id}{_extension(mime_type, '.mp3')}"
-        found.append(IncomingMedia(await _download(bot, audio.file_id), mime_type, name))
-    return found
+        wanted.append((audio.file_id, mime_type, name))
+    found: list[IncomingMedia] = []
+    missing: list[str] = []
+    for file_id, mime_type, name in wanted:
+        try:
+            found.append(IncomingMedia(await _download(bot, file_id), mime_type, name))
+        except tg.BadRequest:
+            missing.append(name)
+    return found, missing
 
 
 async def _download(bot: Bot, file_id: str) -> bytes:
