@@ -650,3 +650,20 @@ async def test_a_file_telegram_will_not_hand_over_is_noted_and_the_connection_go
     )
     assert question["attachments"] is None
     await wait_for_state(server, channel["id"], "running")
+
+
+async def test_a_document_becomes_an_upload_the_kin_reads(
+    server: RunningServer, telegram: FakeTelegram, fake_llm: FakeOpenAI
+) -> None:
+    kin_id, _ = await paired_marie(server, telegram)
+    fake_llm.enqueue(Reply(text="Eggs, flour, milk."))
+    recipe = "Crêpes: 250 g flour, 4 eggs, half a litre of milk.".encode()
+    telegram.user_sends(
+        TOKEN, MARIE_TG, "What do I need?", document=("crepes.txt", "text/plain", recipe)
+    )
+    await telegram.sent_when(lambda s: "Eggs, flour, milk." in texts_to(MARIE_TG.id)(s))
+    [question] = [m for m in await kin_messages(server, kin_id) if m["role"] == "user"]
+    [attached] = question["attachments"]
+    assert (attached["filename"], attached["kind"]) == ("crepes.txt", "document")
+    asked = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
+    assert "250 g flour" in json.dumps(asked.body["messages"][-1], ensure_ascii=False)
