@@ -4,6 +4,7 @@ import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
 import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
+import { en as notifications } from "./notifications";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
 import { en as statusCodes } from "./status-codes";
@@ -165,6 +166,7 @@ const en = {
   ...cards,
   ...crons,
   ...markdown,
+  ...notifications,
   ...onboardingExtra,
   ...people,
   ...statusCodes,

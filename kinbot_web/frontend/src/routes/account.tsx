@@ -2,6 +2,7 @@ import { CameraIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { NotificationSettings } from "@/components/app/notification-settings";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
@@ -14,7 +15,8 @@ import { api } from "@/lib/api";
 import { errorText } from "@/lib/errors";
 import type { Language, User } from "@/lib/types";
 
-/** `/account`: names, pseudonym, photo, language and password of the signed-in user. */
+/** `/account`: names, pseudonym, photo, language and password of the signed-in user, and
+ * their notifications. */
 export default function AccountPage() {
   const { t } = useTranslation();
   const { toast } = useToast();
@@ -148,6 +150,7 @@ export default function AccountPage() {
             </CardFooter>
           </form>
         </Card>
+        <NotificationSettings />
       </div>
     </PageFrame>
   );
