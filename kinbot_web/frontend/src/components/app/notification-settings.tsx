@@ -136,7 +136,7 @@ export function NotificationSettings() {
   if (!settings) return problem ? <p className="text-sm text-destructive" role="alert">{problem}</p> : null;
   const blocked = permission === "denied";
   return (
-    <Card className="lg:col-span-2" aria-labelledby="notifications-title">
+    <Card className="lg:col-span-2" role="region" aria-labelledby="notifications-title">
       <CardHeader>
         <CardTitle id="notifications-title">{t("notifications.title")}</CardTitle>
         <CardDescription>{t("notifications.intro")}</CardDescription>
