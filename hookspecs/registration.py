@@ -91,3 +91,18 @@ def register_events(
     exact type (``"kin.created"``), a prefix wildcard (``"kin.*"``) or ``"*"``. Subscriptions
     end when the plugin is disabled. A handler that raises is isolated.
     """
+
+
+@hookspec
+def register_settings(register: Callable[[Any], None]) -> None:
+    """Declare the plugin's settings, which administrators fill in from Settings → Plugins.
+
+    Called at start-up and whenever a plugin is enabled or disabled.
+
+    ``register(model)`` takes a pydantic model class, once per plugin: its fields are the
+    settings (titles, descriptions, bounds and defaults from the model; a field typed
+    ``pydantic.SecretStr`` is a secret, stored encrypted and never shown again). The plugin
+    reads the saved values, validated, with
+    ``platform.plugin_settings.get(<plugin name>, model)``; see
+    ``kinbot_core.schema_settings`` for the form and ``docs/plugins.md`` for an example.
+    """

@@ -32,6 +32,7 @@ from kinbot_core.master_key import ensure_master_key
 from kinbot_core.memory import MemoryAccess
 from kinbot_core.notifications import NotificationService
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
+from kinbot_core.plugins.settings import PluginSettings
 from kinbot_core.providers.service import ProviderService
 from kinbot_core.tasks import TaskService
 from kinbot_core.vault import VaultService
@@ -79,6 +80,8 @@ class Platform:
             busy_timeout=settings.database_busy_timeout_seconds,
         )
         self.accounts = AccountService(self.db, self.bus, settings)
+        #: Each plugin's settings (``register_settings``): ``plugin_settings.get(name, Model)``.
+        self.plugin_settings = PluginSettings(self.db, self.bus, lambda: self.master_key)
         self.master_key = b""
         self.providers = ProviderService(
             self.db, self.bus, self.registries, settings, lambda: self.master_key
@@ -146,6 +149,7 @@ class Platform:
         for name in self.plugins.names():
             await self._wire_events(name)
         await self.registries.rebuild(self.hooks)
+        await self.plugin_settings.rebuild(self.hooks)
         await self.workers.start()
         await self.crons.start()
         await self.memory.start()
@@ -223,6 +227,7 @@ class Platform:
                 self.bus.unsubscribe_owner(name)
                 self.bus.unregister_types(name)
             await self.registries.rebuild(self.hooks)
+            await self.plugin_settings.rebuild(self.hooks)
             await self.providers.forget_unavailable()
         self.bus.emit(PluginEnabled(plugin=name) if enabled else PluginDisabled(plugin=name))
         logger.info("plugin %s %s", name, "enabled" if enabled else "disabled")

@@ -28,6 +28,7 @@ from kinbot_core.providers import (
     ProviderError,
 )
 from kinbot_core.providers import RateLimited as ProviderRateLimited
+from kinbot_core.schema_settings import SettingsInvalid
 from kinbot_core.tasks import TaskError, TaskNotFound
 
 logger = logging.getLogger(__name__)
@@ -168,6 +169,10 @@ def register(app: Quart) -> None:
     @app.errorhandler(PluginRequired)
     async def plugin_required(exc: PluginRequired) -> Response:
         return error_response(409, "plugin_required", str(exc), reason=exc.reason)
+
+    @app.errorhandler(SettingsInvalid)
+    async def settings_invalid(exc: SettingsInvalid) -> Response:
+        return error_response(400, exc.code, str(exc), fields=exc.fields)
 
     @app.errorhandler(HTTPException)
     async def http_error(exc: HTTPException) -> Response:

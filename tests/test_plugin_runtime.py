@@ -25,7 +25,7 @@ async def test_the_example_plugin_is_found_through_its_entry_point(platform: Pla
     assert entry_point.dist is not None and entry_point.dist.name == "kinbot-house-rules"
     info = platform.plugins.info("house_rules")
     assert info.enabled and not info.builtin
-    assert info.hooks == ("before_chat", "register_routes")
+    assert info.hooks == ("before_chat", "register_routes", "register_settings")
 
 
 async def test_disable_and_enable_at_runtime_without_restarting(settings: Settings) -> None:
@@ -37,7 +37,7 @@ async def test_disable_and_enable_at_runtime_without_restarting(settings: Settin
         listed = (await server.client.get("/api/plugins")).json()["plugins"]
         house_rules = next(p for p in listed if p["name"] == "house_rules")
         assert house_rules["enabled"] and house_rules["version"] == "0.1.0"
-        assert house_rules["hooks"] == ["before_chat", "register_routes"]
+        assert house_rules["hooks"] == ["before_chat", "register_routes", "register_settings"]
         rules = await server.client.get("/api/ext/house_rules/rules")
         assert rules.status_code == 200
         assert rules.json()["rules"][0].startswith("Call everyone")

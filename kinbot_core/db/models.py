@@ -336,6 +336,17 @@ class UploadRecord(BaseModel):
         table_name = "upload"
 
 
+class PluginSettingsRecord(BaseModel):
+    """A plugin's saved settings: ``SchemaSettings.seal`` output (secrets sealed inside)."""
+
+    plugin = peewee.TextField(primary_key=True)
+    stored = peewee.TextField()
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "plugin_settings"
+
+
 class VapidKeyRecord(BaseModel):
     """The instance's VAPID key pair (one row): the public key as browsers take it
     (base64url of the uncompressed P-256 point), the private key sealed under the master key."""

@@ -275,6 +275,16 @@ class PluginDisabled(Event):
     plugin: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class PluginSettingsChanged(Event):
+    type = "plugin.settings.changed"
+    description = (
+        "An administrator saved a plugin's settings (the names of the fields that changed)."
+    )
+    plugin: str
+    fields: tuple[str, ...]
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     KinCreated,
     KinDeleted,
@@ -307,4 +317,5 @@ CORE_EVENTS: tuple[type[Event], ...] = (
     PluginError,
     PluginEnabled,
     PluginDisabled,
+    PluginSettingsChanged,
 )

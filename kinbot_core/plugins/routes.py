@@ -12,7 +12,8 @@ class PluginRoute:
     """A route mounted under ``/api/ext/<plugin name>``.
 
     ``path`` uses werkzeug's syntax (``/items/<int:item_id>``); ``handler`` is an async
-    function that receives the URL variables as keyword arguments, reads the request through
+    function that receives the URL variables as keyword arguments (and the running
+    ``Platform`` as ``platform`` when it declares that parameter), reads the request through
     ``quart.request`` if it needs to, and returns what a Quart view may return. ``access``
     says who may call it: ``"user"`` (signed-in users, the default), ``"admin"`` or
     ``"public"``.

@@ -7,6 +7,7 @@ disappear at once, an enabled one's appear.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any
 
@@ -45,6 +46,13 @@ def _route_map(platform: Platform) -> Map:
     return route_map
 
 
+def _declares_platform(route: PluginRoute) -> bool:
+    try:
+        return "platform" in inspect.signature(route.handler).parameters
+    except (TypeError, ValueError):  # a callable without a signature
+        return False
+
+
 @blueprint.route("/api/ext/<plugin>/", methods=_METHODS)
 @blueprint.route("/api/ext/<plugin>/<path:rest>", methods=_METHODS)
 @public  # each plugin route declares its own access, checked below
@@ -58,6 +66,8 @@ async def dispatch(plugin: str, rest: str = "") -> Any:
         message = f"No route of an enabled plugin matches /api/ext/{plugin}/{rest}."
         raise NotFound(message) from None
     require(route.access)
+    if _declares_platform(route):
+        arguments = {**arguments, "platform": current_platform()}
     try:
         return await route.handler(**arguments)
     except HTTPException:

@@ -7,6 +7,7 @@ import { en as markdown } from "./markdown";
 import { en as notifications } from "./notifications";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
+import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 
@@ -169,6 +170,7 @@ const en = {
   ...notifications,
   ...onboardingExtra,
   ...people,
+  ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
 };

@@ -86,6 +86,8 @@ export const en = {
       // Plugins, MCP
       unknown_plugin: "This plugin is not installed.",
       plugin_required: "A plugin this needs is turned off.",
+      settings_invalid: "Some settings are not valid: see the marked fields.",
+      no_plugin_settings: "This plugin has no settings.",
       plugin_disabled: "This plugin is turned off.",
       plugin_error: "A plugin failed.",
       invalid_mcp_server: "This MCP server's settings are not valid.",
@@ -243,6 +245,8 @@ export const fr: typeof en = {
       // Plugins, MCP
       unknown_plugin: "Ce plugin n'est pas installé.",
       plugin_required: "Un plugin nécessaire est désactivé.",
+      settings_invalid: "Certains réglages ne sont pas valides : voyez les champs signalés.",
+      no_plugin_settings: "Ce plugin n'a pas de réglages.",
       plugin_disabled: "Ce plugin est désactivé.",
       plugin_error: "Un plugin a échoué.",
       invalid_mcp_server: "Les réglages de ce serveur MCP ne sont pas valides.",

@@ -7,6 +7,7 @@ import { fr as notifications } from "./notifications";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as people } from "./people";
+import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 
@@ -170,6 +171,7 @@ const fr: Strings = {
   ...notifications,
   ...onboardingExtra,
   ...people,
+  ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
 };

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
 import { PageFrame } from "@/components/app/page-frame";
+import { PluginSettingsButton } from "@/components/app/plugin-settings";
 import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
 import { VaultAdmin } from "@/components/app/vault-admin";
@@ -27,6 +28,8 @@ interface Plugin {
   error: string | null;
   /** Why it could not be loaded, worded by `statusCodes.plugin`. */
   error_code: string | null;
+  /** Whether it declares settings an administrator fills in (`PluginSettingsButton`). */
+  has_settings?: boolean;
 }
 
 function errorText(error: unknown): string {
@@ -75,6 +78,7 @@ function Plugins() {
               </Advanced>
             ) : null}
           </div>
+          {plugin.enabled && plugin.has_settings ? <PluginSettingsButton plugin={plugin.name} /> : null}
           <Badge variant={plugin.enabled ? "success" : "outline"}>{plugin.enabled ? t("settings.enabled") : t("settings.disabled")}</Badge>
           <Switch checked={plugin.enabled} disabled={Boolean(plugin.required)} onCheckedChange={(enabled) => void toggle(plugin, enabled)} aria-label={t("settings.toggle", { name: plugin.name })} />
         </li>
