@@ -43,6 +43,7 @@ export const en = {
     remove: "Remove",
     removeLabel: "Stop notifications on {{device}}",
     removed: "This device will not receive notifications any more.",
+    toolCall: "Sent a notification: {{title}}",
   },
 };
 
@@ -90,5 +91,6 @@ export const fr: typeof en = {
     remove: "Retirer",
     removeLabel: "Ne plus envoyer de notifications à {{device}}",
     removed: "Cet appareil ne recevra plus de notifications.",
+    toolCall: "A envoyé une notification : {{title}}",
   },
 };
