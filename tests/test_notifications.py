@@ -454,3 +454,28 @@ async def test_the_vapid_keys_are_made_once_and_kept_sealed(data_dir: Path) -> N
         assert raw not in bytes(row.private_sealed)
         await platform.stop()
     assert keys[0] == keys[1] and len(keys[0]) == 87  # a P-256 point, base64url
+
+
+async def test_a_push_service_name_resolving_to_a_private_address_is_not_posted_to(
+    data_dir: Path, fake_llm: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    # http allowed, no private network allowed: "localhost" passes the subscription's check
+    # (a name), and is refused when sending, on the address it resolves to.
+    async with (
+        push_service() as push,
+        serve_with_openai(data_dir, fake_llm, push_allow_insecure_endpoints=True) as server,
+    ):
+        device = push.subscriber()
+        device.endpoint = device.endpoint.replace("127.0.0.1", "localhost")
+        await subscribe(server.client, device)
+        sent = await server.client.post(
+            "/api/me/notifications/test", json={"title": "T", "body": "B"}
+        )
+        assert sent.json()["outcome"]["status"] == "failed"
+        assert push.received == [] and push.refused == []
+        # Logged by host, never with the endpoint's path (the browser's capability).
+        logged = "\n".join(record.getMessage() for record in caplog.records)
+        assert "push service localhost" in logged and device.token not in logged
+        # The subscription stays: the address rule may be opened by an administrator.
+        listed = (await server.client.get("/api/me/push-subscriptions")).json()
+        assert len(listed["subscriptions"]) == 1
