@@ -9,6 +9,7 @@ setting and a test keeps it in sync with this module.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from dataclasses import dataclass
@@ -222,6 +223,46 @@ class Settings(BaseSettings):
     )
     inter_kin_max_chain_depth: int = Field(
         5, ge=1, description="Exchanges a chain of inter-Kin messages may go through."
+    )
+
+    # -- notifications ---------------------------------------------------------------------
+    notify_rate_limit: int = Field(
+        10,
+        ge=1,
+        description="Notifications one Kin (its sub-Kins and crons included) may send per "
+        "notification rate window, all people together; more are refused and the Kin is told.",
+    )
+    notify_rate_window_seconds: float = Field(
+        3600.0, gt=0, description="The window of `notify_rate_limit`."
+    )
+    push_allow_insecure_endpoints: bool = Field(
+        False,
+        description="Accept Web Push subscriptions whose push service is reached over plain "
+        "`http://` (browsers only give `https://` ones: this is for a push service of your "
+        "own on a local network, or a test one). Off: `https://` only.",
+    )
+    push_allowed_networks: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Private, loopback or link-local networks a push service may be reached at "
+        "anyway, comma-separated addresses or CIDR ranges, as `fetch_allowed_networks`. "
+        "Empty: push services on public addresses only (a subscription cannot make KinBot "
+        "post to a machine of the home network).",
+    )
+    push_vapid_subject: str = Field(
+        "",
+        description="The contact push services see in KinBot's VAPID signature (`mailto:` "
+        "address or `https://` URL). Empty: `public_url` when set, else `mailto:` the first "
+        "administrator's e-mail address.",
+    )
+    push_ttl_seconds: int = Field(
+        86_400,
+        ge=0,
+        le=2_419_200,
+        description="How long a push service keeps a notification for a device that is off "
+        "(0: deliver now or never).",
+    )
+    push_timeout_seconds: float = Field(
+        10.0, gt=0, description="Time limit of one request to a push service."
     )
 
     # -- compacting and memory -------------------------------------------------------------
@@ -609,6 +650,7 @@ class Settings(BaseSettings):
         "fetch_allowed_networks",
         "egress_allowed_ports",
         "allowed_hosts",
+        "push_allowed_networks",
         mode="before",
     )
     @classmethod
@@ -641,6 +683,24 @@ class Settings(BaseSettings):
                 )
             names.append(name)
         return names
+
+    @field_validator("push_allowed_networks")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or CIDR network") from None
+        return value
+
+    @field_validator("push_vapid_subject")
+    @classmethod
+    def _vapid_subject(cls, value: str) -> str:
+        subject = value.strip()
+        if subject and not subject.startswith(("mailto:", "https://")):
+            raise ValueError("must be a mailto: address or an https:// URL")
+        return subject
 
     @field_validator("cron_timezone")
     @classmethod

@@ -31,6 +31,7 @@ from kinbot_core.kins.workers import KinWorkers
 from kinbot_core.live import LiveFeed
 from kinbot_core.master_key import ensure_master_key
 from kinbot_core.memory import MemoryAccess
+from kinbot_core.notifications import NotificationService
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
 from kinbot_core.plugins.settings import PluginSettings
 from kinbot_core.providers.service import ProviderService
@@ -105,6 +106,8 @@ class Platform:
         self.crons = CronService(self)
         #: Messaging channel connections (Telegram, e-mail…), pairings and deliveries.
         self.channels = ChannelRuntime(self)
+        #: Notifications to people (Web Push and the routes channel plugins add).
+        self.notifications = NotificationService(self)
         #: The proxy Kin code's network goes through (listening from its first use).
         self.egress = EgressProxy(settings)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
@@ -138,6 +141,7 @@ class Platform:
         if applied:
             logger.info("database migrations applied: %s", ", ".join(applied))
         await self.vault.open()  # before anything logs or runs a turn: values get masked
+        await self.notifications.start()
         states = await self.db.read(_persisted_plugin_states)
         disabled = set(self.settings.disabled_plugins)
         disabled.update(name for name, enabled in states.items() if not enabled)

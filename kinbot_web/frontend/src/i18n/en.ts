@@ -5,6 +5,7 @@ import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
 import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
+import { en as notifications } from "./notifications";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
 import { en as pluginSettings } from "./plugin-settings";
@@ -167,6 +168,7 @@ const en = {
   ...cards,
   ...crons,
   ...markdown,
+  ...notifications,
   ...onboardingExtra,
   ...people,
   ...channels,

@@ -113,6 +113,12 @@ export const en = {
       too_slow: "Reading this file took too long.",
       unpacked_too_large: "This file unpacks to more than allowed.",
       invalid_attachment: "An attachment is missing: send the file again.",
+      // Notifications
+      notification_invalid: "This notification setting could not be changed.",
+      notification_route_unavailable: "This way of being notified is not available to you.",
+      push_endpoint_refused: "This browser's notification service is not accepted by KinBot.",
+      push_keys_invalid: "This browser's notification keys are not valid: turn notifications off and on again.",
+      push_too_many_devices: "Too many devices receive notifications: remove one first.",
       // Plugins, MCP
       unknown_plugin: "This plugin is not installed.",
       plugin_required: "A plugin this needs is turned off.",
@@ -318,6 +324,12 @@ export const fr: typeof en = {
       too_slow: "La lecture de ce fichier a pris trop de temps.",
       unpacked_too_large: "Ce fichier décompressé dépasse la taille permise.",
       invalid_attachment: "Une pièce jointe manque : envoyez de nouveau le fichier.",
+      // Notifications
+      notification_invalid: "Ce réglage des notifications n'a pas pu être changé.",
+      notification_route_unavailable: "Ce moyen d'être prévenu ne vous est pas proposé.",
+      push_endpoint_refused: "Le service de notifications de ce navigateur n'est pas accepté par KinBot.",
+      push_keys_invalid: "Les clés de notification de ce navigateur ne sont pas valides : désactivez puis réactivez les notifications.",
+      push_too_many_devices: "Trop d'appareils reçoivent les notifications : retirez-en un d'abord.",
       // Plugins, MCP
       unknown_plugin: "Ce plugin n'est pas installé.",
       plugin_required: "Un plugin nécessaire est désactivé.",

@@ -4,6 +4,7 @@ import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
 import { fr as apiErrors } from "./errors";
 import { fr as markdown } from "./markdown";
+import { fr as notifications } from "./notifications";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as people } from "./people";
@@ -168,6 +169,7 @@ const fr: Strings = {
   ...cards,
   ...crons,
   ...markdown,
+  ...notifications,
   ...onboardingExtra,
   ...people,
   ...channels,
