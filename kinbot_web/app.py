@@ -20,6 +20,7 @@ from kinbot_web.blueprints import (
     frontend,
     health,
     history_search,
+    hooks,
     kin_avatars,
     kins,
     mcp,
@@ -32,6 +33,7 @@ from kinbot_web.blueprints import (
     uploads,
     users,
     vault,
+    webhooks,
 )
 from kinbot_web.request_input import BoundedRequest
 
@@ -55,6 +57,8 @@ BLUEPRINTS = (
     custom_tools.blueprint,
     uploads.blueprint,
     kin_avatars.blueprint,
+    webhooks.blueprint,
+    hooks.blueprint,
     events.blueprint,
     plugin_routes.blueprint,
     frontend.blueprint,  # last: its fallback serves every other non-API path
