@@ -7,9 +7,14 @@ alone manage webhooks; the token is shown once and never again, in answers or lo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
+import re
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -404,3 +409,37 @@ async def test_signing_secrets_survive_a_master_key_rotation(
         assert found is not None and found.signing_secret == SIGNING_SECRET.encode()
     finally:
         await platform.stop()
+
+
+def documented(language: str) -> str:
+    """The ``language`` example of docs/webhooks.md's signature section."""
+    text = (Path(__file__).parents[1] / "docs" / "webhooks.md").read_text()
+    section = text.split("## Signatures", 1)[1]
+    (block,) = re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
+    return block
+
+
+async def test_the_documented_signing_examples_work(server: RunningServer) -> None:
+    kin_id = await make_kin(server.client)
+    secret = "the webhook's signing secret"
+    created = await create_webhook(server.client, kin_id, "Backups", signing_secret=secret)
+    url = f"{server.url}{created['path']}"
+    example_url = re.search(r'url = "(\S+)"', documented("python"))
+    assert example_url is not None
+    for command in (
+        [sys.executable, "-c", documented("python").replace(example_url.group(1), url)],
+        ["bash", "-euc", documented("sh").replace(example_url.group(1), url)],
+    ):
+        ran = await asyncio.to_thread(
+            subprocess.run,
+            command,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={k: v for k, v in os.environ.items() if "proxy" not in k.lower()},  # loopback
+        )
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert '"status":"queued"' in ran.stdout.replace(" ", "")
+    contents = [m["content"] for m in await webhook_messages(server.client, kin_id)]
+    assert contents == ["event: backup finished\nsize_gb: 212"] * 2
