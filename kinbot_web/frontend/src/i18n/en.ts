@@ -8,6 +8,7 @@ import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
+import { en as webhooks } from "./webhooks";
 
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
@@ -169,6 +170,7 @@ const en = {
   ...people,
   ...statusCodes,
   ...taskErrors,
+  ...webhooks,
 };
 
 export default en;

@@ -83,6 +83,13 @@ export const en = {
       plugin_disabled: "This plugin is turned off.",
       plugin_error: "A plugin failed.",
       invalid_mcp_server: "This MCP server's settings are not valid.",
+      // Webhooks
+      webhook_invalid: "This webhook's settings are not valid.",
+      webhook_unknown: "No enabled webhook has this address.",
+      webhook_signature_invalid: "The webhook's signature is missing or wrong.",
+      webhook_unsupported_type: "A webhook takes JSON, a form or text.",
+      webhook_body_invalid: "The webhook's content cannot be read.",
+      webhook_body_empty: "The webhook's content is empty.",
       // HTTP statuses
       bad_request: "The request is not valid.",
       unauthorized: "Sign in first.",
@@ -234,6 +241,13 @@ export const fr: typeof en = {
       plugin_disabled: "Ce plugin est désactivé.",
       plugin_error: "Un plugin a échoué.",
       invalid_mcp_server: "Les réglages de ce serveur MCP ne sont pas valides.",
+      // Webhooks
+      webhook_invalid: "Les réglages de ce webhook ne sont pas valides.",
+      webhook_unknown: "Aucun webhook actif n'a cette adresse.",
+      webhook_signature_invalid: "La signature du webhook manque ou est fausse.",
+      webhook_unsupported_type: "Un webhook accepte du JSON, un formulaire ou du texte.",
+      webhook_body_invalid: "Le contenu du webhook ne peut pas être lu.",
+      webhook_body_empty: "Le contenu du webhook est vide.",
       // Statuts HTTP
       bad_request: "La requête n'est pas valide.",
       unauthorized: "Connectez-vous d'abord.",

@@ -8,6 +8,7 @@ import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as people } from "./people";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
+import { fr as webhooks } from "./webhooks";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
@@ -170,6 +171,7 @@ const fr: Strings = {
   ...people,
   ...statusCodes,
   ...taskErrors,
+  ...webhooks,
 };
 
 export default fr;

@@ -1,4 +1,4 @@
-import { BlocksIcon, BotIcon, KeyRoundIcon, PlugIcon, SearchIcon, UsersIcon } from "lucide-react";
+import { BlocksIcon, BotIcon, KeyRoundIcon, PlugIcon, SearchIcon, UsersIcon, WebhookIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
@@ -7,6 +7,7 @@ import { PageFrame } from "@/components/app/page-frame";
 import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
 import { VaultAdmin } from "@/components/app/vault-admin";
+import { WebhooksAdmin } from "@/components/app/webhooks-admin";
 import { ProviderSetup } from "@/components/app/provider-setup";
 import { Badge } from "@/components/ui/badge";
 import { Switch } from "@/components/ui/switch";
@@ -118,6 +119,9 @@ export default function SettingsPage() {
           <TabsTrigger value="users">
             <UsersIcon /> {t("settings.users")}
           </TabsTrigger>
+          <TabsTrigger value="webhooks">
+            <WebhookIcon /> {t("webhooks.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -136,6 +140,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="users">
           <UsersAdmin me={me} />
+        </TabsContent>
+        <TabsContent value="webhooks">
+          <WebhooksAdmin />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />
