@@ -22,8 +22,11 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from playhouse.migrations import Runner
 
 from kinbot_core.config import load_settings
+from kinbot_core.db import Database
+from kinbot_core.db.database import MIGRATIONS_DIR
 from kinbot_core.db.models import MessageRecord
 from kinbot_core.kins.service import AUTOMATIC_PRIORITY
 from kinbot_core.platform import Platform
@@ -416,7 +419,7 @@ def documented(language: str) -> str:
     text = (Path(__file__).parents[1] / "docs" / "webhooks.md").read_text()
     section = text.split("## Signatures", 1)[1]
     (block,) = re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
-    return block
+    return str(block)
 
 
 async def test_the_documented_signing_examples_work(server: RunningServer) -> None:
@@ -443,3 +446,57 @@ async def test_the_documented_signing_examples_work(server: RunningServer) -> No
         assert '"status":"queued"' in ran.stdout.replace(" ", "")
     contents = [m["content"] for m in await webhook_messages(server.client, kin_id)]
     assert contents == ["event: backup finished\nsize_gb: 212"] * 2
+
+
+async def test_the_upgrade_keeps_every_message_and_allows_the_webhook_source(
+    data_dir: Path,
+) -> None:
+    names = sorted(path.stem for path in MIGRATIONS_DIR.glob("[0-9]*.py"))
+    before = names[names.index("0022_webhooks") - 1]
+    path = data_dir / "kinbot.db"
+    await asyncio.to_thread(data_dir.mkdir)
+    old = Database(path)
+    await old.read(lambda: Runner(old.peewee, directory=str(MIGRATIONS_DIR)).up(target=before))
+
+    def a_session() -> None:
+        old.sql(
+            "insert into kin (id, name, model, workspace, created_at, updated_at) "
+            "values ('k1', 'Majordome', 'gpt-4o', '/tmp/k1', 1, 1)"
+        )
+        for number, source in enumerate(("user", "kin", "task", "cron", "system")):
+            old.sql(
+                "insert into message (kin_id, role, source, content, created_at) "
+                "values ('k1', 'user', ?, ?, 1)",
+                (source, f"message {number}"),
+            )
+
+    await old.write(a_session)
+    await old.close()
+
+    upgraded = Database(path)
+    assert await upgraded.open() == names[names.index("0022_webhooks") :]
+    try:
+        kept = await upgraded.read(
+            lambda: upgraded.sql("select source, content from message order by id").fetchall()
+        )
+        assert kept == [
+            (source, f"message {number}")
+            for number, source in enumerate(("user", "kin", "task", "cron", "system"))
+        ]
+        await upgraded.write(
+            lambda: upgraded.sql(
+                "insert into message (kin_id, role, source, content, created_at) "
+                "values ('k1', 'user', 'webhook', 'door opened', 2)"
+            )
+        )
+        with pytest.raises(Exception, match="CHECK constraint failed"):
+            await upgraded.write(
+                lambda: upgraded.sql(
+                    "insert into message (kin_id, role, source, content, created_at) "
+                    "values ('k1', 'user', 'pigeon', 'coo', 3)"
+                )
+            )
+        check = await upgraded.read(lambda: upgraded.sql("pragma integrity_check").fetchall())
+        assert check == [("ok",)]
+    finally:
+        await upgraded.close()

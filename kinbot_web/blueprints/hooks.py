@@ -9,7 +9,11 @@ before the body is read too.
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import RootModel
 from quart import Blueprint, Response, request
+from quart_schema import DataSource, document_request
 
 from kinbot_core.kins import KinNotFound
 from kinbot_core.webhooks import (
@@ -26,6 +30,11 @@ from kinbot_web.errors import ApiError, error_response
 from kinbot_web.webhook_input import message_text, read_body
 
 blueprint = Blueprint("hooks", __name__)
+
+
+class WebhookEvent(RootModel[dict[str, Any]]):
+    """What a service sends, for the API's document: any JSON object (a form or text is
+    taken too; docs/webhooks.md)."""
 
 
 def _unknown() -> ApiError:
@@ -60,6 +69,7 @@ def _check_signature(webhook: InboundWebhook, body: bytes) -> None:
 
 @blueprint.post("/api/hooks/<token>")
 @public
+@document_request(WebhookEvent, source=DataSource.JSON)
 async def receive(token: str) -> Response | tuple[dict[str, object], int]:
     """Queue the body as a message for the webhook's Kin → 202 ``{"message_id", "status"}``."""
     webhooks = current_platform().webhooks
