@@ -278,9 +278,12 @@ async def test_a_body_over_the_limit_is_refused_before_it_is_sent(
 async def test_a_webhook_is_rate_limited_and_bad_signatures_do_not_count(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
-    async with serve_with_openai(data_dir, fake_llm, webhook_rate_limit=2) as server:
+    async with serve_with_openai(
+        data_dir, fake_llm, webhook_rate_limit=2, public_url="https://kinbot.example.org"
+    ) as server:
         kin_id = await make_kin(server.client)
         created = await create_webhook(server.client, kin_id, signing_secret=SIGNING_SECRET)
+        assert created["url"] == f"https://kinbot.example.org/api/hooks/{created['token']}"
         body = json.dumps(DOOR_EVENT).encode()
         async with outside(server) as service:
             for _ in range(3):
