@@ -33,6 +33,8 @@ CONFIG_FILE_ENV = "KINBOT_CONFIG_FILE"
 CONFIG_FILE_NAME = "kinbot.toml"
 MIB = 1024 * 1024
 GIB = 1024 * MIB
+#: The largest body limit an inbound webhook may be given.
+WEBHOOK_BODY_CEILING = MIB
 #: An entry of ``allowed_hosts``: a host name, ``*.`` and a domain, or ``*``.
 HOST_PATTERN = re.compile(r"\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 
@@ -528,6 +530,30 @@ class Settings(BaseSettings):
         2 * MIB,
         ge=64 * 1024,
         description="Largest JSON request body; a bigger one is refused (413) before being read.",
+    )
+
+    # -- inbound webhooks (docs/webhooks.md) -------------------------------------------------
+    webhook_body_max_bytes: int = Field(
+        64 * 1024,
+        ge=1024,
+        le=WEBHOOK_BODY_CEILING,
+        description="The body limit a new inbound webhook gets unless its administrator sets "
+        "another (1 KiB to 1 MiB); a bigger body is refused (413) before it is read.",
+    )
+    webhook_rate_limit: int = Field(
+        30,
+        ge=1,
+        description="Requests one inbound webhook accepts per `webhook_rate_window_seconds`; "
+        "more are refused with 429 and `Retry-After`.",
+    )
+    webhook_rate_window_seconds: float = Field(
+        60.0, gt=0, description="The window of `webhook_rate_limit`."
+    )
+    webhook_timestamp_tolerance_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="How far the `X-KinBot-Timestamp` of a signed webhook request may be from "
+        "the server's clock, either way; older or newer requests are refused (401) as replays.",
     )
 
     # -- workspaces and custom tools ---------------------------------------------------------

@@ -37,6 +37,7 @@ from kinbot_core.plugins.settings import PluginSettings
 from kinbot_core.providers.service import ProviderService
 from kinbot_core.tasks import TaskService
 from kinbot_core.vault import VaultService
+from kinbot_core.webhooks import WebhookService
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +99,7 @@ class Platform:
             check_model=self.providers.resolve_model,
         )
         self.contacts = ContactService(self.db, self.bus)
+        self.webhooks = WebhookService(self.db, self.kins, settings, lambda: self.master_key)
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
         self.compacting = CompactingService(self)

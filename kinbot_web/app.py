@@ -21,6 +21,7 @@ from kinbot_web.blueprints import (
     frontend,
     health,
     history_search,
+    hooks,
     kin_avatars,
     kins,
     mcp,
@@ -34,6 +35,7 @@ from kinbot_web.blueprints import (
     uploads,
     users,
     vault,
+    webhooks,
 )
 from kinbot_web.request_input import BoundedRequest
 
@@ -59,6 +61,8 @@ BLUEPRINTS = (
     custom_tools.blueprint,
     uploads.blueprint,
     kin_avatars.blueprint,
+    webhooks.blueprint,
+    hooks.blueprint,
     events.blueprint,
     plugin_routes.blueprint,
     frontend.blueprint,  # last: its fallback serves every other non-API path

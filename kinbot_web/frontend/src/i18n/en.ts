@@ -11,6 +11,7 @@ import { en as people } from "./people";
 import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
+import { en as webhooks } from "./webhooks";
 
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
@@ -175,6 +176,7 @@ const en = {
   ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
+  ...webhooks,
 };
 
 export default en;

@@ -143,6 +143,13 @@ export const en = {
       channel_identity_not_found: "This linked account no longer exists.",
       channel_identity_taken: "This messaging account is already linked to someone else.",
       channel_link_target_invalid: "Choose a member, or a Kin this channel talks to.",
+      // Webhooks
+      webhook_invalid: "This webhook's settings are not valid.",
+      webhook_unknown: "No enabled webhook has this address.",
+      webhook_signature_invalid: "The webhook's signature is missing or wrong.",
+      webhook_unsupported_type: "A webhook takes JSON, a form or text.",
+      webhook_body_invalid: "The webhook's content cannot be read.",
+      webhook_body_empty: "The webhook's content is empty.",
       // HTTP statuses
       bad_request: "The request is not valid.",
       unauthorized: "Sign in first.",
@@ -354,6 +361,13 @@ export const fr: typeof en = {
       channel_identity_not_found: "Ce compte lié n'existe plus.",
       channel_identity_taken: "Ce compte de messagerie est déjà lié à quelqu'un d'autre.",
       channel_link_target_invalid: "Choisissez un membre, ou un Kin auquel ce canal parle.",
+      // Webhooks
+      webhook_invalid: "Les réglages de ce webhook ne sont pas valides.",
+      webhook_unknown: "Aucun webhook actif n'a cette adresse.",
+      webhook_signature_invalid: "La signature du webhook manque ou est fausse.",
+      webhook_unsupported_type: "Un webhook accepte du JSON, un formulaire ou du texte.",
+      webhook_body_invalid: "Le contenu du webhook ne peut pas être lu.",
+      webhook_body_empty: "Le contenu du webhook est vide.",
       // Statuts HTTP
       bad_request: "La requête n'est pas valide.",
       unauthorized: "Connectez-vous d'abord.",

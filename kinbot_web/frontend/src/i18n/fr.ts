@@ -11,6 +11,7 @@ import { fr as people } from "./people";
 import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
+import { fr as webhooks } from "./webhooks";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
@@ -176,6 +177,7 @@ const fr: Strings = {
   ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
+  ...webhooks,
 };
 
 export default fr;
