@@ -1,0 +1,1 @@
+"""Messaging channels, each its own plugin on the interface of ``kinbot_core.channels``."""

@@ -1,0 +1,1 @@
+"""The e-mail channel (placeholder docstring)."""
