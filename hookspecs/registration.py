@@ -76,6 +76,20 @@ def register_routes(register: Callable[[Any], None]) -> None:
 
 
 @hookspec
+def register_channels(register: Callable[[Any], None]) -> None:
+    """Contribute messaging channel types (Telegram, e-mail…) that connect Kins to people.
+
+    Called at start-up and whenever a plugin is enabled or disabled.
+
+    ``register(channel_type)`` takes a channel type object with a unique ``name`` (the type
+    of the connections an administrator configures in Settings, e.g. ``"telegram"``); the
+    interface is ``kinbot_core.channels.ChannelType``: its settings model, its message length
+    limit, its Markdown formatting, and ``open(settings, inbox)``, which returns a connection
+    with a receive loop and ``send``. Connections of a type whose plugin is disabled stop.
+    """
+
+
+@hookspec
 def register_events(
     register: Callable[[Any], None], subscribe: Callable[..., Any], platform: Any
 ) -> None:

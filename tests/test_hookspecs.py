@@ -32,7 +32,7 @@ LIFECYCLE = {
 }  # fmt: skip
 REGISTRATION = {
     "register_providers", "register_tools", "register_memory_backends",
-    "register_search_providers", "register_routes", "register_events",
+    "register_search_providers", "register_routes", "register_events", "register_channels",
 }  # fmt: skip
 POLICY = {"before_tool_call", "on_task_spawn", "on_cron_trigger"}
 

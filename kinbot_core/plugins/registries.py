@@ -20,6 +20,7 @@ REGISTRATION_HOOKS = {
     "memory_backends": "register_memory_backends",
     "search_providers": "register_search_providers",
     "routes": "register_routes",
+    "channels": "register_channels",
 }
 #: Kinds the platform cannot run without, and how to name one item in a refusal.
 ESSENTIAL_KINDS = {"memory_backends": "memory backend"}
@@ -117,6 +118,10 @@ class Registries:
     @property
     def routes(self) -> Registry[Any]:
         return self._by_kind["routes"]
+
+    @property
+    def channels(self) -> Registry[Any]:
+        return self._by_kind["channels"]
 
     async def rebuild(self, hooks: HookCaller) -> None:
         """Call every registration hook and swap the new registries in at once."""

@@ -1,0 +1,43 @@
+"""Messaging channels: the interface a channel plugin implements (``types``, ``errors``) and,
+in the sibling modules, the runtime that runs configured connections, pairs unknown senders
+and delivers Kins' replies."""
+
+from kinbot_core.channels.errors import (
+    ChannelAuthFailed,
+    ChannelConfigError,
+    ChannelError,
+    ChannelRateLimited,
+    ChannelRejected,
+    ChannelUnavailable,
+)
+from kinbot_core.channels.types import (
+    ChannelConnection,
+    ChannelInfo,
+    ChannelType,
+    ChatKind,
+    DeliverOutcome,
+    Inbox,
+    IncomingMedia,
+    IncomingMessage,
+    OutgoingMedia,
+    Sender,
+)
+
+__all__ = [
+    "ChannelAuthFailed",
+    "ChannelConfigError",
+    "ChannelConnection",
+    "ChannelError",
+    "ChannelInfo",
+    "ChannelRateLimited",
+    "ChannelRejected",
+    "ChannelType",
+    "ChannelUnavailable",
+    "ChatKind",
+    "DeliverOutcome",
+    "Inbox",
+    "IncomingMedia",
+    "IncomingMessage",
+    "OutgoingMedia",
+    "Sender",
+]
