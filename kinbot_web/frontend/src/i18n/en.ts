@@ -6,6 +6,7 @@ import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
+import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 
@@ -167,6 +168,7 @@ const en = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
 };

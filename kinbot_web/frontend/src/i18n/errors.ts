@@ -80,6 +80,7 @@ export const en = {
       // Plugins, MCP
       unknown_plugin: "This plugin is not installed.",
       plugin_required: "A plugin this needs is turned off.",
+      settings_invalid: "Some settings are not valid: see the marked fields.",
       plugin_disabled: "This plugin is turned off.",
       plugin_error: "A plugin failed.",
       invalid_mcp_server: "This MCP server's settings are not valid.",
@@ -231,6 +232,7 @@ export const fr: typeof en = {
       // Plugins, MCP
       unknown_plugin: "Ce plugin n'est pas installé.",
       plugin_required: "Un plugin nécessaire est désactivé.",
+      settings_invalid: "Certains réglages ne sont pas valides : voyez les champs signalés.",
       plugin_disabled: "Ce plugin est désactivé.",
       plugin_error: "Un plugin a échoué.",
       invalid_mcp_server: "Les réglages de ce serveur MCP ne sont pas valides.",

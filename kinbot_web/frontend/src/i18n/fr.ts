@@ -6,6 +6,7 @@ import { fr as markdown } from "./markdown";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as people } from "./people";
+import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 
@@ -168,6 +169,7 @@ const fr: Strings = {
   ...markdown,
   ...onboardingExtra,
   ...people,
+  ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
 };
