@@ -59,10 +59,11 @@ class FolderState:
 
 @dataclass(frozen=True)
 class FetchedMail:
-    """One message as the server stores it."""
+    """One message as the server stores it, and whether it was marked seen before."""
 
     uid: int
     raw: bytes
+    seen: bool = False
 
 
 class ImapInbox:
@@ -91,11 +92,11 @@ class ImapInbox:
             uids = self._uids_after(last_uid)[:limit]
             if not uids:
                 return state, []
-            sizes = client.fetch(uids, ["RFC822.SIZE"])
+            known = client.fetch(uids, ["RFC822.SIZE", "FLAGS"])
             small = [
                 uid
                 for uid in uids
-                if int(sizes.get(uid, {}).get(b"RFC822.SIZE", 0)) <= MAX_MAIL_BYTES
+                if int(known.get(uid, {}).get(b"RFC822.SIZE", 0)) <= MAX_MAIL_BYTES
             ]
             bodies = client.fetch(small, ["BODY.PEEK[]"]) if small else {}
             mails = []
@@ -103,10 +104,27 @@ class ImapInbox:
                 raw = bodies.get(uid, {}).get(b"BODY[]", b"")
                 if uid not in small:
                     log.warning("mail %s in %s is too large, skipped", uid, self.account.folder)
-                mails.append(FetchedMail(uid, bytes(raw or b"")))
+                seen = b"\\Seen" in known.get(uid, {}).get(b"FLAGS", ())
+                mails.append(FetchedMail(uid, bytes(raw or b""), seen))
             return state, mails
 
         return await self._run(fetch)
+
+    async def headers_of(self, message_id: str) -> bytes | None:
+        """The header of the mail in the folder whose Message-ID is ``message_id``, if any."""
+
+        def look_up() -> bytes | None:
+            self._select()
+            client = self._connected()
+            found = client.search(["HEADER", "Message-ID", message_id])
+            if not found:
+                return None
+            uid = max(int(uid) for uid in found)
+            fetched = client.fetch([uid], ["BODY.PEEK[HEADER]"]).get(uid, {})
+            header = fetched.get(b"BODY[HEADER]")
+            return bytes(header) if header else None
+
+        return await self._run(look_up)
 
     async def mark_seen(self, uids: list[int]) -> None:
         """Flag ``uids`` as seen (the mailbox's owner sees the Kin has read them)."""

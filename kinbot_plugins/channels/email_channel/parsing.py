@@ -49,6 +49,8 @@ class InboundMail:
     references: list[str] = field(default_factory=list)
     automatic: bool = False
     recipients: list[str] = field(default_factory=list)
+    #: The language the mail says it is in (Content-Language), if it says.
+    language: str | None = None
     #: The Authentication-Results headers, from the top (see sender_check).
     authentication_results: list[str] = field(default_factory=list)
 
@@ -78,6 +80,7 @@ def parse_mail(raw: bytes) -> InboundMail:
             )
             if address
         ],
+        language=str(message.get("Content-Language", "")).split(",")[0].strip() or None,
         authentication_results=[
             str(value) for value in message.get_all("Authentication-Results", [])
         ],
