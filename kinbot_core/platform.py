@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from kinbot_core.accounts import AccountService
+from kinbot_core.channels.runtime import ChannelRuntime
 from kinbot_core.compacting import CompactingService
 from kinbot_core.config import Settings
 from kinbot_core.contacts import ContactService
@@ -99,6 +100,8 @@ class Platform:
         self.messaging = InterKinMessaging(self)
         self.tasks = TaskService(self)
         self.crons = CronService(self)
+        #: Messaging channel connections (Telegram, e-mail…), pairings and deliveries.
+        self.channels = ChannelRuntime(self)
         #: The proxy Kin code's network goes through (listening from its first use).
         self.egress = EgressProxy(settings)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
@@ -145,6 +148,7 @@ class Platform:
         await self.workers.start()
         await self.crons.start()
         await self.memory.start()
+        await self.channels.start()
 
     async def stop(self) -> None:
         """Deliver pending events (within the shutdown grace) and close the database."""
@@ -157,6 +161,7 @@ class Platform:
         self._stopped = True
         self.crons.stop()
         await self.workers.stop(grace=self.settings.shutdown_grace_seconds)
+        await self.channels.stop()
         await self.compacting.stop()
         for task in self._background:
             task.cancel()

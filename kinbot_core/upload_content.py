@@ -40,6 +40,10 @@ EXTENSIONS = {
     ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     ".odt": "application/vnd.oasis.opendocument.text",
     ".ods": "application/vnd.oasis.opendocument.spreadsheet",
+    # Voice notes (a messaging channel's): kept as audio, not read.
+    ".ogg": "audio/ogg",
+    ".oga": "audio/ogg",
+    ".mp3": "audio/mpeg",
 }
 IMAGE_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
 TEXT_TYPES = ("text/plain", "text/markdown", "text/csv")
@@ -67,13 +71,15 @@ TYPE_NAMES = {
     PPTX: "a presentation (.pptx)",
     ODT: "a text document (.odt)",
     ODS: "a spreadsheet (.ods)",
+    "audio/ogg": "an audio recording",
+    "audio/mpeg": "an audio recording",
     "executable": "a program",
     "archive": "a ZIP archive",
     "binary": "binary data",
 }
 ALLOWED = (
-    "images (PNG, JPEG, WebP, GIF), PDFs and documents "
-    "(.txt, .md, .csv, .docx, .odt, .xlsx, .ods, .pptx)"
+    "images (PNG, JPEG, WebP, GIF), PDFs, documents "
+    "(.txt, .md, .csv, .docx, .odt, .xlsx, .ods, .pptx) and audio recordings (.ogg, .mp3)"
 )
 #: Contents parsed only in a separate process (PDFs, ZIP archives).
 ISOLATED_MAGIC = (b"%PDF-", b"PK\x03\x04")
@@ -137,6 +143,10 @@ def sniff(data: bytes) -> str:
         return _image_type(data)
     if data.startswith(b"%PDF-"):
         return "application/pdf"
+    if data.startswith(b"OggS"):
+        return "audio/ogg"
+    if data.startswith(b"ID3") or (len(data) > 1 and data[0] == 0xFF and data[1] & 0xE0 == 0xE0):
+        return "audio/mpeg"
     if data.startswith(b"PK\x03\x04"):
         try:
             return _archive_type(data)
@@ -191,9 +201,10 @@ def checked_type(filename: str, data: bytes) -> str:
 
 def inspect(filename: str, data: bytes, limits: ReadLimits) -> tuple[str, str | None]:
     """The checked MIME type of an upload and the text the model reads of it (``None`` for
-    an image), cut at ``limits.max_chars``; ``UploadError`` for a file that is refused."""
+    an image or an audio recording), cut at ``limits.max_chars``; ``UploadError`` for a
+    file that is refused."""
     mime_type = checked_type(filename, data)
-    if mime_type.startswith("image/"):
+    if mime_type.startswith(("image/", "audio/")):
         return mime_type, None
     if mime_type == "application/pdf":
         text = _pdf_text(data, limits)

@@ -122,6 +122,15 @@ async def inspect_upload(filename: str, data: bytes, limits: ReadLimits) -> tupl
     return await asyncio.to_thread(upload_content.inspect, filename, data, limits)
 
 
+def upload_kind(mime_type: str) -> str:
+    """What an upload of ``mime_type`` is: ``image``, ``audio``, ``pdf`` or ``document``."""
+    if mime_type.startswith("image/"):
+        return "image"
+    if mime_type.startswith("audio/"):
+        return "audio"
+    return "pdf" if mime_type == "application/pdf" else "document"
+
+
 @dataclass(frozen=True)
 class UploadView:
     """An uploaded file as the API shows it."""
@@ -194,6 +203,8 @@ def model_text(
         name = str(reference.get("filename", "file"))
         if attachment is None:
             parts.append(f"[Attached file {name}: no longer available]")
+        elif attachment.kind == "audio":
+            parts.append(f"[Attached audio recording {name}: it cannot be listened to here]")
         elif attachment.image is not None:
             if vision:
                 parts.append(f"[Attached image: {name}]")
@@ -233,11 +244,7 @@ class UploadStore:
             raise UploadError(400, "invalid_request", "The file is empty.")
         name = clean_filename(filename)
         mime_type, text = await inspect_upload(name, data, read_limits(self._settings))
-        kind = (
-            "image"
-            if mime_type.startswith("image/")
-            else ("pdf" if mime_type == "application/pdf" else "document")
-        )
+        kind = upload_kind(mime_type)
         upload_id = uuid.uuid4().hex
         await asyncio.to_thread(self._write, upload_id, data)
 

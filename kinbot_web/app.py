@@ -13,6 +13,7 @@ from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
     auth,
+    channels,
     compacting,
     crons,
     custom_tools,
@@ -52,6 +53,7 @@ BLUEPRINTS = (
     tasks.blueprint,
     vault.blueprint,
     mcp.blueprint,
+    channels.blueprint,
     custom_tools.blueprint,
     uploads.blueprint,
     kin_avatars.blueprint,

@@ -378,6 +378,7 @@ class KinService:
         chain_depth: int | None = None,
         task_id: str | None = None,
         guard: Callable[[], None] | None = None,
+        stored: Callable[[int], None] | None = None,
         attachments: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> MessageView:
@@ -388,7 +389,8 @@ class KinService:
         or broadcast. A message from another Kin carries
         its type (request, inform, reply), request id and chain depth; one from or to a
         sub-Kin, its task id. ``guard`` runs in the same transaction first (on the writer
-        thread): what it changes is stored with the message, and it may raise to refuse.
+        thread): what it changes is stored with the message, and it may raise to refuse;
+        ``stored`` runs in it last, with the new message's id (to record what refers to it).
         ``attachments``: the files a user attached (checked by ``UploadStore.references``);
         ``meta``: structured facts for the UI (``kinbot_core.kins.meta``)."""
         if not content.strip() and not attachments:
@@ -421,6 +423,8 @@ class KinService:
             )
             if screened.keep is not None:
                 screened.keep(row.id)
+            if stored is not None:
+                stored(row.id)
             return row
 
         row = await self._db.write(insert)

@@ -1,1 +1,1 @@
-"""Messaging channels, each its own plugin on the interface of ``kinbot_core.channels``."""
+"""Built-in messaging channel plugins (``register_channels``), one sub-package each."""

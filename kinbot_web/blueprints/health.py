@@ -1,4 +1,5 @@
-"""``GET /api/health``: is the server up, is the database usable, which plugins run."""
+"""``GET /api/health``: is the server up, is the database usable, which plugins run, and
+what each messaging channel connection is doing."""
 
 from __future__ import annotations
 
@@ -34,11 +35,24 @@ class PluginHealth(BaseModel):
     enabled: bool
 
 
+class ChannelHealth(BaseModel):
+    """A messaging channel connection: its type and what it is doing, for monitoring (no
+    name, no setting)."""
+
+    id: str
+    type: str
+    #: ``running``, ``starting``, ``retrying``, ``failing``, ``stopped`` or ``unavailable``.
+    state: str
+    #: Why it is retrying or failing (``channel_auth_failed``, ``channel_unavailable``…).
+    error_code: str | None = None
+
+
 class Health(BaseModel):
     status: str
     version: str
     database: DatabaseHealth
     plugins: list[PluginHealth]
+    channels: list[ChannelHealth] = []
 
 
 @blueprint.get("/api/health")
@@ -55,7 +69,11 @@ async def health() -> tuple[Health, int]:
         logger.exception("health check: database unavailable")
         database = DatabaseHealth(ok=False, error="the database cannot be queried")
     plugins = [PluginHealth(name=p.name, enabled=p.enabled) for p in platform.list_plugins()]
+    channels: list[ChannelHealth] = []
+    if database.ok:
+        channels = [ChannelHealth(**entry) for entry in await platform.channels.health()]
     status = "ok" if database.ok else "error"
-    return Health(status=status, version=__version__, database=database, plugins=plugins), (
-        200 if database.ok else 503
+    health = Health(
+        status=status, version=__version__, database=database, plugins=plugins, channels=channels
     )
+    return health, (200 if database.ok else 503)

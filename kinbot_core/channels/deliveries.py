@@ -1,0 +1,263 @@
+"""Sending Kins' replies (and KinBot's notices) back to the chats they came from, with a
+persisted record per delivery so that a restart sends what was not sent, and nothing twice.
+
+A message that came through a channel is stored with a delivery record ``awaiting`` its
+reply. When the Kin's turn on it ends, the record gets the text (the turn's reply, or a note
+that it could not answer) and becomes ``pending``; the sender loop cuts the text into parts
+at the platform's limit and sends them one by one, recording each part sent with the
+platform's ids before the next. A part that fails with a retryable error (rate limit, network)
+is tried again after a backoff (the platform's retry-after when it gave one); after
+``channel_delivery_max_attempts``, or at once for an error that cannot be retried, the
+delivery is ``failed`` with the error's code.
+
+The one window left: the process dying after the platform accepted a part and before the
+record of it is committed (milliseconds). That part is sent again at the restart; a platform
+without idempotency keys (Telegram's Bot API) offers no way to know.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from kinbot_core.channels.errors import ChannelError
+from kinbot_core.channels.notices import failed_text
+from kinbot_core.channels.splitting import split_message
+from kinbot_core.db import Database
+from kinbot_core.db.models import ChannelDeliveryRecord, KinRecord, MessageRecord, User
+
+if TYPE_CHECKING:
+    from kinbot_core.channels.runtime import ChannelRuntime
+
+logger = logging.getLogger(__name__)
+
+#: The statuses of a turn that has ended.
+ENDED = ("done", "failed", "cancelled")
+#: How often the loop looks again without being woken (a safety net, not the mechanism).
+IDLE_WAKE_SECONDS = 30.0
+
+
+def backoff(attempts: int, base: float, ceiling: float, retry_after: float | None) -> float:
+    """Seconds to wait after the ``attempts``-th failure: doubling from ``base`` up to
+    ``ceiling``, and never less than the platform's ``retry_after``."""
+    wait: float = min(base * 2.0 ** max(attempts - 1, 0), ceiling)
+    return max(wait, retry_after or 0.0)
+
+
+class DeliveryService:
+    """The delivery records and the loop that sends them."""
+
+    def __init__(self, runtime: ChannelRuntime) -> None:
+        self._runtime = runtime
+        self._wake = asyncio.Event()
+
+    @property
+    def _db(self) -> Database:
+        return self._runtime.platform.db
+
+    def wake(self) -> None:
+        """Look for deliveries to send now."""
+        self._wake.set()
+
+    async def notice(self, connection_id: str, chat_id: str, text: str) -> None:
+        """Queue a message of KinBot's own (not an answer to a message) for a chat."""
+        now = time.time()
+        await self._db.write(
+            lambda: ChannelDeliveryRecord.create(
+                connection=connection_id,
+                chat_id=chat_id,
+                status="pending",
+                text=text,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        self.wake()
+
+    async def reconcile(self) -> int:
+        """Give each delivery awaiting a reply whose turn has ended its text (or mark it
+        sent when there is nothing to say). Returns how many became pending."""
+        awaiting = await self._db.read(_awaiting_with_ended_turns)
+        ready = 0
+        for delivery_id, trigger_id, status, kin_name, sender_id in awaiting:
+            text = await self._reply_text(trigger_id, status, kin_name, sender_id)
+            ready += await self._db.write(_set_reply, delivery_id, text)
+        if ready:
+            self.wake()
+        return ready
+
+    async def _reply_text(
+        self, trigger_id: int, status: str, kin_name: str, sender_id: str | None
+    ) -> str | None:
+        if status == "done":
+            texts = await self._db.read(_reply_texts, trigger_id)
+            return "\n\n".join(texts) or None
+        if status == "failed":
+            language = await self._db.read(_language_of, sender_id) if sender_id else None
+            return failed_text(kin_name, language)
+        return None  # cancelled: nothing to say
+
+    async def run(self) -> None:
+        """Send what is due, until cancelled. A failure of KinBot's own (not the platform's)
+        is logged and the loop goes on."""
+        last_reconcile = 0.0
+        while True:
+            self._wake.clear()
+            wait = IDLE_WAKE_SECONDS
+            try:
+                if time.monotonic() - last_reconcile >= IDLE_WAKE_SECONDS:
+                    await self.reconcile()
+                    last_reconcile = time.monotonic()
+                next_due = await self._send_due()
+                if next_due is not None:
+                    wait = min(max(next_due - time.time(), 0.0), IDLE_WAKE_SECONDS)
+            except Exception:
+                logger.exception("sending channel deliveries failed")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._wake.wait()
+
+    async def _send_due(self) -> float | None:
+        """Send every pending delivery that is due on a running connection; returns when
+        the next one not yet due is."""
+        pending = await self._db.read(_pending)
+        now = time.time()
+        next_due: float | None = None
+        for row in pending:
+            if row.next_attempt_at > now:
+                next_due = min(next_due or row.next_attempt_at, row.next_attempt_at)
+                continue
+            live = self._runtime.live(row.__data__["connection"])
+            if live is None:
+                continue  # sent once the connection runs (it wakes the loop)
+            await self._attempt(row)
+        return next_due
+
+    async def _attempt(self, row: ChannelDeliveryRecord) -> None:
+        connection_id = row.__data__["connection"]
+        live = self._runtime.live(connection_id)
+        if live is None:
+            return
+        channel_type, connection = live
+        parts = split_message(row.text or "", channel_type.max_message_length)
+        sent_ids: list[str] = json.loads(row.platform_ids or "[]")
+        for index in range(row.parts_sent, len(parts)):
+            try:
+                ids = await connection.send(
+                    row.chat_id, parts[index], reply_to=row.reply_to if index == 0 else None
+                )
+            except ChannelError as error:
+                await self._failed(row, error)
+                return
+            sent_ids.extend(str(i) for i in ids)
+            last = index == len(parts) - 1
+            await self._db.write(_part_sent, row.id, index + 1, sent_ids, last)
+        if not parts:
+            await self._db.write(_part_sent, row.id, 0, sent_ids, True)
+        self._runtime.note_working(connection_id)
+
+    async def _failed(self, row: ChannelDeliveryRecord, error: ChannelError) -> None:
+        settings = self._runtime.platform.settings
+        attempts = row.attempts + 1
+        give_up = not error.retryable or attempts >= settings.channel_delivery_max_attempts
+        retry_after = getattr(error, "retry_after", None)
+        wait = backoff(
+            attempts,
+            settings.channel_retry_base_seconds,
+            settings.channel_retry_max_seconds,
+            retry_after,
+        )
+        logger.warning(
+            "channel %s: delivery %s failed (%s, attempt %d%s): %s",
+            row.__data__["connection"],
+            row.id,
+            error.code,
+            attempts,
+            ", given up" if give_up else f", again in {wait:.0f} s",
+            error.message,
+        )
+        await self._db.write(_attempt_failed, row.id, attempts, error.code, give_up, wait)
+        await self._runtime.note_failure(row.__data__["connection"], error)
+
+
+def _awaiting_with_ended_turns() -> list[tuple[int, int, str, str, str | None]]:
+    query: Any = (
+        ChannelDeliveryRecord.select(
+            ChannelDeliveryRecord.id,
+            MessageRecord.id,
+            MessageRecord.status,
+            KinRecord.name,
+            MessageRecord.sender_id,
+        )
+        .join(MessageRecord, on=ChannelDeliveryRecord.trigger == MessageRecord.id)
+        .join(KinRecord, on=MessageRecord.kin == KinRecord.id)
+        .where((ChannelDeliveryRecord.status == "awaiting") & MessageRecord.status.in_(ENDED))
+        .order_by(ChannelDeliveryRecord.id)
+        .tuples()
+    )
+    return [(int(a), int(b), str(c), str(d), e) for a, b, c, d, e in query]
+
+
+def _reply_texts(trigger_id: int) -> list[str]:
+    rows = (
+        MessageRecord.select(MessageRecord.content)
+        .where(
+            (MessageRecord.turn_of == trigger_id)
+            & (MessageRecord.role == "assistant")
+            & ~MessageRecord.superseded
+        )
+        .order_by(MessageRecord.id)
+    )
+    return [row.content.strip() for row in rows if row.content and row.content.strip()]
+
+
+def _language_of(user_id: str) -> str | None:
+    user = User.get_or_none(User.id == user_id)
+    return str(user.language) if user is not None else None
+
+
+def _set_reply(delivery_id: int, text: str | None) -> int:
+    updated = (
+        ChannelDeliveryRecord.update(
+            status="pending" if text else "sent", text=text, updated_at=time.time()
+        )
+        .where(
+            (ChannelDeliveryRecord.id == delivery_id) & (ChannelDeliveryRecord.status == "awaiting")
+        )
+        .execute()
+    )
+    return 1 if updated and text else 0
+
+
+def _pending() -> list[ChannelDeliveryRecord]:
+    return list(
+        ChannelDeliveryRecord.select()
+        .where(ChannelDeliveryRecord.status == "pending")
+        .order_by(ChannelDeliveryRecord.id)
+    )
+
+
+def _part_sent(delivery_id: int, parts_sent: int, ids: Sequence[str], last: bool) -> None:
+    ChannelDeliveryRecord.update(
+        parts_sent=parts_sent,
+        platform_ids=json.dumps(list(ids)),
+        status="sent" if last else "pending",
+        last_error_code=None,
+        updated_at=time.time(),
+    ).where(ChannelDeliveryRecord.id == delivery_id).execute()
+
+
+def _attempt_failed(delivery_id: int, attempts: int, code: str, give_up: bool, wait: float) -> None:
+    now = time.time()
+    ChannelDeliveryRecord.update(
+        attempts=attempts,
+        last_error_code=code,
+        status="failed" if give_up else "pending",
+        next_attempt_at=now + wait,
+        updated_at=now,
+    ).where(ChannelDeliveryRecord.id == delivery_id).execute()

@@ -1,0 +1,77 @@
+"""The Telegram channel: Kins talk with the family through a Telegram bot.
+
+Registers the ``telegram`` channel type (``register_channels``) and the route Telegram calls
+in webhook mode (``register_routes``: ``POST /api/ext/telegram/webhook/<connection id>``,
+checked with the secret token KinBot gave Telegram). Set-up: docs/channels.md.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+from quart import request
+from werkzeug.exceptions import BadRequest, NotFound, Unauthorized
+
+from kinbot_core import PluginRoute, hookimpl
+from kinbot_core.channels import ChannelError, Inbox
+from kinbot_plugins.channels.telegram.connection import (
+    WEBHOOK_PATH,
+    TelegramConnection,
+    webhook_connections,
+)
+from kinbot_plugins.channels.telegram.formatting import markdown_to_telegram_html
+from kinbot_plugins.channels.telegram.settings import TelegramSettings
+
+#: Telegram's limit on a message's text, in characters.
+MAX_MESSAGE_LENGTH = 4096
+#: The header Telegram sends the webhook's secret token in.
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+
+
+class TelegramChannel:
+    """The ``telegram`` channel type (``kinbot_core.channels.ChannelType``)."""
+
+    name = "telegram"
+    label = "Telegram"
+    settings_model: type[BaseModel] = TelegramSettings
+    max_message_length = MAX_MESSAGE_LENGTH
+
+    def format_markdown(self, markdown: str) -> str:
+        return markdown_to_telegram_html(markdown)
+
+    def open(self, settings: BaseModel, inbox: Inbox) -> TelegramConnection:
+        if not isinstance(settings, TelegramSettings):
+            raise TypeError("a Telegram connection needs TelegramSettings")
+        return TelegramConnection(settings, inbox)
+
+
+async def receive_webhook(connection_id: str) -> tuple[dict[str, Any], int]:
+    """A webhook call of Telegram: the update is stored before the answer, so a failure
+    makes Telegram send it again."""
+    connection = webhook_connections.get(connection_id)
+    if connection is None:
+        raise NotFound("No Telegram connection receives webhook calls here.")
+    given = request.headers.get(SECRET_HEADER, "")
+    if not hmac.compare_digest(given.encode(), connection.secret.encode()):
+        raise Unauthorized("Wrong secret token.")
+    payload = await request.get_json(silent=True)
+    if not isinstance(payload, dict) or not isinstance(payload.get("update_id"), int):
+        raise BadRequest("An update is expected.")
+    try:
+        await connection.handle(connection.update_of(payload))
+    except ChannelError:
+        return {"ok": False}, 503  # a file could not be fetched: Telegram tries again
+    return {"ok": True}, 200
+
+
+@hookimpl
+def register_channels(register: Callable[[Any], None]) -> None:
+    register(TelegramChannel())
+
+
+@hookimpl
+def register_routes(register: Callable[[Any], None]) -> None:
+    register(PluginRoute(WEBHOOK_PATH, receive_webhook, methods=("POST",), access="public"))
