@@ -19,6 +19,7 @@ from kinbot_plugins.channels.email_channel.composing import (
     OutgoingFile,
     compose_mail,
     reply_subject,
+    stable_message_id,
 )
 from kinbot_plugins.channels.email_channel.errors import MailTransportError, Security
 from kinbot_plugins.channels.email_channel.imap_inbox import ImapAccount, ImapInbox
@@ -88,6 +89,19 @@ async def test_new_mail_is_read_by_uid_oldest_first_and_left_unseen(
 
         await inbox.mark_seen([first])
         assert "\\Seen" in dovecot.flags(mailbox, first)
+    finally:
+        await inbox.close()
+
+
+@needs_dovecot
+async def test_a_mail_is_found_by_its_message_id(dovecot: Dovecot, mailbox: str) -> None:
+    dovecot.deliver(mailbox, plain_mail("first"))
+    dovecot.deliver(mailbox, plain_mail("second"))
+    inbox = inbox_for(dovecot, mailbox)
+    try:
+        header = await inbox.headers_of("<second@family.test>")
+        assert header is not None and b"Subject: second" in header and b"Hello" not in header
+        assert await inbox.headers_of("<unknown@family.test>") is None
     finally:
         await inbox.close()
 
@@ -387,8 +401,24 @@ def test_a_reply_is_threaded_with_text_and_html_parts() -> None:
     (attachment,) = message.iter_attachments()
     assert attachment.get_filename() == "times.csv"
     assert reply_subject("RE: Fwd: TR: Sortie") == "Re: Sortie"
+    forgotten = compose_mail(
+        sender="kin@family.test",
+        sender_name="",
+        recipient="anna@family.test",
+        markdown="Yes",
+        subject="Train times",
+        answering=MailThread("<gone@family.test>"),
+    )
+    assert forgotten["Subject"] == "Re: Train times"
     # Our own mail, read back, is machine mail: the channel never answers it.
     assert parse_mail(message.as_bytes()).automatic
+
+
+def test_a_reply_sent_again_keeps_its_message_id() -> None:
+    first = stable_message_id("kin@family.test", "connection", "<q@family.test>", "Yes")
+    assert first == stable_message_id("kin@family.test", "connection", "<q@family.test>", "Yes")
+    assert first != stable_message_id("kin@family.test", "connection", "<q@family.test>", "No")
+    assert first.endswith("@family.test>")
 
 
 @pytest.mark.parametrize(

@@ -25,9 +25,9 @@ from tests.support.dovecot import Dovecot
 from tests.support.smtp_sink import SmtpSink
 
 #: The Kins' mailbox, and the receiving provider's name in its Authentication-Results.
-KIN_ADDRESS = "kins@family.test"
-PROVIDER = "mx.family.test"
-SMTP_USER, SMTP_PASSWORD = "kins@family.test", "smtp-app-password"
+KIN_ADDRESS = "kins@family.example.org"
+PROVIDER = "mx.family.example.org"
+SMTP_USER, SMTP_PASSWORD = "kins@family.example.org", "smtp-app-password"
 CODE = r"\b[A-Z2-9]{4}-[A-Z2-9]{4}\b"
 
 

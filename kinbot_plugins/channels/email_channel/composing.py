@@ -8,6 +8,7 @@ do not answer it (no vacation-reply ping-pong), and the channel ignores such mai
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -55,16 +56,19 @@ def compose_mail(
     subject: str = "",
     answering: MailThread | None = None,
     files: Sequence[OutgoingFile] = (),
+    message_id: str | None = None,
     now: datetime | None = None,
 ) -> EmailMessage:
     """A mail from ``sender`` (shown as ``sender_name``) to ``recipient``. With ``answering``,
-    a reply in that mail's thread (its subject with ``Re:``); else ``subject`` is used."""
+    a reply in that mail's thread (its subject with ``Re:``); else ``subject`` is used.
+    ``message_id`` is the mail's own id (a new one when not given)."""
     message = EmailMessage()
     message["From"] = Address(display_name=sender_name, addr_spec=sender)
     message["To"] = recipient
-    message["Subject"] = reply_subject(answering.subject) if answering else subject
+    # A reply whose mail is no longer known takes the topic from its own text.
+    message["Subject"] = reply_subject(answering.subject or subject) if answering else subject
     message["Date"] = format_datetime(now or datetime.now(UTC))
-    message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
+    message["Message-ID"] = message_id or make_msgid(domain=sender.rpartition("@")[2] or None)
     message["Auto-Submitted"] = "auto-replied" if answering else "auto-generated"
     # Exchange and Outlook: no out-of-office or read-receipt answers to a Kin's mail.
     message["X-Auto-Response-Suppress"] = "All"
@@ -81,6 +85,14 @@ def compose_mail(
             file.data, maintype=maintype, subtype=subtype, filename=file.filename
         )
     return message
+
+
+def stable_message_id(sender: str, *parts: str) -> str:
+    """A Message-ID that is the same for the same ``parts``: a reply sent again after a crash
+    (between the server's acceptance and its record) then has the first one's id, and mail
+    clients show it once."""
+    digest = hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
+    return f"<kinbot.{digest}@{sender.rpartition('@')[2] or 'kinbot.invalid'}>"
 
 
 def _references(answering: MailThread) -> list[str]:

@@ -36,7 +36,12 @@ from kinbot_core.channels import (
     OutgoingMedia,
     Sender,
 )
-from kinbot_plugins.channels.email_channel.composing import MailThread, OutgoingFile, compose_mail
+from kinbot_plugins.channels.email_channel.composing import (
+    MailThread,
+    OutgoingFile,
+    compose_mail,
+    stable_message_id,
+)
 from kinbot_plugins.channels.email_channel.errors import MailTransportError
 from kinbot_plugins.channels.email_channel.imap_inbox import FetchedMail, ImapAccount, ImapInbox
 from kinbot_plugins.channels.email_channel.mail_text import markdown_to_text
@@ -226,6 +231,12 @@ class EmailConnection:
         reply_to: str | None = None,
     ) -> list[str]:
         answering = await self._thread(reply_to) if reply_to else None
+        # One reply per incoming mail: sent again, it keeps its id (a notice gets a new one).
+        stable = (
+            stable_message_id(self._address, self._inbox.connection_id, chat_id, reply_to, text)
+            if reply_to
+            else None
+        )
         message = compose_mail(
             sender=self._address,
             sender_name=self.settings.from_name,
@@ -234,6 +245,7 @@ class EmailConnection:
             subject=_subject_of(text),
             answering=answering,
             files=[OutgoingFile(m.filename, m.mime_type, m.data) for m in media],
+            message_id=stable,
         )
         try:
             await send_mail(self._smtp, message, self._ssl_context)

@@ -88,12 +88,12 @@ class EmailSettings(BaseModel):
     )
     imap_password: SecretStr = Field(
         title="IMAP password",
-        description="An app password where the provider offers them (Gmail, Outlook, iCloud, "
-        "Yahoo, Fastmail).",
+        description="An app password where the provider offers them (Gmail, iCloud, Yahoo, "
+        "Fastmail).",
         json_schema_extra=_fr(
             "Mot de passe IMAP",
-            "Un mot de passe d'application quand le fournisseur en propose (Gmail, Outlook, "
-            "iCloud, Yahoo, Fastmail).",
+            "Un mot de passe d'application quand le fournisseur en propose (Gmail, iCloud, "
+            "Yahoo, Fastmail).",
         ),
     )
     imap_folder: str = Field(
