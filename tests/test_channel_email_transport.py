@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kinbot_core.schema_settings import SchemaSettings
 from kinbot_plugins.channels.email_channel.composing import (
     MailThread,
     OutgoingFile,
@@ -25,6 +26,7 @@ from kinbot_plugins.channels.email_channel.errors import MailTransportError, Sec
 from kinbot_plugins.channels.email_channel.imap_inbox import ImapAccount, ImapInbox
 from kinbot_plugins.channels.email_channel.parsing import parse_mail, without_quoted_reply
 from kinbot_plugins.channels.email_channel.sender_check import sender_authenticated
+from kinbot_plugins.channels.email_channel.settings import EmailSettings
 from kinbot_plugins.channels.email_channel.smtp_outbox import SmtpAccount, send_mail
 from tests.support.dovecot import Dovecot, dovecot_server, needs_dovecot
 from tests.support.loopback import self_signed
@@ -445,3 +447,21 @@ def test_the_providers_authentication_results_vouch_for_the_sender(
     headers: list[str], authserv_id: str, trusted: bool
 ) -> None:
     assert sender_authenticated("anna@family.test", headers, authserv_id) is trusted
+
+
+def test_the_settings_form_has_french_words_and_secret_passwords() -> None:
+    settings = SchemaSettings(EmailSettings)
+    assert settings.secret_fields == {"imap_password", "smtp_password"}
+    fields = settings.form_schema()["properties"]
+    for name, field in fields.items():
+        assert field["title"] and field["i18n"]["fr"]["title"], name
+    security = fields["smtp_security"]
+    assert (
+        set(security["enum_titles"])
+        == set(security["i18n"]["fr"]["enum_titles"])
+        == {
+            "tls",
+            "starttls",
+            "none",
+        }
+    )

@@ -11,23 +11,26 @@ from pydantic import BaseModel, ConfigDict, EmailStr, Field, SecretStr
 from kinbot_plugins.channels.email_channel.errors import Security
 
 
-def _fr(title: str, description: str | None = None, **extra: Any) -> dict[str, Any]:
-    words: dict[str, Any] = {"title": title}
+def _fr(title: str, description: str | None = None, **words: Any) -> dict[str, Any]:
+    """A field's French words (``title``, ``description``, ``enum_titles``)."""
+    french: dict[str, Any] = {"title": title, **words}
     if description:
-        words["description"] = description
-    return {"i18n": {"fr": words}, **extra}
-
-
-_SECURITY_TITLES = {
-    "en": {"tls": "TLS", "starttls": "STARTTLS", "none": "None (this machine only)"},
-    "fr": {"tls": "TLS", "starttls": "STARTTLS", "none": "Aucune (cette machine seulement)"},
-}
+        french["description"] = description
+    return {"i18n": {"fr": french}}
 
 
 def _security(title_fr: str) -> dict[str, Any]:
-    extra = _fr(title_fr, enum_titles=_SECURITY_TITLES["fr"])
-    extra["enum_titles"] = _SECURITY_TITLES["en"]
-    return extra
+    return {
+        **_fr(
+            title_fr,
+            enum_titles={
+                "tls": "TLS",
+                "starttls": "STARTTLS",
+                "none": "Aucun (cette machine seulement)",
+            },
+        ),
+        "enum_titles": {"tls": "TLS", "starttls": "STARTTLS", "none": "None (this machine only)"},
+    }
 
 
 class EmailSettings(BaseModel):
