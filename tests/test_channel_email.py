@@ -117,9 +117,11 @@ async def open_channel(
     return str(channel["id"])
 
 
-def arrive(dovecot: Dovecot, kins: str, message: EmailMessage) -> str:
-    """File ``message`` in the Kins' inbox; its Message-ID."""
-    dovecot.deliver(kins, message.as_bytes())
+def arrive(
+    dovecot: Dovecot, kins: str, message: EmailMessage, folder: str = "INBOX", seen: bool = False
+) -> str:
+    """File ``message`` in the Kins' ``folder``; its Message-ID."""
+    dovecot.deliver(kins, message.as_bytes(), folder, seen=seen)
     return str(message["Message-ID"])
 
 
@@ -129,10 +131,12 @@ def plain(mail: ReceivedMail) -> str:
     return str(body.get_content()).replace("\r\n", "\n")
 
 
-async def pair(client: httpx.AsyncClient, dovecot: Dovecot, sink: SmtpSink, kins: str) -> int:
+async def pair(
+    client: httpx.AsyncClient, dovecot: Dovecot, sink: SmtpSink, kins: str, folder: str = "INBOX"
+) -> int:
     """Marie mails the Kins, is mailed a code and enters it in My account; the number of
     mails the sink then holds (the code and the confirmation)."""
-    arrive(dovecot, kins, family_mail(MARIE_MAIL, "Bonjour", name="Marie Durand"))
+    arrive(dovecot, kins, family_mail(MARIE_MAIL, "Bonjour", name="Marie Durand"), folder)
     received = await sink.wait_for(1)
     (code,) = set(re.findall(CODE, plain(received[0])))
     linked = await client.post("/api/me/channel-identities", json={"code": code})
@@ -269,6 +273,33 @@ async def test_machine_mail_own_mail_and_unauthenticated_mail_reach_no_kin(
         "Yes.",
     ]
     assert len(sink.received) == sent + 1  # no pairing code to the mailer daemon either
+
+
+async def test_a_recreated_folder_is_read_again_for_its_unseen_mail_only(
+    server: RunningServer, dovecot: Dovecot, sink: SmtpSink, kins_address: str, fake_llm: FakeOpenAI
+) -> None:
+    with dovecot.imap(kins_address) as mailbox:
+        mailbox.create("Family")
+    kin_id = await create_kin(server.client)
+    channel_id = await open_channel(
+        server.client, dovecot, sink, kins_address, kin_id, imap_folder="Family"
+    )
+    async with server.new_client() as marie:
+        await register(server.client, marie, MARIE)
+        sent = await pair(marie, dovecot, sink, kins_address, folder="Family")
+    stopped = await server.client.patch(f"/api/channels/{channel_id}", json={"enabled": False})
+    assert stopped.status_code == 200, stopped.text
+    with dovecot.imap(kins_address) as mailbox:  # a new folder: a new UIDVALIDITY, UIDs anew
+        mailbox.delete("Family")
+        mailbox.create("Family")
+    arrive(dovecot, kins_address, family_mail(MARIE_MAIL, "Read by hand"), "Family", seen=True)
+    arrive(dovecot, kins_address, family_mail(MARIE_MAIL, "Still there?"), "Family")
+    fake_llm.enqueue(Reply(text="Yes."))
+    started = await server.client.patch(f"/api/channels/{channel_id}", json={"enabled": True})
+    assert started.status_code == 200, started.text
+    await sink.wait_for(sent + 1)
+    contents = [m["content"] for m in await messages_of(server.client, kin_id)]
+    assert contents == ["Still there?", "Yes."]
 
 
 async def test_a_refused_login_shows_the_connection_failing(

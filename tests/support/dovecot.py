@@ -127,10 +127,14 @@ class Dovecot:
             with contextlib.suppress(OSError, imaplib.IMAP4.error):
                 client.logout()
 
-    def deliver(self, address: str, message: bytes, folder: str = "INBOX") -> int:
-        """File ``message`` into ``address``'s ``folder`` as new mail; its UID."""
+    def deliver(
+        self, address: str, message: bytes, folder: str = "INBOX", *, seen: bool = False
+    ) -> int:
+        """File ``message`` into ``address``'s ``folder`` as new mail (or as mail someone
+        already read: ``seen``); its UID."""
         with self.imap(address) as client:
-            status, data = client.append(folder, None, None, message)
+            flags = "(\\Seen)" if seen else None
+            status, data = client.append(folder, flags, None, message)
             assert status == "OK", data
             code = data[0].decode() if isinstance(data[0], bytes) else str(data[0])
             # "[APPENDUID <uidvalidity> <uid>] Append completed."
