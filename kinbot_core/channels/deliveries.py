@@ -25,6 +25,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import peewee
+
 from kinbot_core.channels.errors import ChannelError
 from kinbot_core.channels.notices import failed_text
 from kinbot_core.channels.splitting import split_message
@@ -124,19 +126,14 @@ class DeliveryService:
 
     async def _send_due(self) -> float | None:
         """Send every pending delivery that is due on a running connection; returns when
-        the next one not yet due is."""
-        pending = await self._db.read(_pending)
+        the next one not yet due is (``None``: none is waiting)."""
         now = time.time()
-        next_due: float | None = None
-        for row in pending:
-            if row.next_attempt_at > now:
-                next_due = min(next_due or row.next_attempt_at, row.next_attempt_at)
-                continue
-            live = self._runtime.live(row.__data__["connection"])
-            if live is None:
-                continue  # sent once the connection runs (it wakes the loop)
-            await self._attempt(row)
-        return next_due
+        for row in await self._db.read(_pending):
+            if row.next_attempt_at <= now and self._runtime.live(row.__data__["connection"]):
+                await self._attempt(row)
+        # Those not due, and those that just failed, are due again at their next attempt.
+        upcoming: float | None = await self._db.read(_next_attempt, time.time())
+        return upcoming
 
     async def _attempt(self, row: ChannelDeliveryRecord) -> None:
         connection_id = row.__data__["connection"]
@@ -240,6 +237,20 @@ def _pending() -> list[ChannelDeliveryRecord]:
         .where(ChannelDeliveryRecord.status == "pending")
         .order_by(ChannelDeliveryRecord.id)
     )
+
+
+def _next_attempt(now: float) -> float | None:
+    """When the next pending delivery not yet due is due (those due now wait for their
+    connection, which wakes the loop when it runs)."""
+    value = (
+        ChannelDeliveryRecord.select(peewee.fn.MIN(ChannelDeliveryRecord.next_attempt_at))
+        .where(
+            (ChannelDeliveryRecord.status == "pending")
+            & (ChannelDeliveryRecord.next_attempt_at > now)
+        )
+        .scalar()
+    )
+    return float(value) if value is not None else None
 
 
 def _part_sent(delivery_id: int, parts_sent: int, ids: Sequence[str], last: bool) -> None:

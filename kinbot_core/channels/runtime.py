@@ -223,7 +223,7 @@ class ChannelRuntime:
                     getattr(error, "retry_after", None),
                 )
                 logger.warning(
-                    "channel %s %s (%s), opened again in %.0f s: %s",
+                    "channel %s %s (%s), opened again in %.1f s: %s",
                     connection_id,
                     state,
                     error.code,

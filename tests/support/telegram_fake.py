@@ -127,6 +127,7 @@ class FakeTelegram:
         self._sent: list[Sent] = []
         self._failures: dict[str, list[_Failure]] = {}
         self._held: dict[str, threading.Event] = {}
+        self._held_after: dict[str, int] = {}
         #: Every API call received, as (token, method), oldest first.
         self.calls: list[tuple[str, str]] = []
         self._ids = itertools.count(1000)
@@ -368,13 +369,19 @@ class FakeTelegram:
                 _Failure(status, text, retry_after) for _ in range(count)
             )
 
-    def hold(self, method: str) -> threading.Event:
-        """Leave calls of ``method`` unanswered until the returned event is set; they are
-        never taken (as if lost on the way): once released they get a 502, and later calls
-        are served."""
+    def clear_failures(self) -> None:
+        """Forget the failures still scripted."""
+        with self._lock:
+            self._failures.clear()
+
+    def hold(self, method: str, *, after: int = 0) -> threading.Event:
+        """Past the next ``after`` calls of ``method``, leave its calls unanswered until the
+        returned event is set; they are never taken (as if lost on the way): once released
+        they get a 502, and later calls are served."""
         gate = threading.Event()
         with self._lock:
             self._held[method] = gate
+            self._held_after[method] = after
         return gate
 
     # -- the API ------------------------------------------------------------------------------
@@ -405,6 +412,9 @@ class FakeTelegram:
             self._lock.notify_all()
             bot = self._bots.get(token)
             gate = self._held.get(method)
+            if gate is not None and self._held_after.get(method, 0) > 0:
+                self._held_after[method] -= 1
+                gate = None
         if bot is None:
             return _error(401, "Unauthorized")
         if gate is not None and not gate.is_set():

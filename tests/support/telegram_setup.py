@@ -8,9 +8,12 @@ does not declare it yet.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -18,6 +21,8 @@ import kinbot_plugins.channels.telegram as telegram_plugin
 from kinbot_core.platform import Platform
 from tests.support.distributions import write_distribution
 from tests.support.telegram_fake import FakeTelegram
+
+T = TypeVar("T")
 
 #: A token of the shape @BotFather gives.
 TOKEN = "7000:AAHfake-token-for-the-family-bot-0123456789"
@@ -82,3 +87,16 @@ async def add_telegram_channel(
     assert response.status_code == 201, response.text
     channel: dict[str, Any] = response.json()["channel"]
     return channel
+
+
+async def eventually(probe: Callable[[], Awaitable[T | None]], seconds: float = 60.0) -> T:
+    """The first truthy answer of ``probe``, asked again every 50 ms (a state the server
+    reaches on its own: a delivery recorded, a connection's state)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = await probe()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError("the awaited state was not reached")
+        await asyncio.sleep(0.05)

@@ -8,6 +8,7 @@ checked with the secret token KinBot gave Telegram). Set-up: docs/channels.md.
 from __future__ import annotations
 
 import hmac
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,11 @@ from kinbot_plugins.channels.telegram.connection import (
 )
 from kinbot_plugins.channels.telegram.formatting import markdown_to_telegram_html
 from kinbot_plugins.channels.telegram.settings import TelegramSettings
+
+# python-telegram-bot's documented opt-in to its next major version's durations (timedelta
+# instead of int seconds; read when used): without it, every rate limit logs a deprecation
+# warning.
+os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 #: Telegram's limit on a message's text, in characters.
 MAX_MESSAGE_LENGTH = 4096

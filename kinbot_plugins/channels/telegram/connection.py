@@ -82,7 +82,6 @@ class TelegramConnection:
             raise ChannelAuthFailed("Telegram refused the bot token") from None
         except tg.TelegramError as exc:
             raise translated(exc) from None
-        self.inbox.connected()
         if self.settings.mode == "webhook":
             await self._serve_webhook()
         else:
@@ -118,6 +117,7 @@ class TelegramConnection:
         except tg.TelegramError as exc:
             raise translated(exc) from None
         webhook_connections[self.inbox.connection_id] = self
+        self.inbox.connected()
         try:
             await asyncio.Event().wait()  # updates arrive through the route
         finally:

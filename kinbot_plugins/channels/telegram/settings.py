@@ -68,19 +68,6 @@ class TelegramSettings(BaseModel):
             ),
         },
     )
-    webhook_url: str | None = Field(
-        None,
-        validate_default=True,
-        title="Public address of KinBot (webhook)",
-        description="The https address Telegram reaches this KinBot at, e.g. "
-        "https://kinbot.example.org. Only for the webhook mode.",
-        max_length=500,
-        json_schema_extra=_fr(
-            "Adresse publique de KinBot (webhook)",
-            "L'adresse https où Telegram joint ce KinBot, par ex. https://kinbot.example.org. "
-            "Seulement pour le mode webhook.",
-        ),
-    )
     base_url: str = Field(
         DEFAULT_BASE_URL,
         title="Bot API address",
@@ -99,6 +86,20 @@ class TelegramSettings(BaseModel):
         json_schema_extra=_fr(
             "Adresse des fichiers de l'API Bot",
             "D'où les fichiers sont téléchargés (avec un serveur Bot API auto-hébergé).",
+        ),
+    )
+    webhook_url: str | None = Field(
+        None,
+        validate_default=True,
+        title="Public address of KinBot (webhook)",
+        description="The https address Telegram reaches this KinBot at, e.g. "
+        "https://kinbot.example.org. Only for the webhook mode (http is accepted with a "
+        "self-hosted Bot API server).",
+        max_length=500,
+        json_schema_extra=_fr(
+            "Adresse publique de KinBot (webhook)",
+            "L'adresse https où Telegram joint ce KinBot, par ex. https://kinbot.example.org. "
+            "Seulement pour le mode webhook.",
         ),
     )
     poll_timeout_seconds: int = Field(
@@ -127,6 +128,9 @@ class TelegramSettings(BaseModel):
         value = (value or "").strip().rstrip("/") or None
         if info.data.get("mode") == "webhook":
             parts = urlsplit(value or "")
-            if parts.scheme != "https" or not parts.hostname:
+            # Telegram's own servers call https only; a self-hosted Bot API server also http.
+            official = info.data.get("base_url", DEFAULT_BASE_URL) == DEFAULT_BASE_URL
+            schemes = ("https",) if official else ("https", "http")
+            if parts.scheme not in schemes or not parts.hostname:
                 raise ValueError("an https:// address is needed in webhook mode")
         return value
