@@ -22,6 +22,7 @@ from kinbot_plugins.channels.email_channel.composing import (
     reply_subject,
     stable_message_id,
 )
+from kinbot_plugins.channels.email_channel.connection import Position
 from kinbot_plugins.channels.email_channel.errors import MailTransportError, Security
 from kinbot_plugins.channels.email_channel.imap_inbox import ImapAccount, ImapInbox
 from kinbot_plugins.channels.email_channel.parsing import parse_mail, without_quoted_reply
@@ -465,3 +466,11 @@ def test_the_settings_form_has_french_words_and_secret_passwords() -> None:
             "none",
         }
     )
+
+
+def test_the_position_in_the_folder_survives_as_a_cursor() -> None:
+    for position in (Position(7, 42), Position(7, 0, unseen_only=True)):
+        assert Position.of(position.cursor) == position
+    assert Position(7, 42).cursor == "7:42"
+    for unusable in (None, "", "7", "x:1", "7:42:later:on"):
+        assert Position.of(unusable) is None

@@ -1,9 +1,9 @@
 """One e-mail connection: new mail in its IMAP folder becomes incoming messages, a Kin's
 replies leave by SMTP in the thread of the mail they answer.
 
-The position in the folder is ``<uidvalidity>:<last uid>``, stored by the inbox with each
-message, so a restart goes on after the last mail stored: nothing read twice, nothing
-skipped. The first start begins after the mail already in the folder. When the folder's
+The position in the folder is ``<uidvalidity>:<last uid>`` (``:unseen`` after it while a
+renewed folder is read again), stored by the inbox with each message, so a restart goes on
+after the last mail stored: nothing read twice, nothing skipped. The first start begins after the mail already in the folder. When the folder's
 UIDVALIDITY changes (the folder was recreated, the server rebuilt its index), every UID is new:
 the folder is read again from the start, but only mail not yet marked seen, which this
 connection does to each mail once the inbox has it (a mail already stored is recognised by its
@@ -63,20 +63,23 @@ _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 @dataclass(frozen=True)
 class Position:
-    """Where reading stopped: the folder's UIDVALIDITY and the last UID handled."""
+    """Where reading stopped: the folder's UIDVALIDITY, the last UID handled, and whether
+    mail already marked seen is passed over (while a renewed folder is read again)."""
 
     uidvalidity: int
     last_uid: int
+    unseen_only: bool = False
 
     @property
     def cursor(self) -> str:
-        return f"{self.uidvalidity}:{self.last_uid}"
+        suffix = ":unseen" if self.unseen_only else ""
+        return f"{self.uidvalidity}:{self.last_uid}{suffix}"
 
     @classmethod
     def of(cls, cursor: str | None) -> Position | None:
-        validity, _, uid = (cursor or "").partition(":")
-        if validity.isdigit() and uid.isdigit():
-            return cls(int(validity), int(uid))
+        parts = (cursor or "").split(":")
+        if len(parts) in (2, 3) and parts[0].isdigit() and parts[1].isdigit():
+            return cls(int(parts[0]), int(parts[1]), parts[2:] == ["unseen"])
         return None
 
 
@@ -125,7 +128,6 @@ class EmailConnection:
 
     async def run(self) -> None:
         position = Position.of(self._inbox.cursor)
-        resync = False
         while True:
             try:
                 if position is None:
@@ -139,27 +141,30 @@ class EmailConnection:
                         self._inbox.connection_id,
                         self.settings.imap_folder,
                     )
-                    position, resync = Position(state.uidvalidity, 0), True
+                    position = Position(state.uidvalidity, 0, unseen_only=True)
+                    await self._inbox.advance(position.cursor)
                     continue
                 handled: list[int] = []
                 for mail in mails:
-                    position = Position(state.uidvalidity, mail.uid)
-                    if await self._take(mail, position, skip_seen=resync):
+                    position = Position(state.uidvalidity, mail.uid, position.unseen_only)
+                    if await self._take(mail, position):
                         handled.append(mail.uid)
                 await self._reader.mark_seen(handled)
                 self._inbox.connected()
                 if len(mails) < BATCH_SIZE:
-                    resync = False
+                    if position.unseen_only:  # the renewed folder is read: back to normal
+                        position = Position(position.uidvalidity, position.last_uid)
+                        await self._inbox.advance(position.cursor)
                     await self._reader.wait_for_mail(
                         position.last_uid, self.settings.poll_interval_seconds
                     )
             except MailTransportError as error:
                 raise _channel_error(error) from error
 
-    async def _take(self, mail: FetchedMail, position: Position, *, skip_seen: bool) -> bool:
+    async def _take(self, mail: FetchedMail, position: Position) -> bool:
         """Hand one mail to the inbox (or only move the position past it); whether it was
         handed over."""
-        parsed = self._parsed(mail) if not (skip_seen and mail.seen) else None
+        parsed = self._parsed(mail) if not (position.unseen_only and mail.seen) else None
         if parsed is None or not self._trusted(parsed):
             await self._inbox.advance(position.cursor)
             return False

@@ -32,6 +32,9 @@ T = TypeVar("T")
 
 #: Mail above this size is skipped (logged), not fetched: a family's mail is far smaller.
 MAX_MAIL_BYTES = 40 * 1024 * 1024
+#: The longest IDLE before it is begun again: servers may end a silent one after 30 minutes
+#: (RFC 2177), and home routers forget a silent connection sooner.
+_IDLE_MAX_SECONDS = 9 * 60
 #: How long one IDLE wait listens before checking whether the inbox is being closed.
 _IDLE_SLICE_SECONDS = 1.0
 
@@ -133,13 +136,13 @@ class ImapInbox:
 
     async def wait_for_mail(self, last_uid: int, seconds: float) -> None:
         """Return when mail above ``last_uid`` may have arrived, at the latest after
-        ``seconds``: with IMAP IDLE when the server offers it (new mail then wakes the caller
-        at once), else after the full wait (polling)."""
+        ``seconds`` (nine minutes at most with IDLE): with IMAP IDLE when the server offers it
+        (new mail then wakes the caller at once), else after the full wait (polling)."""
         idle = await self._run(lambda: self._connected().has_capability("IDLE"))
         if not idle:
             await asyncio.sleep(seconds)
             return
-        deadline = time.monotonic() + seconds
+        deadline = time.monotonic() + min(seconds, _IDLE_MAX_SECONDS)
 
         def listen() -> None:
             client = self._connected()
