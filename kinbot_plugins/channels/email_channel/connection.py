@@ -3,11 +3,11 @@ replies leave by SMTP in the thread of the mail they answer.
 
 The position in the folder is ``<uidvalidity>:<last uid>`` (``:unseen`` after it while a
 renewed folder is read again), stored by the inbox with each message, so a restart goes on
-after the last mail stored: nothing read twice, nothing skipped. The first start begins after the mail already in the folder. When the folder's
-UIDVALIDITY changes (the folder was recreated, the server rebuilt its index), every UID is new:
-the folder is read again from the start, but only mail not yet marked seen, which this
-connection does to each mail once the inbox has it (a mail already stored is recognised by its
-Message-ID anyway).
+after the last mail stored: nothing read twice, nothing skipped. The first start begins after
+the mail already in the folder. When the folder's UIDVALIDITY changes (the folder was
+recreated, the server rebuilt its index), every UID is new: the folder is read again from the
+start, but only mail not yet marked seen, which this connection does to each mail once the
+inbox has it (a mail already stored is recognised by its Message-ID anyway).
 
 Not passed on: mail from the connection's own address (``is_self``), mail a program sent (an
 auto-reply, a bounce, a list: ``is_bot``, which the runtime never answers), and, unless the
