@@ -9,10 +9,10 @@ recreated, the server rebuilt its index), every UID is new: the folder is read a
 start, but only mail not yet marked seen, which this connection does to each mail once the
 inbox has it (a mail already stored is recognised by its Message-ID anyway).
 
-Not passed on: mail from the connection's own address (``is_self``), mail a program sent (an
-auto-reply, a bounce, a list: ``is_bot``, which the runtime never answers), and, unless the
-administrator turned the check off, mail whose sender the receiving provider did not
-authenticate (sender_check).
+Passed on marked, so that the runtime's loop guard never answers them: mail from the
+connection's own address (``is_self``) and mail a program sent (an auto-reply, a bounce, a
+list: ``is_bot``). Not passed on at all, unless the administrator turned the check off: mail
+whose sender the receiving provider did not authenticate (sender_check).
 """
 
 from __future__ import annotations
