@@ -44,6 +44,8 @@ PUBLIC_ROUTES = {
     ("POST", "/api/auth/login"),
     ("POST", "/api/auth/register"),
     ("GET", "/api/auth/invitations/<code>"),
+    # An inbound webhook: its secret token (and optional signature) is the credential.
+    ("POST", "/api/hooks/<token>"),
 }
 
 

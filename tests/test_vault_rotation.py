@@ -5,6 +5,8 @@ that change nothing."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import sqlite3
 import stat
@@ -25,6 +27,7 @@ from tests.support.provider_setups import API_KEY
 TOKEN = "ghp_Zq7xK9mP2vL4nR8tW1yBc3"
 #: Pasted in a message, detected on arrival: sealed in ``pending_secret``.
 PASTED = "ghp_Pa5t3dT0k3nInTh3Ch4tN0tY3tSt0r3d00"
+BOT_TOKEN = "7046289315:AAHk3pQm9ZrT2vWx8YbN4cLd6FgJ1sEo5Ui"
 
 
 def rotate(data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -66,6 +69,9 @@ async def fill(data_dir: Path, fake: FakeOpenAI, **settings: str) -> dict[str, b
             kin.id, f"my token {PASTED}", source="user", sender_id=None, sender_name="Nico"
         )
         assert message.redaction_pending
+        await platform.channels.connections.create(
+            "telegram", "Family bot", {"bot_token": BOT_TOKEN}, [kin.id], enabled=False
+        )
     finally:
         await platform.stop()
     return sealed_values(data_dir)
@@ -76,7 +82,15 @@ def sealed_values(data_dir: Path) -> dict[str, bytes]:
         vault = conn.execute("select value_sealed from vault_secret").fetchone()[0]
         provider = conn.execute("select config_sealed from provider").fetchone()[0]
         pending = conn.execute("select value_sealed from pending_secret").fetchone()[0]
-    return {"vault": bytes(vault), "provider": bytes(provider), "pending": bytes(pending)}
+        vapid = conn.execute("select private_sealed from vapid_key").fetchone()[0]
+        channel = json.loads(conn.execute("select settings from channel_connection").fetchone()[0])
+    return {
+        "vault": bytes(vault),
+        "provider": bytes(provider),
+        "pending": bytes(pending),
+        "vapid": bytes(vapid),
+        "channel": base64.b64decode(channel["sealed"]),
+    }
 
 
 async def check_readable(data_dir: Path, **settings: str) -> None:
@@ -91,6 +105,10 @@ async def check_readable(data_dir: Path, **settings: str) -> None:
         message_id = (await platform.kins.messages(kin.id))[0].id
         await platform.vault.pending.store(kin.id, message_id, 1, "PASTED_TOKEN")
         assert await platform.vault.read_value("PASTED_TOKEN", kin_id="k", turn=None) == PASTED
+        # The channel's token opens (the VAPID key did, or the platform would not start).
+        (connection,) = await platform.channels.connections.list_all()
+        settings = await platform.channels.connections.settings_of(connection.id)
+        assert settings.bot_token.get_secret_value() == BOT_TOKEN  # type: ignore[attr-defined]
     finally:
         await platform.stop()
 
@@ -113,6 +131,7 @@ async def test_rotation_reencrypts_everything_under_a_new_key_file(
     assert result.returncode == 0, result.stderr
     assert "1 in provider" in result.stdout and "1 in vault_secret" in result.stdout
     assert "1 in pending_secret" in result.stdout
+    assert "1 in vapid_key" in result.stdout and "1 in channel_connection" in result.stdout
     new_key = load_master_key(load_settings(data_dir=data_dir))
     assert new_key != old_key
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600

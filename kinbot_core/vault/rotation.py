@@ -15,18 +15,24 @@ it in the environment afterwards.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from pydantic import SecretStr
 
+from kinbot_core.channels.connections import sealing_context as channel_sealing_context
 from kinbot_core.config import Settings
 from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.master_key import KEY_BYTES, KEY_FILE_NAME, load_master_key
+from kinbot_core.notifications.subscriptions import sealing_context as push_sealing_context
+from kinbot_core.notifications.vapid import SEALING_CONTEXT as VAPID_SEALING_CONTEXT
+from kinbot_core.plugins.settings import context_of as plugin_settings_context
 from kinbot_core.vault.records import pending_sealing_context, sealing_context
 from kinbot_core.webhooks.service import sealing_context as webhook_sealing_context
 
@@ -37,8 +43,13 @@ class SealedColumn:
 
     table: str
     column: str
-    #: The sealing context, ``{id}`` standing for the row's ``id``.
+    #: The sealing context, ``{id}`` standing for the row's key.
     context: str
+    #: The row's key column.
+    key: str = "id"
+    #: ``"blob"``: the column is one sealed value. ``"schema"``: it is the JSON text of
+    #: ``SchemaSettings.seal``, its secrets sealed together under ``"sealed"`` (base64).
+    form: Literal["blob", "schema"] = "blob"
 
 
 #: Every sealed column of the platform and its built-in plugins. A column whose name contains
@@ -50,6 +61,12 @@ SEALED_COLUMNS: tuple[SealedColumn, ...] = (
     SealedColumn("mcp_server", "sealed_secrets", "mcp_server:{id}"),
     SealedColumn("pending_secret", "value_sealed", pending_sealing_context("{id}")),
     SealedColumn("webhook", "signing_secret_sealed", webhook_sealing_context("{id}")),
+    SealedColumn("vapid_key", "private_sealed", VAPID_SEALING_CONTEXT),
+    SealedColumn("push_subscription", "keys_sealed", push_sealing_context("{id}")),
+    SealedColumn("channel_connection", "settings", channel_sealing_context("{id}"), form="schema"),
+    SealedColumn(
+        "plugin_settings", "stored", plugin_settings_context("{id}"), key="plugin", form="schema"
+    ),
 )
 
 
@@ -83,24 +100,36 @@ def reseal_all(db: Database, old_key: bytes, new_key: bytes) -> dict[str, int]:
         if sealed.table not in tables:
             continue
         rows = db.sql(
-            f'select id, "{sealed.column}" from "{sealed.table}" '
+            f'select "{sealed.key}", "{sealed.column}" from "{sealed.table}" '
             f'where "{sealed.column}" is not null'
         ).fetchall()
-        for row_id, value in rows:
-            context = sealed.context.format(id=row_id)
+        for row_key, value in rows:
+            context = sealed.context.format(id=row_key)
             try:
-                plaintext = old_box.open(bytes(value), context)
+                if sealed.form == "schema":
+                    value = _reseal_schema_text(value, old_box, new_box, context)
+                else:
+                    value = new_box.seal(old_box.open(bytes(value), context), context)
             except DecryptionError:
                 raise RotationError(
                     f"a value of {sealed.table} does not open with the current master key; "
                     "nothing was changed."
                 ) from None
             db.sql(
-                f'update "{sealed.table}" set "{sealed.column}" = ? where id = ?',
-                (new_box.seal(plaintext, context), row_id),
+                f'update "{sealed.table}" set "{sealed.column}" = ? where "{sealed.key}" = ?',
+                (value, row_key),
             )
         resealed[sealed.table] = len(rows)
     return resealed
+
+
+def _reseal_schema_text(stored: str, old_box: SecretBox, new_box: SecretBox, context: str) -> str:
+    document = json.loads(stored)
+    if "sealed" not in document:
+        return stored
+    plaintext = old_box.open(base64.b64decode(document["sealed"]), context)
+    document["sealed"] = base64.b64encode(new_box.seal(plaintext, context)).decode("ascii")
+    return json.dumps(document, ensure_ascii=False)
 
 
 async def rotate_master_key(
