@@ -107,8 +107,8 @@ async def check_readable(data_dir: Path, **settings: str) -> None:
         assert await platform.vault.read_value("PASTED_TOKEN", kin_id="k", turn=None) == PASTED
         # The channel's token opens (the VAPID key did, or the platform would not start).
         (connection,) = await platform.channels.connections.list_all()
-        settings = await platform.channels.connections.settings_of(connection.id)
-        assert settings.bot_token.get_secret_value() == BOT_TOKEN  # type: ignore[attr-defined]
+        opened = await platform.channels.connections.settings_of(connection.id)
+        assert opened.bot_token.get_secret_value() == BOT_TOKEN  # type: ignore[attr-defined]
     finally:
         await platform.stop()
 
