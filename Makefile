@@ -12,7 +12,7 @@ FRONTEND_BUILD := kinbot_web/static/index.html
 FRONTEND_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public $(FRONTEND)/index.html \
 	$(FRONTEND)/vite.config.ts $(FRONTEND)/tsconfig*.json $(FRONTEND)/scripts -type f 2>/dev/null)
 
-.PHONY: run test lint typecheck unit benchmarks lock sandbox frontend frontend-test chromium lighthouse
+.PHONY: run test lint typecheck unit benchmarks lock sandbox frontend frontend-test chromium dovecot lighthouse
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,9 +88,17 @@ chromium:
 		apt-get update -qq && apt-get install -y -qq chromium; } || \
 		echo "chromium is not installed: the browser tests will be skipped"
 
+# The e-mail channel's tests (tests/test_channel_email*.py) run a private Dovecot IMAP server
+# from Debian's dovecot-imapd; install it where we can (root with apt-get).
+dovecot:
+	@command -v dovecot >/dev/null || [ -x /usr/sbin/dovecot ] || { [ "$$(id -u)" = 0 ] && \
+		command -v apt-get >/dev/null && apt-get update -qq && \
+		apt-get install -y -qq dovecot-imapd; } || \
+		echo "dovecot-imapd is not installed: the e-mail channel tests will be skipped"
+
 # Three worker processes, a test file each at a time: most tests wait on servers, browsers
 # and subprocesses, so three fit on two cores.
-unit: $(VENV)/.dev-installed sandbox chromium $(MCP_TEST_SERVERS) $(FRONTEND_BUILD)
+unit: $(VENV)/.dev-installed sandbox chromium dovecot $(MCP_TEST_SERVERS) $(FRONTEND_BUILD)
 	$(BIN)/pytest -n 3 --dist loadfile
 
 # A LoCoMo-format file for benchmarks.memory_recall (not part of the repository).

@@ -9,6 +9,7 @@ setting and a test keeps it in sync with this module.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ CONFIG_FILE_ENV = "KINBOT_CONFIG_FILE"
 CONFIG_FILE_NAME = "kinbot.toml"
 MIB = 1024 * 1024
 GIB = 1024 * MIB
+#: The largest body limit an inbound webhook may be given.
+WEBHOOK_BODY_CEILING = MIB
 #: An entry of ``allowed_hosts``: a host name, ``*.`` and a domain, or ``*``.
 HOST_PATTERN = re.compile(r"\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 
@@ -222,6 +225,46 @@ class Settings(BaseSettings):
     )
     inter_kin_max_chain_depth: int = Field(
         5, ge=1, description="Exchanges a chain of inter-Kin messages may go through."
+    )
+
+    # -- notifications ---------------------------------------------------------------------
+    notify_rate_limit: int = Field(
+        10,
+        ge=1,
+        description="Notifications one Kin (its sub-Kins and crons included) may send per "
+        "notification rate window, all people together; more are refused and the Kin is told.",
+    )
+    notify_rate_window_seconds: float = Field(
+        3600.0, gt=0, description="The window of `notify_rate_limit`."
+    )
+    push_allow_insecure_endpoints: bool = Field(
+        False,
+        description="Accept Web Push subscriptions whose push service is reached over plain "
+        "`http://` (browsers only give `https://` ones: this is for a push service of your "
+        "own on a local network, or a test one). Off: `https://` only.",
+    )
+    push_allowed_networks: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Private, loopback or link-local networks a push service may be reached at "
+        "anyway, comma-separated addresses or CIDR ranges, as `fetch_allowed_networks`. "
+        "Empty: push services on public addresses only (a subscription cannot make KinBot "
+        "post to a machine of the home network).",
+    )
+    push_vapid_subject: str = Field(
+        "",
+        description="The contact push services see in KinBot's VAPID signature (`mailto:` "
+        "address or `https://` URL). Empty: `public_url` when set, else `mailto:` the first "
+        "administrator's e-mail address.",
+    )
+    push_ttl_seconds: int = Field(
+        86_400,
+        ge=0,
+        le=2_419_200,
+        description="How long a push service keeps a notification for a device that is off "
+        "(0: deliver now or never).",
+    )
+    push_timeout_seconds: float = Field(
+        10.0, gt=0, description="Time limit of one request to a push service."
     )
 
     # -- compacting and memory -------------------------------------------------------------
@@ -489,6 +532,30 @@ class Settings(BaseSettings):
         description="Largest JSON request body; a bigger one is refused (413) before being read.",
     )
 
+    # -- inbound webhooks (docs/webhooks.md) -------------------------------------------------
+    webhook_body_max_bytes: int = Field(
+        64 * 1024,
+        ge=1024,
+        le=WEBHOOK_BODY_CEILING,
+        description="The body limit a new inbound webhook gets unless its administrator sets "
+        "another (1 KiB to 1 MiB); a bigger body is refused (413) before it is read.",
+    )
+    webhook_rate_limit: int = Field(
+        30,
+        ge=1,
+        description="Requests one inbound webhook accepts per `webhook_rate_window_seconds`; "
+        "more are refused with 429 and `Retry-After`.",
+    )
+    webhook_rate_window_seconds: float = Field(
+        60.0, gt=0, description="The window of `webhook_rate_limit`."
+    )
+    webhook_timestamp_tolerance_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="How far the `X-KinBot-Timestamp` of a signed webhook request may be from "
+        "the server's clock, either way; older or newer requests are refused (401) as replays.",
+    )
+
     # -- workspaces and custom tools ---------------------------------------------------------
     workspace_read_max_bytes: int = Field(
         256 * 1024, ge=1024, description="Most bytes one `read_file` call gives the model."
@@ -609,6 +676,7 @@ class Settings(BaseSettings):
         "fetch_allowed_networks",
         "egress_allowed_ports",
         "allowed_hosts",
+        "push_allowed_networks",
         mode="before",
     )
     @classmethod
@@ -641,6 +709,24 @@ class Settings(BaseSettings):
                 )
             names.append(name)
         return names
+
+    @field_validator("push_allowed_networks")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or CIDR network") from None
+        return value
+
+    @field_validator("push_vapid_subject")
+    @classmethod
+    def _vapid_subject(cls, value: str) -> str:
+        subject = value.strip()
+        if subject and not subject.startswith(("mailto:", "https://")):
+            raise ValueError("must be a mailto: address or an https:// URL")
+        return subject
 
     @field_validator("cron_timezone")
     @classmethod

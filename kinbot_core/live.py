@@ -145,6 +145,10 @@ class LiveFeed:
     def discard(self, subscription: LiveSubscription) -> None:
         self._subscriptions.discard(subscription)
 
+    def has_stream(self, user_id: str) -> bool:
+        """Whether a browser of ``user_id`` has its stream open (KinBot is open there)."""
+        return any(s.user_id == user_id and not s.closed for s in self._subscriptions)
+
     def close_user(self, user_id: str) -> None:
         """End every open stream of a user (signed out, disabled, role lowered…)."""
         for subscription in [s for s in self._subscriptions if s.user_id == user_id]:

@@ -31,11 +31,13 @@ from kinbot_core.kins.workers import KinWorkers
 from kinbot_core.live import LiveFeed
 from kinbot_core.master_key import ensure_master_key
 from kinbot_core.memory import MemoryAccess
+from kinbot_core.notifications import NotificationService
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
 from kinbot_core.plugins.settings import PluginSettings
 from kinbot_core.providers.service import ProviderService
 from kinbot_core.tasks import TaskService
 from kinbot_core.vault import VaultService
+from kinbot_core.webhooks import WebhookService
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +99,7 @@ class Platform:
             check_model=self.providers.resolve_model,
         )
         self.contacts = ContactService(self.db, self.bus)
+        self.webhooks = WebhookService(self.db, self.kins, settings, lambda: self.master_key)
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
         self.compacting = CompactingService(self)
@@ -105,6 +108,8 @@ class Platform:
         self.crons = CronService(self)
         #: Messaging channel connections (Telegram, e-mail…), pairings and deliveries.
         self.channels = ChannelRuntime(self)
+        #: Notifications to people (Web Push and the routes channel plugins add).
+        self.notifications = NotificationService(self)
         #: The proxy Kin code's network goes through (listening from its first use).
         self.egress = EgressProxy(settings)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
@@ -138,6 +143,7 @@ class Platform:
         if applied:
             logger.info("database migrations applied: %s", ", ".join(applied))
         await self.vault.open()  # before anything logs or runs a turn: values get masked
+        await self.notifications.start()
         states = await self.db.read(_persisted_plugin_states)
         disabled = set(self.settings.disabled_plugins)
         disabled.update(name for name, enabled in states.items() if not enabled)

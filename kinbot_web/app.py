@@ -21,10 +21,12 @@ from kinbot_web.blueprints import (
     frontend,
     health,
     history_search,
+    hooks,
     kin_avatars,
     kins,
     mcp,
     me,
+    notifications,
     onboarding,
     plugin_routes,
     plugins,
@@ -33,6 +35,7 @@ from kinbot_web.blueprints import (
     uploads,
     users,
     vault,
+    webhooks,
 )
 from kinbot_web.request_input import BoundedRequest
 
@@ -41,6 +44,7 @@ BLUEPRINTS = (
     onboarding.blueprint,
     auth.blueprint,
     me.blueprint,
+    notifications.blueprint,
     users.blueprint,
     plugins.blueprint,
     providers.coverage_blueprint,
@@ -57,6 +61,8 @@ BLUEPRINTS = (
     custom_tools.blueprint,
     uploads.blueprint,
     kin_avatars.blueprint,
+    webhooks.blueprint,
+    hooks.blueprint,
     events.blueprint,
     plugin_routes.blueprint,
     frontend.blueprint,  # last: its fallback serves every other non-API path

@@ -6,9 +6,10 @@ The server is ``kinbot serve`` in its own process on 127.0.0.1, with the fake Op
 The requests come from a signed-in administrator, as a browser of the same origin would send
 them (``Origin`` set: the CSRF check passes). In half of the cases (a drawn flag) the path
 names objects that exist (a Kin with a memory, a cron, a sub-Kin task, a member, an
-invitation, a secret, an upload, the provider) rather than generated ids; ``DELETE`` always
-gets generated ids, so that the objects stay. Routes under ``/api/auth`` and onboarding's
-identity step are called without the session, so that signing in or out cannot end it.
+invitation, a secret, an upload, a webhook and its token, the provider) rather than generated
+ids; ``DELETE`` always gets generated ids, so that the objects stay. Routes under
+``/api/auth`` and onboarding's identity step are called without the session, so that signing
+in or out cannot end it.
 
 Left out, because they start processes or connect to addresses taken from the request:
 
@@ -169,6 +170,9 @@ def _populate(url: str, admin: requests.Session, fake: FakeOpenAI) -> dict[str, 
         "secret",
         "key",
     )
+    webhook = admin.post(f"{url}/api/webhooks", json={"kin_id": ids["kin_id"], "name": "HA"})
+    ids["webhook_id"] = _created(webhook, "webhook", "id")
+    ids["token"] = _created(webhook, "token")
     files = {"file": ("recipe.txt", b"Leek soup.", "text/plain")}
     ids["upload_id"] = _created(
         admin.post(f"{url}/api/kins/{ids['kin_id']}/uploads", files=files), "upload", "id"

@@ -475,3 +475,67 @@ class ChannelDeliveryRecord(BaseModel):
 
     class Meta:
         table_name = "channel_delivery"
+class VapidKeyRecord(BaseModel):
+    """The instance's VAPID key pair (one row): the public key as browsers take it
+    (base64url of the uncompressed P-256 point), the private key sealed under the master key."""
+
+    id = peewee.IntegerField(primary_key=True)
+    public_key = peewee.TextField()
+    private_sealed = peewee.BlobField()
+    created_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "vapid_key"
+
+
+class PushSubscriptionRecord(BaseModel):
+    """A browser (or installed app) of a person subscribed to Web Push. ``keys_sealed`` is its
+    ``p256dh`` and ``auth`` keys (JSON), sealed under the master key."""
+
+    id = peewee.TextField(primary_key=True)
+    user = peewee.ForeignKeyField(User, on_delete="CASCADE", backref="+")
+    endpoint = peewee.TextField(unique=True)
+    keys_sealed = peewee.BlobField()
+    device_label = peewee.TextField(default="")
+    created_at = peewee.FloatField(default=time.time)
+    last_success_at = peewee.FloatField(null=True)
+    last_failure_at = peewee.FloatField(null=True)
+
+    class Meta:
+        table_name = "push_subscription"
+
+
+class NotificationPreferenceRecord(BaseModel):
+    """When a person wants notifications (``always``, ``away``, ``never``) and by which route
+    (``push``, or a route a channel plugin added)."""
+
+    user = peewee.ForeignKeyField(User, primary_key=True, on_delete="CASCADE", backref="+")
+    mode = peewee.TextField(default="always")
+    route = peewee.TextField(default="push")
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "notification_preference"
+class WebhookRecord(BaseModel):
+    """An inbound webhook: a secret URL whose requests become messages in a Kin's queue
+    (``kinbot_core.webhooks``). Only a hash of its token is kept; its signing secret, if any,
+    is sealed under the master key."""
+
+    id = peewee.TextField(primary_key=True)
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    #: The administrator's name for it ("Home Assistant"): the messages' sender and origin.
+    name = peewee.TextField()
+    #: SHA-256 of the token in its URL, hex.
+    token_hash = peewee.TextField(unique=True)
+    #: The HMAC key requests must be signed with, sealed (``None``: no signature asked).
+    signing_secret_sealed = peewee.BlobField(null=True)
+    max_body_bytes = peewee.IntegerField()
+    enabled = peewee.BooleanField(default=True)
+    created_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
+    created_at = peewee.FloatField(default=time.time)
+    updated_at = peewee.FloatField(default=time.time)
+    last_received_at = peewee.FloatField(null=True)
+    received_count = peewee.IntegerField(default=0)
+
+    class Meta:
+        table_name = "webhook"

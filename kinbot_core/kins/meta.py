@@ -4,7 +4,13 @@ while a message's ``content`` stays what the model reads (docs/api.md, "Message 
 - a failed turn (an ``is_error`` message): ``{"error_code", "detail", "retryable"}``;
 - a reply a member stopped: ``{"stopped": true}``;
 - a task's or a cron's end (``task_result``, ``task_failed``, ``task_cancelled``):
-  built by ``kinbot_core.tasks.service``.
+  built by ``kinbot_core.tasks.service``;
+- a message that came from outside the browser, and a Kin's reply delivered back there:
+  ``{"origin": {"kind", "label"}}`` (:func:`origin`). ``kind`` is ``"webhook"`` or the type
+  of the channel (``"telegram"``, ``"email"``…), ``label`` the name an administrator gave the
+  webhook or the channel's connection ("Home Assistant", "Family Telegram"). The chat shows
+  it as a badge ("via Home Assistant"); an unknown kind gets a generic icon. It may sit beside
+  the other keys.
 """
 
 from __future__ import annotations
@@ -44,6 +50,12 @@ ERROR_CODES = (
 )
 #: The meta of a reply a member stopped (its partial text is the message's content).
 STOPPED: dict[str, Any] = {"stopped": True}
+
+
+def origin(kind: str, label: str) -> dict[str, Any]:
+    """The meta of a message that came from ``kind`` (a webhook, a channel's type) named
+    ``label`` by an administrator; merge it into a larger meta with ``{**meta, **origin(…)}``."""
+    return {"origin": {"kind": kind, "label": label}}
 
 
 def provider_code(error: ProviderError) -> tuple[str, bool]:

@@ -47,7 +47,13 @@ INTERNAL_ERROR = "an internal error stopped the turn (the server log has the det
 MEMORY_QUERY_CONTEXT_CHARS = 300
 #: A detected secret's placeholder (``kinbot_core.vault.arrival``).
 PENDING_SECRET = re.compile(r"\[PENDING SECRET (\d+)\]")
-SOURCE_LABELS = {"kin": "Kin ", "task": "Task ", "cron": "Cron ", "system": "System "}
+SOURCE_LABELS = {
+    "kin": "Kin ",
+    "task": "Task ",
+    "cron": "Cron ",
+    "system": "System ",
+    "webhook": "Webhook ",
+}
 
 
 def speaker_of(message: MessageView) -> Speaker:

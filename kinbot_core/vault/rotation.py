@@ -28,6 +28,7 @@ from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.master_key import KEY_BYTES, KEY_FILE_NAME, load_master_key
 from kinbot_core.vault.records import pending_sealing_context, sealing_context
+from kinbot_core.webhooks.service import sealing_context as webhook_sealing_context
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ SEALED_COLUMNS: tuple[SealedColumn, ...] = (
     SealedColumn("vault_secret", "value_sealed", sealing_context("{id}")),
     SealedColumn("mcp_server", "sealed_secrets", "mcp_server:{id}"),
     SealedColumn("pending_secret", "value_sealed", pending_sealing_context("{id}")),
+    SealedColumn("webhook", "signing_secret_sealed", webhook_sealing_context("{id}")),
 )
 
 

@@ -1,5 +1,6 @@
-"""The inter-Kin messaging tools: ``send_message`` and ``reply`` (``list_kins`` is in
-``kinbot_plugins.tools.kins``), over ``platform.messaging`` (``kinbot_core.kins.messaging``)."""
+"""The messaging tools: ``send_message`` and ``reply`` between Kins (``list_kins`` is in
+``kinbot_plugins.tools.kins``), over ``platform.messaging`` (``kinbot_core.kins.messaging``),
+and ``notify`` to reach a person (``kinbot_plugins.tools.notify_tool``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from kinbot_core.tools import (
     object_schema,
     required_text,
 )
+from kinbot_plugins.tools.notify_tool import NotifyTool
 
 #: The hidden instruction on how to treat messages from other Kins.
 PROMPT_HINT = (
@@ -105,7 +107,7 @@ class ReplyTool:
 
 
 #: The tools this plugin contributes, in registration order.
-TOOLS: tuple[Tool, ...] = (SendMessageTool(), ReplyTool())
+TOOLS: tuple[Tool, ...] = (SendMessageTool(), ReplyTool(), NotifyTool())
 
 
 @hookimpl

@@ -35,6 +35,16 @@ class RawConnection:
         self.writer.write(self.h11.send(h11.Request(method=method, target=path, headers=fields)))
         await self.writer.drain()
 
+    async def send_data(self, data: bytes) -> None:
+        """A part of the body (more to come: a chunk, with ``Transfer-Encoding: chunked``)."""
+        self.writer.write(self.h11.send(h11.Data(data=data)))
+        await self.writer.drain()
+
+    async def end_body(self) -> None:
+        """The end of a body sent in parts."""
+        self.writer.write(self.h11.send(h11.EndOfMessage()))
+        await self.writer.drain()
+
     async def send_body(self, body: bytes) -> None:
         data = self.h11.send(h11.Data(data=body)) + self.h11.send(h11.EndOfMessage())
         self.writer.write(data)

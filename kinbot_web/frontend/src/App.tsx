@@ -4,6 +4,7 @@ import { BrowserRouter, Route, Routes } from "react-router";
 
 import { ThemeProvider } from "@/components/theme";
 import { ToastProvider } from "@/components/ui/toast";
+import { useNotificationClicks } from "@/lib/push";
 
 // Every screen is its own chunk: a first visit downloads only the one it opens.
 const DesignPage = React.lazy(() => import("./routes/design"));
@@ -34,6 +35,12 @@ function Loading() {
   );
 }
 
+/** Follows the service worker to where a clicked notification points. */
+function NotificationClicks() {
+  useNotificationClicks();
+  return null;
+}
+
 /** The application: theme, toasts and the routes. */
 export function App() {
   const { t } = useTranslation();
@@ -41,6 +48,7 @@ export function App() {
     <ThemeProvider forced={forcedTheme()}>
       <ToastProvider closeLabel={t("common.close")} label={t("common.notifications")}>
         <BrowserRouter>
+          <NotificationClicks />
           <React.Suspense fallback={<Loading />}>
             <Routes>
               <Route path="/design" element={<DesignPage />} />

@@ -5,11 +5,13 @@ import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
 import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
+import { en as notifications } from "./notifications";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as people } from "./people";
 import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
+import { en as webhooks } from "./webhooks";
 
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
@@ -167,12 +169,14 @@ const en = {
   ...cards,
   ...crons,
   ...markdown,
+  ...notifications,
   ...onboardingExtra,
   ...people,
   ...channels,
   ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
+  ...webhooks,
 };
 
 export default en;

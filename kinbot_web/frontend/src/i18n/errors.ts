@@ -113,6 +113,12 @@ export const en = {
       too_slow: "Reading this file took too long.",
       unpacked_too_large: "This file unpacks to more than allowed.",
       invalid_attachment: "An attachment is missing: send the file again.",
+      // Notifications
+      notification_invalid: "This notification setting could not be changed.",
+      notification_route_unavailable: "This way of being notified is not available to you.",
+      push_endpoint_refused: "This browser's notification service is not accepted by KinBot.",
+      push_keys_invalid: "This browser's notification keys are not valid: turn notifications off and on again.",
+      push_too_many_devices: "Too many devices receive notifications: remove one first.",
       // Plugins, MCP
       unknown_plugin: "This plugin is not installed.",
       plugin_required: "A plugin this needs is turned off.",
@@ -137,6 +143,13 @@ export const en = {
       channel_identity_not_found: "This linked account no longer exists.",
       channel_identity_taken: "This messaging account is already linked to someone else.",
       channel_link_target_invalid: "Choose a member, or a Kin this channel talks to.",
+      // Webhooks
+      webhook_invalid: "This webhook's settings are not valid.",
+      webhook_unknown: "No enabled webhook has this address.",
+      webhook_signature_invalid: "The webhook's signature is missing or wrong.",
+      webhook_unsupported_type: "A webhook takes JSON, a form or text.",
+      webhook_body_invalid: "The webhook's content cannot be read.",
+      webhook_body_empty: "The webhook's content is empty.",
       // HTTP statuses
       bad_request: "The request is not valid.",
       unauthorized: "Sign in first.",
@@ -318,6 +331,12 @@ export const fr: typeof en = {
       too_slow: "La lecture de ce fichier a pris trop de temps.",
       unpacked_too_large: "Ce fichier décompressé dépasse la taille permise.",
       invalid_attachment: "Une pièce jointe manque : envoyez de nouveau le fichier.",
+      // Notifications
+      notification_invalid: "Ce réglage des notifications n'a pas pu être changé.",
+      notification_route_unavailable: "Ce moyen d'être prévenu ne vous est pas proposé.",
+      push_endpoint_refused: "Le service de notifications de ce navigateur n'est pas accepté par KinBot.",
+      push_keys_invalid: "Les clés de notification de ce navigateur ne sont pas valides : désactivez puis réactivez les notifications.",
+      push_too_many_devices: "Trop d'appareils reçoivent les notifications : retirez-en un d'abord.",
       // Plugins, MCP
       unknown_plugin: "Ce plugin n'est pas installé.",
       plugin_required: "Un plugin nécessaire est désactivé.",
@@ -342,6 +361,13 @@ export const fr: typeof en = {
       channel_identity_not_found: "Ce compte lié n'existe plus.",
       channel_identity_taken: "Ce compte de messagerie est déjà lié à quelqu'un d'autre.",
       channel_link_target_invalid: "Choisissez un membre, ou un Kin auquel ce canal parle.",
+      // Webhooks
+      webhook_invalid: "Les réglages de ce webhook ne sont pas valides.",
+      webhook_unknown: "Aucun webhook actif n'a cette adresse.",
+      webhook_signature_invalid: "La signature du webhook manque ou est fausse.",
+      webhook_unsupported_type: "Un webhook accepte du JSON, un formulaire ou du texte.",
+      webhook_body_invalid: "Le contenu du webhook ne peut pas être lu.",
+      webhook_body_empty: "Le contenu du webhook est vide.",
       // Statuts HTTP
       bad_request: "La requête n'est pas valide.",
       unauthorized: "Connectez-vous d'abord.",

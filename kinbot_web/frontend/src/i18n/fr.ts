@@ -4,12 +4,14 @@ import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
 import { fr as apiErrors } from "./errors";
 import { fr as markdown } from "./markdown";
+import { fr as notifications } from "./notifications";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as people } from "./people";
 import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
+import { fr as webhooks } from "./webhooks";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
@@ -168,12 +170,14 @@ const fr: Strings = {
   ...cards,
   ...crons,
   ...markdown,
+  ...notifications,
   ...onboardingExtra,
   ...people,
   ...channels,
   ...pluginSettings,
   ...statusCodes,
   ...taskErrors,
+  ...webhooks,
 };
 
 export default fr;

@@ -275,6 +275,8 @@ export function originOf(message: Message, meId: string | null): Origin {
       return "cron";
     case "user":
       return message.sender_id !== null && message.sender_id === meId ? "me" : "user";
+    case "webhook": // a service writing through an inbound webhook: shown as its sender's bubble
+      return "user";
     default:
       return "system";
   }

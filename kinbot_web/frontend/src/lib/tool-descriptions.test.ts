@@ -16,7 +16,7 @@ const BUILT_IN = [
   "recall", "memorize", "update_memory", "forget", "list_memories", "search_history",
   "web_search", "fetch_page",
   "spawn_self", "spawn_kin", "respond_to_task", "cancel_task", "list_tasks", "report_to_parent", "update_task_status", "request_input",
-  "send_message", "reply", "list_kins",
+  "send_message", "reply", "list_kins", "notify",
   "create_cron", "update_cron", "delete_cron", "list_crons",
   "get_secret", "store_secret", "redact_message",
   "get_contact", "search_contacts", "create_contact", "update_contact",
@@ -31,6 +31,8 @@ describe("describeToolCall", () => {
     expect(say("web_search", { query: "weather Lyon" })).toBe("Looked up “weather Lyon”");
     expect(say("web_search", { query: "météo Lyon" }, "fr")).toBe("A cherché « météo Lyon »");
     expect(say("memorize", { content: "Léo est allergique aux cacahuètes" }, "fr")).toBe("Retenu : Léo est allergique aux cacahuètes");
+    expect(say("notify", { title: "Train cancelled", body: "The 9:12 is cancelled." })).toBe("Sent a notification: Train cancelled");
+    expect(say("notify", { title: "Train annulé" }, "fr")).toBe("A envoyé une notification : Train annulé");
   });
 
   it("covers every built-in tool with a sentence of its own in both languages", () => {

@@ -85,6 +85,8 @@ const TOOLS: Record<string, Describe> = {
   send_message: (args) => key(args.type === "request" ? "send_request" : "send_message", { message: quote(args.message) || "…" }),
   reply: quoting("reply", "message"),
   list_kins: () => key("list_kins"),
+  // People away (its words live with the notifications' strings)
+  notify: (args) => ({ key: "notifications.toolCall", params: { title: quote(args.title) || "…" } }),
   // Crons
   create_cron: quoting("create_cron", "name"),
   update_cron: () => key("update_cron"),

@@ -3,6 +3,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { MyChannelAccounts } from "@/components/app/my-channel-accounts";
+import { NotificationSettings } from "@/components/app/notification-settings";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
@@ -15,7 +16,8 @@ import { api } from "@/lib/api";
 import { errorText } from "@/lib/errors";
 import type { Language, User } from "@/lib/types";
 
-/** `/account`: names, pseudonym, photo, language and password of the signed-in user. */
+/** `/account`: names, pseudonym, photo, language and password of the signed-in user, and
+ * their notifications. */
 export default function AccountPage() {
   const { t } = useTranslation();
   const { toast } = useToast();
@@ -150,6 +152,7 @@ export default function AccountPage() {
           </form>
         </Card>
         <MyChannelAccounts />
+        <NotificationSettings />
       </div>
     </PageFrame>
   );

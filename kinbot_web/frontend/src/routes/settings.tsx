@@ -1,4 +1,13 @@
-import { BlocksIcon, BotIcon, KeyRoundIcon, MessagesSquareIcon, PlugIcon, SearchIcon, UsersIcon } from "lucide-react";
+import {
+  BlocksIcon,
+  BotIcon,
+  KeyRoundIcon,
+  MessagesSquareIcon,
+  PlugIcon,
+  SearchIcon,
+  UsersIcon,
+  WebhookIcon,
+} from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
@@ -9,6 +18,7 @@ import { PluginSettingsButton } from "@/components/app/plugin-settings";
 import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
 import { VaultAdmin } from "@/components/app/vault-admin";
+import { WebhooksAdmin } from "@/components/app/webhooks-admin";
 import { ProviderSetup } from "@/components/app/provider-setup";
 import { Badge } from "@/components/ui/badge";
 import { Switch } from "@/components/ui/switch";
@@ -126,6 +136,9 @@ export default function SettingsPage() {
           <TabsTrigger value="channels">
             <MessagesSquareIcon /> {t("channels.tab")}
           </TabsTrigger>
+          <TabsTrigger value="webhooks">
+            <WebhookIcon /> {t("webhooks.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -147,6 +160,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="channels">
           <ChannelsAdmin />
+        </TabsContent>
+        <TabsContent value="webhooks">
+          <WebhooksAdmin />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />

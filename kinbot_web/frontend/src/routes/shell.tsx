@@ -10,6 +10,7 @@ import { TaskPanel } from "@/components/chat/task-panel";
 import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
 import { EventStream } from "@/lib/events";
+import { disablePush } from "@/lib/push";
 import { splitTasks } from "@/lib/tasks";
 import { titleWith, totalUnread, useUnread } from "@/lib/unread";
 import type { Kin, Task, User } from "@/lib/types";
@@ -149,10 +150,14 @@ export default function AppShell() {
       onOpenAccount={() => navigate("/account")}
       onOpenSettings={me.role === "admin" ? () => navigate("/settings") : undefined}
       onSignOut={() => {
-        void api("/api/auth/logout", { method: "POST" }).finally(() => {
-          stream.close();
-          navigate("/signin", { replace: true });
-        });
+        // Signed out, this browser stops receiving this person's notifications (a shared tablet).
+        void disablePush()
+          .catch(() => undefined)
+          .then(() => api("/api/auth/logout", { method: "POST" }))
+          .finally(() => {
+            stream.close();
+            navigate("/signin", { replace: true });
+          });
       }}
     />
   );

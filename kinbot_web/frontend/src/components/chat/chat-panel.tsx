@@ -1,7 +1,7 @@
 import { ArrowDownIcon, FileUpIcon, MenuIcon, SearchIcon, SettingsIcon, WifiOffIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
-import { Link } from "react-router";
+import { Link, useSearchParams } from "react-router";
 
 import { Composer, type PendingFile } from "@/components/app/composer";
 import { Avatar } from "@/components/ui/avatar";
@@ -166,6 +166,20 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     },
     [chat.messages, kin.id, toast, t],
   );
+  // `?message=<id>` (a notification's link): show that message once the history is there.
+  const [search, setSearch] = useSearchParams();
+  const linked = Number(search.get("message")) || null;
+  React.useEffect(() => {
+    if (linked === null || !chat.loaded) return;
+    setSearch(
+      (params) => {
+        params.delete("message");
+        return params;
+      },
+      { replace: true },
+    );
+    void jumpTo(linked);
+  }, [linked, chat.loaded, jumpTo, setSearch]);
   React.useEffect(() => {
     const id = jumpTarget.current;
     const element = id === null ? null : scroller.current?.querySelector<HTMLElement>(`[data-message-id="${id}"]`);

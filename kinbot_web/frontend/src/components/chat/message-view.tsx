@@ -18,6 +18,7 @@ import { errorMetaOf, isStopped, isSuperseded, kinMessageKind, taskEndOf, type M
 import { useCallShown, useLatestShownId, useShownMessage } from "./cards/session-store";
 import { TaskCard } from "./cards/task-card";
 import { ToolCards } from "./cards/tool-card";
+import { OriginBadge, originMetaOf } from "./origin-badge";
 import { hasPendingSecrets, PendingSecretsText } from "./pending-secrets";
 
 type MarkdownComponent = (typeof import("@/components/markdown"))["default"];
@@ -224,6 +225,7 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
     );
   }
   const name = origin === "assistant" ? kin.name : (message.sender_name ?? labels.system);
+  const cameFrom = originMetaOf(message);
   const avatarUrl = origin === "assistant" ? kin.avatar_url : message.sender_id ? (avatars[message.sender_id] ?? null) : null;
   return (
     <ChatBubble
@@ -238,6 +240,7 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
       className={dimmed}
     >
       <KinMessageHeading message={message} />
+      {cameFrom ? <OriginBadge origin={cameFrom} direction={origin === "assistant" ? "delivered" : "received"} className="mb-1" /> : null}
       {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} /> : null}
       {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
       {origin === "assistant" ? <ToolCards message={message} /> : null}
