@@ -475,6 +475,8 @@ class ChannelDeliveryRecord(BaseModel):
 
     class Meta:
         table_name = "channel_delivery"
+
+
 class VapidKeyRecord(BaseModel):
     """The instance's VAPID key pair (one row): the public key as browsers take it
     (base64url of the uncompressed P-256 point), the private key sealed under the master key."""
@@ -516,6 +518,8 @@ class NotificationPreferenceRecord(BaseModel):
 
     class Meta:
         table_name = "notification_preference"
+
+
 class WebhookRecord(BaseModel):
     """An inbound webhook: a secret URL whose requests become messages in a Kin's queue
     (``kinbot_core.webhooks``). Only a hash of its token is kept; its signing secret, if any,
