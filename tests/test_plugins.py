@@ -21,7 +21,7 @@ BUILTIN_PLUGINS = {
     "anthropic", "openai", "openai_compatible", "gemini", "voyage", "local_embeddings",
     "brave_search", "searxng", "contacts", "kin_directory", "sqlite_memory", "memory_tools",
     "memory_extraction", "kin_messaging", "sub_kin_tasks", "web_tools", "mcp", "image_tools",
-    "workspace_tools", "custom_tools", "cron_tools", "vault_tools", "email",
+    "workspace_tools", "custom_tools", "cron_tools", "vault_tools", "email", "telegram",
 }  # fmt: skip
 
 
