@@ -552,22 +552,39 @@ async def test_webhook_mode_receives_telegrams_calls_on_the_plugin_route(
     assert contents == ["Ping", "Only once"]
 
 
-async def test_a_message_reaches_a_linked_person_outside_any_conversation(
+async def test_a_linked_person_may_get_notifications_in_their_chat(
     server: RunningServer, telegram: FakeTelegram
 ) -> None:
-    """What a notification route through the channel uses: a person with a linked account
-    is reached in their chat; someone without one is not."""
-    _, channel = await paired_marie(server, telegram)
-    users = (await server.client.get("/api/users")).json()["users"]
-    nico, marie = users[0]["id"], users[1]["id"]
-    runtime = server.platform.channels
-    assert await runtime.can_reach(channel["id"], marie)
-    assert not await runtime.can_reach(channel["id"], nico)
-    assert not await runtime.send_to_user(channel["id"], nico, "Nobody hears this")
-    assert await runtime.send_to_user(channel["id"], marie, "**Train cancelled**: take the bus.")
+    """The connection is a notification route: offered to the people linked on it, chosen
+    in My account, and a Kin's notification then reaches them in Telegram."""
+    kin_id, channel = await paired_marie(server, telegram)
+    route = {"name": f"channel:{channel['id']}", "label": "Family Telegram"}
+    # Nicolas has no linked account: the route is not offered to him.
+    nico = (await server.client.get("/api/me/notifications")).json()
+    assert route not in nico["routes"]
+    async with server.new_client() as marie:
+        signed_in = await marie.post(
+            "/api/auth/login", json={"email": MARIE["email"], "password": MARIE["password"]}
+        )
+        assert signed_in.status_code == 200, signed_in.text
+        offered = (await marie.get("/api/me/notifications")).json()
+        assert route in offered["routes"]
+        chosen = await marie.patch("/api/me/notifications", json={"route": route["name"]})
+        assert chosen.status_code == 200, chosen.text
+        marie_id = (await marie.get("/api/me")).json()["user"]["id"]
+    outcome = await server.platform.notifications.notify(
+        marie_id, "Train cancelled", "Take the 8:10 bus instead.", f"/kins/{kin_id}",
+        kin_id=kin_id, kin_name="Chef",
+    )  # fmt: skip
+    assert (outcome.status, outcome.route) == ("delivered", route["name"])
     texts = texts_to(MARIE_TG.id)
     sent = await telegram.sent_when(lambda s: any("Train cancelled" in t for t in texts(s)))
-    assert "<b>Train cancelled</b>: take the bus." in texts(sent)
+    assert "<b>Train cancelled</b>\n\nTake the 8:10 bus instead." in texts(sent)
+    # Unlinked, she is no longer reached there (and the route is no longer offered).
+    [mine] = (await server.client.get("/api/channels/identities")).json()["identities"]
+    assert (await server.client.delete(f"/api/channels/identities/{mine['id']}")).status_code == 204
+    again = await server.platform.notifications.notify(marie_id, "Again", "Nobody hears this.")
+    assert again.status == "no_device"
 
 
 async def test_disabling_the_plugin_stops_its_connections_until_enabled_again(

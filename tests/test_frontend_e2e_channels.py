@@ -141,5 +141,10 @@ async def test_an_administrator_adds_telegram_links_a_member_and_her_messages_sh
     telegram.user_sends(TOKEN, marie_tg, "What's for dinner?")
     await telegram.sent_when(to(marie_tg.id, "Lasagne tonight."))
     await page.goto(f"{server.url}/kins/{kin_id}")
-    await expect(e2e.bubble(page, "user", "What's for dinner?")).to_contain_text("Marie")
-    await expect(e2e.bubble(page, "assistant", "Lasagne tonight.")).to_be_visible()
+    question = e2e.bubble(page, "user", "What's for dinner?")
+    answer = e2e.bubble(page, "assistant", "Lasagne tonight.")
+    await expect(question).to_contain_text("Marie")
+    # Both carry the channel's badge: received through it, and sent back through it.
+    for message in (question, answer):
+        badge = message.locator('[data-origin-kind="telegram"]')
+        await expect(badge).to_contain_text("via Family Telegram")

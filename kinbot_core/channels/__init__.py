@@ -12,7 +12,6 @@ from kinbot_core.channels.errors import (
 )
 from kinbot_core.channels.types import (
     ChannelConnection,
-    ChannelInfo,
     ChannelType,
     ChatKind,
     DeliverOutcome,
@@ -28,7 +27,6 @@ __all__ = [
     "ChannelConfigError",
     "ChannelConnection",
     "ChannelError",
-    "ChannelInfo",
     "ChannelRateLimited",
     "ChannelRejected",
     "ChannelType",

@@ -8,6 +8,7 @@ retryable error it opens it again after a backoff (``retrying``); after
 shows as ``failing`` with the error's code, and it keeps trying. An error that cannot be
 retried (a refused token) shows ``failing`` at once and stops it until its settings change.
 A connection whose channel type no plugin provides (its plugin disabled) is ``unavailable``.
+Each connection that should run is also offered as a notification route (``notify_routes``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from kinbot_core.channels import notify_routes
 from kinbot_core.channels.connections import ConnectionNotFound, ConnectionService
 from kinbot_core.channels.deliveries import DeliveryService, backoff
 from kinbot_core.channels.errors import ChannelConfigError, ChannelError, ChannelUnavailable
@@ -120,6 +122,10 @@ class ChannelRuntime:
                 if running and (connection_id is not None or not should_run):
                     await self._halt(key)
                     running = False
+                if row is None or not should_run:
+                    notify_routes.withdraw(self, key)
+                else:
+                    notify_routes.offer(self, key, row.label)
                 if row is None:
                     continue
                 if should_run and not running:
@@ -227,6 +233,7 @@ class ChannelRuntime:
         async with self._lock:
             await self._halt(connection_id)
             await self.connections.delete(connection_id)
+            notify_routes.withdraw(self, connection_id)
 
     # -- supervision -------------------------------------------------------------------------
 

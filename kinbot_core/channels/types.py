@@ -33,7 +33,7 @@ renders the form from the model's JSON schema.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
@@ -215,15 +215,3 @@ class ChannelType(Protocol):
         ``settings_model`` (validated, secrets revealed). Must not do network I/O (``run``
         does)."""
         ...
-
-
-@dataclass(frozen=True)
-class ChannelInfo:
-    """What Settings shows of a registered channel type."""
-
-    name: str
-    label: str
-    plugin: str
-    max_message_length: int
-    #: The settings' JSON schema (titles and descriptions included).
-    settings_schema: dict[str, object] = field(default_factory=dict)

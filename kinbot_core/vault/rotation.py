@@ -21,7 +21,6 @@ import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from pydantic import SecretStr
 
@@ -45,11 +44,21 @@ class SealedColumn:
     column: str
     #: The sealing context, ``{id}`` standing for the row's key.
     context: str
-    #: The row's key column.
+    #: The column that identifies a row.
     key: str = "id"
-    #: ``"blob"``: the column is one sealed value. ``"schema"``: it is the JSON text of
-    #: ``SchemaSettings.seal``, its secrets sealed together under ``"sealed"`` (base64).
-    form: Literal["blob", "schema"] = "blob"
+
+
+@dataclass(frozen=True)
+class SealedDocument:
+    """A column holding ``kinbot_core.schema_settings`` JSON: plain values, and the secrets
+    sealed together under ``"sealed"`` (base64)."""
+
+    table: str
+    column: str
+    #: The sealing context, ``{id}`` standing for the row's key.
+    context: str
+    #: The column that identifies a row.
+    key: str = "id"
 
 
 #: Every sealed column of the platform and its built-in plugins. A column whose name contains
@@ -61,12 +70,13 @@ SEALED_COLUMNS: tuple[SealedColumn, ...] = (
     SealedColumn("mcp_server", "sealed_secrets", "mcp_server:{id}"),
     SealedColumn("pending_secret", "value_sealed", pending_sealing_context("{id}")),
     SealedColumn("webhook", "signing_secret_sealed", webhook_sealing_context("{id}")),
-    SealedColumn("vapid_key", "private_sealed", VAPID_SEALING_CONTEXT),
     SealedColumn("push_subscription", "keys_sealed", push_sealing_context("{id}")),
-    SealedColumn("channel_connection", "settings", channel_sealing_context("{id}"), form="schema"),
-    SealedColumn(
-        "plugin_settings", "stored", plugin_settings_context("{id}"), key="plugin", form="schema"
-    ),
+    SealedColumn("vapid_key", "private_sealed", VAPID_SEALING_CONTEXT),
+)
+#: Every column of settings documents with sealed secrets inside (their names say nothing).
+SEALED_DOCUMENTS: tuple[SealedDocument, ...] = (
+    SealedDocument("channel_connection", "settings", channel_sealing_context("{id}")),
+    SealedDocument("plugin_settings", "stored", plugin_settings_context("{id}"), key="plugin"),
 )
 
 
@@ -96,38 +106,56 @@ def reseal_all(db: Database, old_key: bytes, new_key: bytes) -> dict[str, int]:
                 )
     old_box, new_box = SecretBox(old_key), SecretBox(new_key)
     resealed: dict[str, int] = {}
-    for sealed in SEALED_COLUMNS:
+    everything: tuple[SealedColumn | SealedDocument, ...] = (*SEALED_COLUMNS, *SEALED_DOCUMENTS)
+    for sealed in everything:
         if sealed.table not in tables:
             continue
         rows = db.sql(
             f'select "{sealed.key}", "{sealed.column}" from "{sealed.table}" '
             f'where "{sealed.column}" is not null'
         ).fetchall()
-        for row_key, value in rows:
-            context = sealed.context.format(id=row_key)
-            try:
-                if sealed.form == "schema":
-                    value = _reseal_schema_text(value, old_box, new_box, context)
-                else:
-                    value = new_box.seal(old_box.open(bytes(value), context), context)
-            except DecryptionError:
-                raise RotationError(
-                    f"a value of {sealed.table} does not open with the current master key; "
-                    "nothing was changed."
-                ) from None
+        count = 0
+        for row_id, value in rows:
+            context = sealed.context.format(id=row_id)
+            changed: str | bytes | None
+            if isinstance(sealed, SealedDocument):
+                changed = _reseal_document(str(value), old_box, new_box, context, sealed.table)
+            else:
+                changed = new_box.seal(
+                    _opened(old_box, bytes(value), context, sealed.table), context
+                )
+            if changed is None:
+                continue
             db.sql(
                 f'update "{sealed.table}" set "{sealed.column}" = ? where "{sealed.key}" = ?',
-                (value, row_key),
+                (changed, row_id),
             )
-        resealed[sealed.table] = len(rows)
+            count += 1
+        resealed[sealed.table] = count
     return resealed
 
 
-def _reseal_schema_text(stored: str, old_box: SecretBox, new_box: SecretBox, context: str) -> str:
-    document = json.loads(stored)
-    if "sealed" not in document:
-        return stored
-    plaintext = old_box.open(base64.b64decode(document["sealed"]), context)
+def _opened(box: SecretBox, value: bytes, context: str, table: str) -> bytes:
+    try:
+        return box.open(value, context)
+    except DecryptionError:
+        raise RotationError(
+            f"a value of {table} does not open with the current master key; nothing was changed."
+        ) from None
+
+
+def _reseal_document(
+    stored: str, old_box: SecretBox, new_box: SecretBox, context: str, table: str
+) -> str | None:
+    """A settings document with its secrets sealed under the new key (``None``: it holds
+    none)."""
+    try:
+        document = json.loads(stored)
+    except ValueError:
+        raise RotationError(f"a value of {table} cannot be read; nothing was changed.") from None
+    if not isinstance(document, dict) or "sealed" not in document:
+        return None
+    plaintext = _opened(old_box, base64.b64decode(document["sealed"]), context, table)
     document["sealed"] = base64.b64encode(new_box.seal(plaintext, context)).decode("ascii")
     return json.dumps(document, ensure_ascii=False)
 
