@@ -264,6 +264,20 @@ async def crons_and_a_question(server: RunningServer, fake: FakeOpenAI, chef: st
     raise RuntimeError("the task did not ask its question")
 
 
+async def a_webhook_calls(server: RunningServer, chef: str) -> None:
+    """Home Assistant tells Chef the oven is preheated, through a webhook (its origin badge)."""
+    created = await server.client.post(
+        "/api/webhooks", json={"kin_id": chef, "name": "Home Assistant"}
+    )
+    created.raise_for_status()
+    async with server.new_client() as outside:
+        posted = await outside.post(
+            created.json()["path"], json={"event": "oven_preheated", "temperature": "200 °C"}
+        )
+        posted.raise_for_status()
+    await wait_idle(server.client, chef)
+
+
 async def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data_dir, FakeOpenAI() as fake:
@@ -282,10 +296,15 @@ async def main() -> None:
             )
             nico = await context.storage_state()
             await context.close()
+            await a_webhook_calls(server, chef)
             await shoot(browser, server, f"/kins/{chef}", "chat", signed_in=nico)
             await pennys_day(server, fake, penny)
             await shoot(browser, server, f"/kins/{penny}", "chat-cards", signed_in=nico)
             await shoot(browser, server, "/settings", "settings", signed_in=nico)
+            for tab in ("Channels", "Webhooks"):
+                await shoot(
+                    browser, server, "/settings", f"settings-{tab.lower()}", signed_in=nico, tab=tab
+                )
             await shoot(browser, server, f"/kins/{chef}/settings", "kin-settings", signed_in=nico)
             task_id = await crons_and_a_question(server, fake, chef)
             await shoot(browser, server, f"/tasks/{task_id}", "task", signed_in=nico)
