@@ -15,6 +15,13 @@ beforeEach(async () => {
 });
 
 describe("Markdown, GitHub-flavoured", () => {
+  it("keeps a person's line breaks when asked, and reads a Kin's Markdown as written", () => {
+    const lines = "event: oven_preheated\ntemperature: 200 °C";
+    const kept = render(<Markdown text={lines} breaks />).container.querySelector(".markdown")!;
+    expect(kept.querySelectorAll("br")).toHaveLength(1);
+    expect(show(lines).querySelectorAll("br")).toHaveLength(0);
+  });
+
   it("renders tables with a header, inside a sideways-scrolling group", () => {
     const element = show("## Menu\n\n| Dish | Minutes |\n|:--|--:|\n| Soup | 30 |\n| Tart | 45 |");
     expect(within(element).getByRole("heading", { level: 2 }).textContent).toBe("Menu");

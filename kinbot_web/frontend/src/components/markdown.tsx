@@ -11,6 +11,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 import ReactMarkdown, { defaultUrlTransform, type Components, type Options } from "react-markdown";
 import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
+import remarkBreaks from "remark-breaks";
 import remarkGfm from "remark-gfm";
 
 import { CodeBlock } from "@/components/chat/code-block";
@@ -139,8 +140,11 @@ function useComponents(prefix: string): Components {
   );
 }
 
-/** Render `text` as sanitised Markdown. */
-export default function Markdown({ text }: { text: string }) {
+/**
+ * Render `text` as sanitised Markdown. `breaks`: every line break is kept, as a person (or a
+ * service) who wrote lines one under another meant them; a Kin's Markdown is read as written.
+ */
+export default function Markdown({ text, breaks = false }: { text: string; breaks?: boolean }) {
   const { t } = useTranslation();
   const highlight = useLazy(highlighter, hasFencedCode(text));
   const mathPlugins = useLazy(math, hasMath(text));
@@ -156,7 +160,7 @@ export default function Markdown({ text }: { text: string }) {
       <ReactMarkdown
         skipHtml
         urlTransform={defaultUrlTransform}
-        remarkPlugins={mathPlugins ? [remarkGfm, mathPlugins.remark] : [remarkGfm]}
+        remarkPlugins={[remarkGfm, ...(breaks ? [remarkBreaks] : []), ...(mathPlugins ? [mathPlugins.remark] : [])]}
         remarkRehypeOptions={{
           clobberPrefix: "",
           footnoteLabel: t("markdown.footnotes"),

@@ -34,7 +34,7 @@ const markdownLoaded = import("@/components/markdown").then((module) => {
  * switch is a transition, which React renders in slices: a long history does not freeze the
  * page. Memoised on the text: a streamed token re-renders the chat, not every message's Markdown.
  */
-export const MessageText = React.memo(function MessageText({ text }: { text: string }) {
+export const MessageText = React.memo(function MessageText({ text, breaks = false }: { text: string; breaks?: boolean }) {
   const [Rich, setRich] = React.useState<MarkdownComponent | null>(() => Markdown);
   React.useEffect(() => {
     if (Rich) return;
@@ -44,7 +44,7 @@ export const MessageText = React.memo(function MessageText({ text }: { text: str
       mounted = false;
     };
   }, [Rich]);
-  return Rich ? <Rich text={text} /> : <p className="whitespace-pre-wrap">{text}</p>;
+  return Rich ? <Rich text={text} breaks={breaks} /> : <p className="whitespace-pre-wrap">{text}</p>;
 });
 
 const bubbleLabels = new Map<string, ChatBubbleLabels>();
@@ -241,7 +241,7 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
     >
       <KinMessageHeading message={message} />
       {cameFrom ? <OriginBadge origin={cameFrom} direction={origin === "assistant" ? "delivered" : "received"} className="mb-1" /> : null}
-      {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} /> : null}
+      {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} breaks={message.role === "user"} /> : null}
       {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
       {origin === "assistant" ? <ToolCards message={message} /> : null}
       {message.kin_message_type === "task_input" ? <TaskQuestionHint message={message} kinName={kin.name} /> : null}
