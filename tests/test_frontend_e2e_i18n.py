@@ -54,6 +54,7 @@ EN_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
 WORDS: dict[str, dict[str, Any]] = {
     "fr": {
         "vault": "Coffre-fort",
+        "account": "Mon compte",
         "providers": "Fournisseurs d'IA",
         "add": "Ajouter",
         "test": "Tester la connexion",
@@ -64,6 +65,7 @@ WORDS: dict[str, dict[str, Any]] = {
     },
     "en": {
         "vault": "Vault",
+        "account": "My account",
         "providers": "AI providers",
         "add": "Add",
         "test": "Test connection",
@@ -197,3 +199,13 @@ async def test_the_task_pages_date_reads_in_the_users_language(
     date = page.get_by_role("main", name="Find a soup for tonight").locator("time").first
     # "3 déc. 2026, 11:37" in French, "Dec 3, 2026, 11:37 AM" in English, whatever the browser.
     await expect(date).to_have_text(written(task["created_at"], language))
+
+
+async def test_my_account_opened_directly_reads_in_the_users_language(
+    server: RunningServer, page: Page, language: str
+) -> None:
+    """A reload of My account (or a notification's link to it) in a browser of the other
+    language: the page speaks the person's own."""
+    await sign_in(page, server, language)
+    await page.goto(server.url + "/account")
+    await expect(page.get_by_role("heading", level=1)).to_have_text(WORDS[language]["account"])

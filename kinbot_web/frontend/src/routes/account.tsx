@@ -27,7 +27,8 @@ export default function AccountPage() {
   const [passwordError, setPasswordError] = React.useState<string | null>(null);
 
   React.useEffect(() => {
-    void api<{ user: User }>("/api/me").then(({ user }) => setMe(user));
+    // Opened directly (a reload, a notification's link): the page speaks the user's language.
+    void api<{ user: User }>("/api/me").then(({ user }) => updated(user));
   }, []);
 
   function updated(user: User) {
