@@ -101,6 +101,7 @@ describe("SchemaForm", () => {
     expect(screen.getByText("Not set")).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Replace" }));
     const typed = screen.getByLabelText("API key", { selector: "input" }) as HTMLInputElement;
+    expect(document.activeElement).toBe(typed); // asked for: the focus goes to it
     expect(typed.type).toBe("password");
     expect(typed.value).toBe(""); // never the stored value
     fireEvent.change(typed, { target: { value: "sk-new-value" } });
@@ -139,6 +140,13 @@ describe("SchemaForm", () => {
     expect(Array.from(tone.options).map((option) => option.text)).toEqual(["Posé", "Enjoué"]);
     expect(screen.getByText("Non défini")).toBeTruthy();
     expect(fieldProblems(new Error("network"))).toEqual([]);
+  });
+
+  it("does not move the focus to an empty secret of a new form", () => {
+    const schema: FormSchema = { properties: { token: { type: "string", title: "Token", secret: true } }, required: ["token"] };
+    render(<SchemaForm schema={schema} value={{ token: "" }} onChange={() => undefined} />);
+    expect(screen.getByLabelText("Token", { selector: "input" })).toBeTruthy();
+    expect(document.activeElement).toBe(document.body);
   });
 
   it("keeps the model's order of the fields, whatever the order of the keys", async () => {

@@ -275,6 +275,9 @@ function SecretField({ id, label, hint, error, field, value, onChange, disabled 
   const stored = last.current;
   const replacing = typeof value === "string";
   const clearing = value === null;
+  // Focus moves to the new value's field only when the person asked to replace the secret, not
+  // when a form for a new connection opens with it empty (the page would jump to it).
+  const [asked, setAsked] = React.useState(false);
   const described = error || hint ? `${id}-hint` : undefined;
   const status = stored.set ? t("pluginSettings.form.secretSet") : t("pluginSettings.form.secretNotSet");
   return (
@@ -298,7 +301,18 @@ function SecretField({ id, label, hint, error, field, value, onChange, disabled 
           ) : null
         ) : (
           <>
-            <Button type="button" variant="outline" size="sm" id={`${id}-replace`} aria-describedby={`${id}-status`} onClick={() => onChange("")} disabled={disabled}>
+            <Button
+              type="button"
+              variant="outline"
+              size="sm"
+              id={`${id}-replace`}
+              aria-describedby={`${id}-status`}
+              onClick={() => {
+                setAsked(true);
+                onChange("");
+              }}
+              disabled={disabled}
+            >
               {stored.set ? t("pluginSettings.form.replace") : t("pluginSettings.form.setSecret")}
             </Button>
             {stored.set && field.nullable ? (
@@ -314,7 +328,7 @@ function SecretField({ id, label, hint, error, field, value, onChange, disabled 
           id={id}
           type="password"
           autoComplete="new-password"
-          autoFocus
+          autoFocus={asked}
           value={value}
           onChange={(event) => onChange(event.target.value)}
           disabled={disabled}
