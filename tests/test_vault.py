@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +15,7 @@ from kinbot_core.platform import Platform
 from kinbot_core.vault import Masker, VaultError, placeholder
 from kinbot_core.vault.masking import LogScrubber
 from tests.support.accounts import MARIE, register, set_up_admin
+from tests.support.database_bytes import database_bytes
 from tests.support.server import RunningServer, running_server
 
 TOKEN = "ghp_Zq7xK9mP2vL4nR8tW1yB"
@@ -124,7 +123,7 @@ async def test_values_are_encrypted_at_rest_and_read_back_after_a_restart(
         await platform.vault.create("GITHUB_TOKEN", TOKEN, "repo")
     finally:
         await platform.stop()
-    raw = _database_bytes(settings.database_path)
+    raw = database_bytes(settings.database_path)
     assert TOKEN.encode() not in raw and b"GITHUB_TOKEN" in raw
     again = Platform(settings)
     await again.start()
@@ -135,13 +134,6 @@ async def test_values_are_encrypted_at_rest_and_read_back_after_a_restart(
             await again.vault.read_value("OTHER", kin_id="k", turn=None)
     finally:
         await again.stop()
-
-
-def _database_bytes(path: Path) -> bytes:
-    with sqlite3.connect(path) as conn:
-        conn.execute("pragma wal_checkpoint(truncate)")
-    wal = path.with_name(path.name + "-wal")
-    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 # -- masking --------------------------------------------------------------------------------

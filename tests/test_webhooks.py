@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ from kinbot_core.platform import Platform
 from kinbot_core.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_of
 from tests.support import server_fixtures
 from tests.support.accounts import register
+from tests.support.database_bytes import database_bytes
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import make_kin, reply_to, serve_with_openai, session
 from tests.support.provider_setups import API_KEY
@@ -375,10 +375,7 @@ async def test_the_token_and_secret_are_shown_once_and_never_logged_or_stored(
     )
     assert server_logs  # the server did log
     assert token not in server_logs and SIGNING_SECRET not in server_logs
-    database = server.platform.settings.database_path
-    with sqlite3.connect(database) as conn:
-        conn.execute("pragma wal_checkpoint(truncate)")
-    stored = database.read_bytes()
+    stored = database_bytes(server.platform.settings.database_path)
     assert token.encode() not in stored and SIGNING_SECRET.encode() not in stored
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-import sqlite3
 from pathlib import Path
+
+from kinbot_core.db.driver import select_driver
 
 
 def traces(value: str) -> list[bytes]:
@@ -17,9 +19,14 @@ def traces(value: str) -> list[bytes]:
 
 def database_bytes(path: Path, *, checkpoint: bool = True) -> bytes:
     """The database file and its write-ahead log (after a checkpoint, unless told not to:
-    then exactly what is on disk now, committed pages in the log included)."""
+    then exactly what is on disk now, committed pages in the log included).
+
+    The checkpoint goes through the SQLite library the platform uses: a second copy of SQLite
+    in the process (the standard ``sqlite3`` beside pysqlite3) does not see the platform's
+    connections, and closing its own can drop their locks and truncate the shared memory they
+    map (a bus error in a running server)."""
     if checkpoint:
-        with sqlite3.connect(path) as conn:
+        with contextlib.closing(select_driver().connect(str(path))) as conn:
             conn.execute("pragma wal_checkpoint(truncate)")
     wal = path.with_name(path.name + "-wal")
     return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
