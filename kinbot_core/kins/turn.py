@@ -407,9 +407,15 @@ class Turn:
     async def _attachments(
         self, history: list[MessageView]
     ) -> tuple[dict[str, ModelAttachment], bool]:
-        """The files attached to the messages of the window (loaded once per turn), and
-        whether the Kin's model can see images."""
-        wanted = [i for m in history if m.attachments for i in attachment_ids(m.attachments)]
+        """The files attached to the users' messages of the window (loaded once per turn),
+        and whether the Kin's model can see images. (A Kin's own attached files are not shown
+        to it again: its tool call and result say what it sent.)"""
+        wanted = [
+            i
+            for m in history
+            if m.role == "user" and m.attachments
+            for i in attachment_ids(m.attachments)
+        ]
         missing = [upload_id for upload_id in wanted if upload_id not in self._attached]
         if missing:
             store = UploadStore(self.platform.db, self.platform.settings)
