@@ -29,6 +29,9 @@ class ToolContext:
     trigger_id: int | None = None
     #: For a sub-Kin: the Kin it instantiates, whose memories and contacts it uses.
     owner_kin_id: str | None = None
+    #: Adds an upload's reference (``UploadView.reference``) to the attachments of the
+    #: turn's final reply (``None`` outside a turn).
+    attach: Callable[[dict[str, Any]], None] | None = None
 
     @property
     def owner_id(self) -> str:

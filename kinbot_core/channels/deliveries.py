@@ -3,11 +3,14 @@ persisted record per delivery so that a restart sends what was not sent, and not
 
 A message that came through a channel is stored with a delivery record ``awaiting`` its
 reply. When the Kin's turn on it ends, the record gets the text (the turn's reply, or a note
-that it could not answer) and becomes ``pending``. The sender loop cuts the text into parts at
-the platform's limit and sends them one by one, recording each part sent with the platform's
-ids before the next; once all are sent, the reply carries the channel as its ``meta.origin``
-(the chat shows where it went). A part that fails with a retryable error (rate limit, network)
-is tried again after a backoff (the platform's retry-after when it gave one); after
+that it could not answer) and becomes ``pending``. The sender loop cuts the text into parts
+at the platform's limit and sends them one by one, recording each part sent with the
+platform's ids before the next; the files the Kin attached to its reply (``attach_file``) go
+with the first part, read from the upload store (one over the type's ``max_media_bytes``,
+when it has one, is named in the text instead), so they are recorded sent with it; once all
+are sent, the reply carries the channel as its ``meta.origin`` (the chat shows where it
+went). A part that fails with a retryable error (rate limit, network) is tried again after a
+backoff (the platform's retry-after when it gave one); after
 ``channel_delivery_max_attempts``, or at once for an error that cannot be retried, the
 delivery is ``failed`` with the error's code.
 
@@ -29,17 +32,20 @@ from typing import TYPE_CHECKING, Any
 import peewee
 
 from kinbot_core.channels.errors import ChannelAuthFailed, ChannelError
-from kinbot_core.channels.notices import failed_text
+from kinbot_core.channels.notices import failed_text, file_not_sent_text
 from kinbot_core.channels.splitting import split_message
+from kinbot_core.channels.types import ChannelType, OutgoingMedia
 from kinbot_core.db import Database
 from kinbot_core.db.models import (
     ChannelConnectionRecord,
     ChannelDeliveryRecord,
     KinRecord,
     MessageRecord,
+    UploadRecord,
     User,
 )
 from kinbot_core.kins.service import MessageView
+from kinbot_core.uploads import UploadStore
 
 if TYPE_CHECKING:
     from kinbot_core.channels.runtime import ChannelRuntime
@@ -96,6 +102,9 @@ class DeliveryService:
         ready = 0
         for delivery_id, trigger_id, status, kin_name, sender_id in awaiting:
             text = await self._reply_text(trigger_id, status, kin_name, sender_id)
+            if text is None and status == "done":
+                files: list[dict[str, Any]] = await self._db.read(_reply_uploads, trigger_id)
+                text = "" if files else None  # files alone: one part without text
             ready += await self._db.write(_set_reply, delivery_id, text)
         if ready:
             self.wake()
@@ -150,11 +159,26 @@ class DeliveryService:
             return
         channel_type, connection = live
         parts = split_message(row.text or "", channel_type.max_message_length)
+        trigger_id = row.__data__.get("trigger")
+        files: list[dict[str, Any]] = []
+        if trigger_id is not None:
+            files, named = await self._db.read(_reply_files, trigger_id, _media_limit(channel_type))
+            if named:
+                parts[-1:] = split_message(
+                    "\n\n".join([*parts[-1:], *named]), channel_type.max_message_length
+                )
+            if files and not parts:
+                parts = [""]
+        # Files go with the first part: once it is recorded sent, they are not read again.
+        media = await self._media(files) if row.parts_sent == 0 else []
         sent_ids: list[str] = json.loads(row.platform_ids or "[]")
         for index in range(row.parts_sent, len(parts)):
             try:
                 ids = await connection.send(
-                    row.chat_id, parts[index], reply_to=row.reply_to if index == 0 else None
+                    row.chat_id,
+                    parts[index],
+                    media=media if index == 0 else (),
+                    reply_to=row.reply_to if index == 0 else None,
                 )
             except ChannelError as error:
                 await self._failed(row, error)
@@ -165,10 +189,26 @@ class DeliveryService:
         if not parts:
             await self._db.write(_part_sent, row.id, 0, sent_ids, True)
         self._runtime.note_working(connection_id)
-        trigger_id = row.__data__.get("trigger")
         if trigger_id is not None and parts:
             for reply in await self._db.write(_mark_delivered, trigger_id, connection_id):
                 self._runtime.platform.live.publish("message", {"message": reply.to_dict()})
+
+    async def _media(self, files: list[dict[str, Any]]) -> list[OutgoingMedia]:
+        """The bytes of the files (checked by ``_reply_files``) from the upload store."""
+        store = UploadStore(self._db, self._runtime.platform.settings)
+
+        def load() -> list[OutgoingMedia]:
+            media = []
+            for file in files:
+                try:
+                    data = store.path(file["id"]).read_bytes()
+                except OSError:
+                    logger.warning("the attached upload %s is gone: not sent", file["id"])
+                    continue
+                media.append(OutgoingMedia(data, file["mime_type"], file["filename"]))
+            return media
+
+        return await asyncio.to_thread(load)
 
     async def _failed(self, row: ChannelDeliveryRecord, error: ChannelError) -> None:
         settings = self._runtime.platform.settings
@@ -228,22 +268,75 @@ def _reply_texts(trigger_id: int) -> list[str]:
     return [row.content.strip() for row in rows if row.content and row.content.strip()]
 
 
+def _media_limit(channel_type: ChannelType) -> int | None:
+    """The largest file the platform takes (``max_media_bytes``; none said: no limit)."""
+    limit = getattr(channel_type, "max_media_bytes", None)
+    return int(limit) if limit is not None else None
+
+
+def _reply_uploads(trigger_id: int) -> list[dict[str, Any]]:
+    """The references of the uploads attached to a turn's replies, in order."""
+    rows = (
+        MessageRecord.select(MessageRecord.attachments)
+        .where(
+            (MessageRecord.turn_of == trigger_id)
+            & (MessageRecord.role == "assistant")
+            & ~MessageRecord.superseded
+            & MessageRecord.attachments.is_null(False)
+        )
+        .order_by(MessageRecord.id)
+    )
+    return [
+        item
+        for row in rows
+        for item in json.loads(row.attachments or "[]")
+        if isinstance(item, dict) and "id" in item
+    ]
+
+
+def _reply_files(trigger_id: int, limit: int | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The uploads attached to a turn's replies that the platform takes (id, MIME type,
+    file name), and lines naming the others (over ``limit``, or no longer stored), in the
+    language of the person the reply answers."""
+    references = _reply_uploads(trigger_id)
+    if not references:
+        return [], []
+    wanted = [str(reference["id"]) for reference in references]
+    rows = {row.id: row for row in UploadRecord.select().where(UploadRecord.id.in_(wanted))}
+    trigger = MessageRecord.get_or_none(MessageRecord.id == trigger_id)
+    sender_id = trigger.sender_id if trigger is not None else None
+    language = _language_of(sender_id) if sender_id else None
+    files: list[dict[str, Any]] = []
+    named: list[str] = []
+    for upload_id, reference in zip(wanted, references, strict=True):
+        row = rows.get(upload_id)
+        if row is None:
+            name = str(reference.get("filename") or "?")
+            named.append(file_not_sent_text(name, False, language))
+        elif limit is not None and row.size > limit:
+            named.append(file_not_sent_text(row.filename, True, language))
+        else:
+            files.append({"id": row.id, "mime_type": row.mime_type, "filename": row.filename})
+    return files, named
+
+
 def _language_of(user_id: str) -> str | None:
     user = User.get_or_none(User.id == user_id)
     return str(user.language) if user is not None else None
 
 
 def _set_reply(delivery_id: int, text: str | None) -> int:
+    """``text`` ``None``: nothing to send; ``""``: files alone."""
     updated = (
         ChannelDeliveryRecord.update(
-            status="pending" if text else "sent", text=text, updated_at=time.time()
+            status="sent" if text is None else "pending", text=text, updated_at=time.time()
         )
         .where(
             (ChannelDeliveryRecord.id == delivery_id) & (ChannelDeliveryRecord.status == "awaiting")
         )
         .execute()
     )
-    return 1 if updated and text else 0
+    return 1 if updated and text is not None else 0
 
 
 def _pending() -> list[ChannelDeliveryRecord]:
@@ -281,7 +374,7 @@ def _mark_delivered(trigger_id: int, connection_id: str) -> list[MessageView]:
         & (MessageRecord.role == "assistant")
         & ~MessageRecord.superseded
     ):
-        if not (row.content or "").strip():
+        if not (row.content or "").strip() and not row.attachments:
             continue
         meta = json.loads(row.meta) if row.meta else {}
         row.meta = json.dumps({**meta, "origin": origin})

@@ -82,3 +82,19 @@ def switched_text(current: str, language: str | None) -> str:
 def failed_text(kin: str, language: str | None) -> str:
     """What replaces a reply a Kin could not make (its turn failed)."""
     return _worded(_FAILED, language, kin=kin)
+
+
+_FILE_TOO_LARGE = {
+    "en": "[{name}: too large to be sent here; it is in the chat in KinBot]",
+    "fr": "[{name} : trop volumineux pour être envoyé ici ; il est dans la discussion dans KinBot]",
+}
+_FILE_GONE = {
+    "en": "[{name}: no longer available]",
+    "fr": "[{name} : n'est plus disponible]",
+}
+
+
+def file_not_sent_text(name: str, too_large: bool, language: str | None) -> str:
+    """The line naming a file of a reply that is not sent with it (over the platform's
+    limit, or deleted since)."""
+    return _worded(_FILE_TOO_LARGE if too_large else _FILE_GONE, language, name=name)

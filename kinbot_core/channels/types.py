@@ -202,7 +202,9 @@ class ChannelType(Protocol):
     label: str
     #: The pydantic model of a connection's settings; ``SecretStr`` fields are secrets.
     settings_model: type[BaseModel]
-    #: The longest text one ``send`` may carry, in characters.
+    #: The longest text one ``send`` may carry, in characters. A type may also set
+    #: ``max_media_bytes``, the largest file ``send`` takes in ``media`` (a bigger file of a
+    #: reply is named in its text instead; without it, files are not bounded).
     max_message_length: int
 
     def format_markdown(self, markdown: str) -> str:

@@ -33,7 +33,13 @@ from kinbot_core.providers import (
 )
 from kinbot_core.tasks import TaskView
 from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError, offered_to
-from kinbot_core.uploads import ModelAttachment, UploadStore, attachment_ids, with_attachments
+from kinbot_core.uploads import (
+    MAX_ATTACHMENTS,
+    ModelAttachment,
+    UploadStore,
+    attachment_ids,
+    with_attachments,
+)
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
@@ -223,6 +229,8 @@ class Turn:
         self.draft = TurnDraft(trigger.id)
         #: The newest message this turn stored (a model call after it starts a new step).
         self._last_stored = trigger.id
+        #: Files the Kin attached (``attach_file``): the attachments of its final reply.
+        self._outgoing: list[dict[str, Any]] = []
 
     async def run(self) -> str | None:
         """Run to the end; an error (the provider's, or any other, logged) becomes an error
@@ -301,6 +309,7 @@ class Turn:
                     for c in calls
                 ]
                 or None,
+                attachments=json.dumps(self._outgoing) if self._outgoing and not calls else None,
                 turn_of=self.trigger.id,
             )
             self._last_stored = message.id
@@ -398,9 +407,15 @@ class Turn:
     async def _attachments(
         self, history: list[MessageView]
     ) -> tuple[dict[str, ModelAttachment], bool]:
-        """The files attached to the messages of the window (loaded once per turn), and
-        whether the Kin's model can see images."""
-        wanted = [i for m in history if m.attachments for i in attachment_ids(m.attachments)]
+        """The files attached to the users' messages of the window (loaded once per turn),
+        and whether the Kin's model can see images. (A Kin's own attached files are not shown
+        to it again: its tool call and result say what it sent.)"""
+        wanted = [
+            i
+            for m in history
+            if m.role == "user" and m.attachments
+            for i in attachment_ids(m.attachments)
+        ]
         missing = [upload_id for upload_id in wanted if upload_id not in self._attached]
         if missing:
             store = UploadStore(self.platform.db, self.platform.settings)
@@ -568,6 +583,11 @@ class Turn:
             },
         )
 
+    def _attach(self, reference: dict[str, Any]) -> None:
+        if len(self._outgoing) >= MAX_ATTACHMENTS:
+            raise ToolError(f"A reply carries {MAX_ATTACHMENTS} files at most.")
+        self._outgoing.append(reference)
+
     async def _execute(self, call: ToolCall, tool: Tool | None) -> tuple[str, BaseException | None]:
         if tool is None:
             return f"There is no tool named {call.name!r}.", LookupError(call.name)
@@ -578,6 +598,7 @@ class Turn:
             self.speaker,
             trigger_id=self.trigger.id,
             owner_kin_id=self.owner_id,
+            attach=self._attach,
         )
         try:
             async with asyncio.timeout(TOOL_TIMEOUT):

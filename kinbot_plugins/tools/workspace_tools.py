@@ -1,7 +1,8 @@
 """The workspace tools: a Kin lists, reads, writes and deletes files in its own workspace.
 
-``list_files``, ``read_file``, ``write_file`` and ``delete_file``, and ``save_attachment``
-(``attachment_copy``: a file attached in the chat, copied in). Every path is relative to
+``list_files``, ``read_file``, ``write_file`` and ``delete_file``, ``save_attachment``
+(``attachment_copy``: a file attached in the chat, copied in) and ``attach_file``
+(``attach_file``: a file of the workspace attached to the Kin's reply). Every path is relative to
 the workspace and must stay inside it once ``..`` and symbolic links are resolved
 (``workspace_paths.confined``); reads and writes are bounded by ``workspace_read_max_bytes``
 and ``workspace_write_max_bytes``.
@@ -19,6 +20,7 @@ from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.tools import FunctionTool, Tool, ToolContext, ToolError, object_schema
+from kinbot_plugins.tools.attach_file import ATTACH_FILE
 from kinbot_plugins.tools.attachment_copy import SAVE_ATTACHMENT
 from kinbot_plugins.tools.workspace_paths import confined, relative_name, workspace_of
 
@@ -243,3 +245,4 @@ def register_tools(register: Callable[[Tool], None]) -> None:
     for tool in TOOLS:
         register(tool)
     register(SAVE_ATTACHMENT)
+    register(ATTACH_FILE)

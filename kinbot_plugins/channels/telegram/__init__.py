@@ -33,6 +33,8 @@ os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 #: Telegram's limit on a message's text, in characters.
 MAX_MESSAGE_LENGTH = 4096
+#: The largest file a bot may upload (``sendDocument``): a bigger one is named in the text.
+MAX_MEDIA_BYTES = 50 * 1024 * 1024
 #: The header Telegram sends the webhook's secret token in.
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -44,6 +46,7 @@ class TelegramChannel:
     label = "Telegram"
     settings_model: type[BaseModel] = TelegramSettings
     max_message_length = MAX_MESSAGE_LENGTH
+    max_media_bytes = MAX_MEDIA_BYTES
 
     def format_markdown(self, markdown: str) -> str:
         return markdown_to_telegram_html(markdown)

@@ -36,6 +36,10 @@ ALLOWED_UPDATES = ["message"]
 WEBHOOK_PATH = "/webhook/<connection_id>"
 #: Seconds a request other than the long poll may take.
 REQUEST_TIMEOUT = 20.0
+#: Images sent as photos (shown in the chat); others, and larger ones, go as documents.
+PHOTO_TYPES = ("image/jpeg", "image/png", "image/webp")
+#: Telegram's limit on an uploaded photo.
+MAX_PHOTO_BYTES = 10 * 1024 * 1024
 
 #: The connections running in webhook mode, by connection id (the route finds them here).
 webhook_connections: dict[str, TelegramConnection] = {}
@@ -185,7 +189,7 @@ class TelegramConnection:
     async def _send_file(
         self, chat_id: str, item: OutgoingMedia, reply: ReplyParameters | None
     ) -> str:
-        if item.mime_type in ("image/jpeg", "image/png", "image/webp"):
+        if item.mime_type in PHOTO_TYPES and len(item.data) <= MAX_PHOTO_BYTES:
             sent = await self.bot.send_photo(
                 chat_id, item.data, filename=item.filename, reply_parameters=reply
             )

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import type { Message } from "./types";
+import type { Attachment, Message } from "./types";
 import { addUnread, clearUnread, isReply, MAX_TRACKED, titleWith, totalUnread, withoutIds } from "./unread";
 
 function message(fields: Partial<Message>): Message {
@@ -40,6 +40,8 @@ describe("unread replies", () => {
     expect(isReply(message({ role: "user", source: "user" }))).toBe(false);
     expect(isReply(message({ role: "tool" }))).toBe(false);
     expect(isReply(message({ superseded: true }))).toBe(false);
+    const sunset: Attachment = { id: "u1", filename: "sunset.png", mime_type: "image/png", kind: "image", size: 120, url: "/api/uploads/u1" };
+    expect(isReply(message({ content: "", attachments: [sunset] }))).toBe(true);
     expect(isReply(message({ role: "system", is_error: true, content: "Could not answer" }))).toBe(true);
   });
 

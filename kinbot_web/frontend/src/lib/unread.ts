@@ -18,7 +18,7 @@ export const MAX_TRACKED = 100;
 /** Whether `message` is something a Kin said that a person would want to read. */
 export function isReply(message: Message): boolean {
   if (message.superseded) return false;
-  if (message.role === "assistant") return message.content.trim() !== "";
+  if (message.role === "assistant") return message.content.trim() !== "" || Boolean(message.attachments?.length);
   return message.role === "system" && message.is_error;
 }
 

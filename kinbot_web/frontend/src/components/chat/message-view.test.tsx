@@ -3,7 +3,7 @@ import * as React from "react";
 import { afterEach, describe, expect, it } from "vitest";
 
 import "@/i18n";
-import type { Message } from "@/lib/types";
+import type { Attachment, Message } from "@/lib/types";
 
 import { formatTime } from "@/components/ui/chat-bubble";
 import { ToastProvider } from "@/components/ui/toast";
@@ -106,6 +106,17 @@ describe("MessageView", () => {
     const element = bubble({ role: "assistant", source: null, sender_id: null, sender_name: null, content: "Curry?" })!;
     expect(element.dataset.origin).toBe("assistant");
     expect(within(element).getByText("Chef")).toBeTruthy();
+  });
+
+  it("shows the files a Kin attached to its reply: images inline, others as a download", () => {
+    const files: Attachment[] = [
+      { id: "u1", filename: "sunset.png", mime_type: "image/png", kind: "image", size: 2048, url: "/api/uploads/u1" },
+      { id: "u2", filename: "list.txt", mime_type: "text/plain", kind: "document", size: 12, url: "/api/uploads/u2" },
+    ];
+    const element = bubble({ role: "assistant", source: "kin", sender_id: "k-chef", sender_name: "Chef", content: "", attachments: files })!;
+    expect(element.dataset.origin).toBe("assistant");
+    expect(element.querySelector<HTMLImageElement>("[data-attachment-image] img")!.getAttribute("src")).toBe("/api/uploads/u1");
+    expect(element.querySelector<HTMLAnchorElement>("[data-attachment-file]")!.getAttribute("href")).toBe("/api/uploads/u2");
   });
 
   it("shows errors as alerts and queued messages as waiting", () => {
