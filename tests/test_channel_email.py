@@ -33,9 +33,7 @@ from tests.support.email_setup import (
     SMTP_PASSWORD,
     SMTP_USER,
     add_email_channel,
-    email_entry_point,
     family_mail,
-    register_email,
 )
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.fakes._data import png_image
@@ -77,7 +75,7 @@ def fake_llm() -> Iterator[FakeOpenAI]:
 @pytest.fixture
 async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
     settings = load_settings(data_dir=data_dir, channel_retry_base_seconds=0.2)
-    async with running_server(register_email(Platform(settings))) as server:
+    async with running_server(Platform(settings)) as server:
         await set_up_admin(server.client)
         await add_openai_provider(server.client, fake_llm)
         yield server
@@ -349,9 +347,8 @@ async def deliveries_recorded(data_dir: Path) -> None:
 async def test_a_restart_reads_no_old_mail_again(
     tmp_path: Path, dovecot: Dovecot, sink: SmtpSink, kins_address: str, fake_llm: FakeOpenAI
 ) -> None:
-    env = email_entry_point(tmp_path / "site")
     data_dir, log = tmp_path / "data", tmp_path / "serve.log"
-    with kinbot_serve(data_dir, log, **env) as first:
+    with kinbot_serve(data_dir, log) as first:
         async with httpx.AsyncClient(base_url=first.url, timeout=30) as admin:
             await set_up_admin(admin)
             await add_openai_provider(admin, fake_llm)
@@ -366,7 +363,7 @@ async def test_a_restart_reads_no_old_mail_again(
         first.process.wait()
     arrive(dovecot, kins_address, family_mail(MARIE_MAIL, "Second question"))  # while down
     fake_llm.enqueue(Reply(text="Second answer."))
-    with kinbot_serve(data_dir, log.with_suffix(".2.log"), **env) as second:
+    with kinbot_serve(data_dir, log.with_suffix(".2.log")) as second:
         async with httpx.AsyncClient(base_url=second.url, timeout=30) as admin:
             login = await admin.post(
                 "/api/auth/login",

@@ -19,7 +19,7 @@ from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.provider_setups import API_KEY
 from tests.support.serve_process import KinbotProcess, kinbot_serve
 from tests.support.telegram_fake import FakeTelegram, TelegramUser
-from tests.support.telegram_setup import CODE, TOKEN, telegram_entry_point, telegram_settings
+from tests.support.telegram_setup import CODE, TOKEN, telegram_settings
 
 MARIE_TG = TelegramUser(4242, "Marie", "Durand", language_code="en")
 QUESTION = "[Marie] A question about dinner"
@@ -61,10 +61,7 @@ def fakes() -> Iterator[tuple[FakeTelegram, FakeOpenAI]]:
 
 
 def start(tmp_path: Path, name: str) -> Any:
-    env = {
-        **telegram_entry_point(tmp_path / "site"),
-        "KINBOT_CHANNEL_RETRY_BASE_SECONDS": "0.2",
-    }
+    env = {"KINBOT_CHANNEL_RETRY_BASE_SECONDS": "0.2"}
     return kinbot_serve(tmp_path / "data", tmp_path / f"{name}.log", **env)
 
 

@@ -12,7 +12,7 @@ from kinbot_core.platform import Platform
 from tests import test_vault_rotation as rotation
 from tests.support.fakes import FakeOpenAI
 from tests.support.provider_setups import API_KEY
-from tests.support.telegram_setup import TOKEN, register_telegram
+from tests.support.telegram_setup import TOKEN
 
 # The fake provider's fixture, under the name pytest looks for.
 fake_llm = rotation.fake_llm
@@ -30,7 +30,7 @@ def stored(data_dir: Path) -> dict[str, str]:
 async def test_rotation_reseals_channel_and_plugin_settings(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
-    platform = register_telegram(Platform(load_settings(data_dir=data_dir)))
+    platform = Platform(load_settings(data_dir=data_dir))
     await platform.start()
     try:
         config = {"api_key": API_KEY, "base_url": f"{fake_llm.base_url}/v1"}
@@ -51,7 +51,7 @@ async def test_rotation_reseals_channel_and_plugin_settings(
     after = stored(data_dir)
     assert after["channel"] != before["channel"] and after["plugin"] != before["plugin"]
 
-    platform = register_telegram(Platform(load_settings(data_dir=data_dir)))
+    platform = Platform(load_settings(data_dir=data_dir))
     await platform.start()
     try:
         settings = await platform.channels.connections.settings_of(channel.id)

@@ -30,7 +30,6 @@ from tests.support.telegram_setup import (
     TOKEN,
     add_telegram_channel,
     eventually,
-    register_telegram,
 )
 
 MARIE_TG = TelegramUser(4242, "Marie", "Durand", username="marie_d", language_code="fr")
@@ -59,7 +58,7 @@ async def server(
     settings = load_settings(
         data_dir=data_dir, channel_retry_base_seconds=0.2, channel_failing_after=2
     )
-    platform = register_telegram(Platform(settings))
+    platform = Platform(settings)
     async with running_server(platform) as server:
         await set_up_admin(server.client)
         await add_openai_provider(server.client, fake_llm)

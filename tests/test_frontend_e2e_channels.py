@@ -23,7 +23,7 @@ from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.telegram_fake import FakeTelegram, Sent, TelegramUser
-from tests.support.telegram_setup import TOKEN, register_telegram
+from tests.support.telegram_setup import TOKEN
 
 pytestmark = NEEDS_BROWSER
 
@@ -68,7 +68,7 @@ async def server(
     data_dir: Path, fake_llm: FakeOpenAI, case: tuple[dict[str, int], str]
 ) -> AsyncIterator[RunningServer]:
     settings = load_settings(data_dir=data_dir, llm_max_retries=0)
-    async with running_server(register_telegram(Platform(settings))) as server:
+    async with running_server(Platform(settings)) as server:
         await set_up_admin(server.client, {**NICOLAS, "language": case[1]})
         await add_openai_provider(server.client, fake_llm)
         skipped = await server.client.post("/api/onboarding/search-providers/skip")

@@ -1,26 +1,19 @@
 """Setting up the e-mail channel against a private Dovecot and an SMTP sink (test support).
 
-The ``email`` plugin is registered the way a test registers a plugin in process
-(``register_email``), or, for a ``kinbot serve`` subprocess, through a throw-away distribution
-with its entry point (``email_entry_point``) when the installed package does not declare it
-yet. Mail "arrives" as a provider files it: with the provider's Authentication-Results header
-on top (``family_mail``).
+The ``email`` plugin is a built-in one (an entry point of the package), loaded by every
+platform and ``kinbot serve``. Mail "arrives" as a provider files it: with the provider's
+Authentication-Results header on top (``family_mail``).
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Sequence
 from email.message import EmailMessage
 from email.utils import make_msgid
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-import kinbot_plugins.channels.email_channel as email_plugin
-from kinbot_core.platform import Platform
-from tests.support.distributions import write_distribution
 from tests.support.dovecot import Dovecot
 from tests.support.smtp_sink import SmtpSink
 
@@ -29,33 +22,6 @@ KIN_ADDRESS = "kins@family.example.org"
 PROVIDER = "mx.family.example.org"
 SMTP_USER, SMTP_PASSWORD = "kins@family.example.org", "smtp-app-password"
 CODE = r"\b[A-Z2-9]{4}-[A-Z2-9]{4}\b"
-
-
-def _installed() -> bool:
-    return any(ep.name == "email" for ep in importlib.metadata.entry_points(group="kinbot"))
-
-
-def register_email(platform: Platform) -> Platform:
-    """The e-mail plugin on ``platform`` (before it starts) unless installed."""
-    if not _installed():
-        platform.plugins.register(email_plugin, "email")
-    return platform
-
-
-def email_entry_point(site: Path) -> dict[str, str]:
-    """The environment a ``kinbot serve`` subprocess needs to find the e-mail plugin: a
-    distribution declaring its entry point in ``site`` (on ``PYTHONPATH``) unless the
-    installed package declares it."""
-    if _installed():
-        return {}
-    write_distribution(
-        site,
-        "kinbot-email-for-tests",
-        modules={},
-        entry_points={"email": "kinbot_plugins.channels.email_channel"},
-    )
-    root = Path(email_plugin.__file__).resolve().parents[3]
-    return {"PYTHONPATH": f"{site}:{root}"}
 
 
 def email_settings(dovecot: Dovecot, sink: SmtpSink, **changes: Any) -> dict[str, Any]:

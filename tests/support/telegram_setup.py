@@ -1,25 +1,18 @@
 """Setting up the Telegram channel against the fake Bot API (test support).
 
-The ``telegram`` plugin is registered the way a test registers a plugin in process
-(``register_telegram``), or, for a ``kinbot serve`` subprocess, through a throw-away
-distribution with its entry point (``telegram_entry_point``) when the installed package
-does not declare it yet.
+The ``telegram`` plugin is a built-in one (an entry point of the package), loaded by every
+platform and ``kinbot serve``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
-import kinbot_plugins.channels.telegram as telegram_plugin
-from kinbot_core.platform import Platform
-from tests.support.distributions import write_distribution
 from tests.support.telegram_fake import FakeTelegram
 
 T = TypeVar("T")
@@ -27,33 +20,6 @@ T = TypeVar("T")
 #: A token of the shape @BotFather gives.
 TOKEN = "7000:AAHfake-token-for-the-family-bot-0123456789"
 CODE = r"\b[A-Z2-9]{4}-[A-Z2-9]{4}\b"
-
-
-def _installed() -> bool:
-    return any(ep.name == "telegram" for ep in importlib.metadata.entry_points(group="kinbot"))
-
-
-def register_telegram(platform: Platform) -> Platform:
-    """The Telegram plugin on ``platform`` (before it starts) unless installed."""
-    if not _installed():
-        platform.plugins.register(telegram_plugin, "telegram")
-    return platform
-
-
-def telegram_entry_point(site: Path) -> dict[str, str]:
-    """The environment a ``kinbot serve`` subprocess needs to find the Telegram plugin: a
-    distribution declaring its entry point in ``site`` (on ``PYTHONPATH``) unless the
-    installed package declares it."""
-    if _installed():
-        return {}
-    write_distribution(
-        site,
-        "kinbot-telegram-for-tests",
-        modules={},
-        entry_points={"telegram": "kinbot_plugins.channels.telegram"},
-    )
-    root = Path(telegram_plugin.__file__).resolve().parents[3]
-    return {"PYTHONPATH": f"{site}:{root}"}
 
 
 def telegram_settings(fake: FakeTelegram, **changes: Any) -> dict[str, Any]:
