@@ -12,7 +12,7 @@ FRONTEND_BUILD := kinbot_web/static/index.html
 FRONTEND_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public $(FRONTEND)/index.html \
 	$(FRONTEND)/vite.config.ts $(FRONTEND)/tsconfig*.json $(FRONTEND)/scripts -type f 2>/dev/null)
 
-.PHONY: run test lint typecheck unit benchmarks lock sandbox frontend frontend-test chromium dovecot lighthouse
+.PHONY: run test lint typecheck unit unit-ready benchmarks lock debian-packages node frontend frontend-test lighthouse
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,12 @@ run: $(VENV)/.run-installed $(FRONTEND_BUILD)
 	$(BIN)/kinbot serve
 
 ## Set up and run the whole test suite: lint, types, tests.
-test: lint typecheck frontend-test unit
+# The steps that do not depend on each other run side by side (their output kept whole):
+# installing, then checking and building, then the tests.
+test:
+	$(MAKE) -j2 --output-sync=target debian-packages $(VENV)/.dev-installed
+	$(MAKE) -j4 --output-sync=target lint typecheck frontend-test unit-ready
+	$(MAKE) unit
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .
@@ -40,29 +45,34 @@ lint: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 
-# Custom tools run in a bubblewrap sandbox (Debian package "bubblewrap") when it is there, and
-# the git_clone tool runs git (Debian package "git"); the tests check both, so install them
-# where we can (root with apt-get).
-sandbox:
-	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-		apt-get update -qq && apt-get install -y -qq bubblewrap; } || \
-		echo "bubblewrap is not installed: custom tools will run without a sandbox"
-	@command -v git >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-		apt-get update -qq && apt-get install -y -qq git; } || \
-		echo "git is not installed: the git_clone tool will refuse (Debian package git)"
+# The Debian packages the tests use, installed in one apt-get call where we can (root with
+# apt-get): bubblewrap (the custom tools' sandbox), git (the git_clone tool), chromium (the
+# browser tests; Playwright never downloads a browser), dovecot-imapd (the e-mail channel's
+# IMAP server) and nodejs/npm (the web interface). A test whose package is missing skips.
+debian-packages:
+	@missing=""; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	command -v git >/dev/null || missing="$$missing git"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v dovecot >/dev/null || [ -x /usr/sbin/dovecot ] || missing="$$missing dovecot-imapd"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq $$missing; } || \
+		echo "not installed:$$missing (the tests that need them will skip)"
+
+# npm (Debian packages nodejs and npm) for the web interface and the MCP test servers.
+node:
+	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get update -qq && apt-get install -y -qq nodejs npm; }
 
 # The MCP servers from npm the tests start (tests/test_mcp.py), pinned by their package-lock.json.
 MCP_TEST_SERVERS := tests/mcp_servers/node_modules/.installed
-$(MCP_TEST_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json
-	command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-		apt-get update -qq && apt-get install -y -qq nodejs npm; }
+$(MCP_TEST_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json | node
 	npm ci --prefix tests/mcp_servers --no-audit --no-fund
 	touch $@
 
 # The web interface: its dependencies and build (variables above, with the others).
-$(FRONTEND_DEPS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json
-	command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-		apt-get update -qq && apt-get install -y -qq nodejs npm; }
+$(FRONTEND_DEPS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json | node
 	npm ci --prefix $(FRONTEND) --no-audit --no-fund
 	touch $@
 
@@ -76,30 +86,18 @@ frontend-test: $(FRONTEND_DEPS)
 	npm test --prefix $(FRONTEND)
 
 ## Lighthouse on the chat screen, printed (Lighthouse is installed apart, only for this).
-lighthouse: $(VENV)/.dev-installed $(FRONTEND_BUILD) chromium
+lighthouse: $(VENV)/.dev-installed $(FRONTEND_BUILD) debian-packages
 	npm ci --prefix $(FRONTEND)/lighthouse --no-audit --no-fund
 	npm run lighthouse --prefix $(FRONTEND)
 	$(BIN)/python -m benchmarks.lighthouse_chat
 
-# The browser tests (tests/test_frontend_e2e.py) drive Debian's Chromium; install it where we
-# can (root with apt-get). Playwright never downloads a browser.
-chromium:
-	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-		apt-get update -qq && apt-get install -y -qq chromium; } || \
-		echo "chromium is not installed: the browser tests will be skipped"
+# What the tests need besides the Python packages.
+unit-ready: $(VENV)/.dev-installed debian-packages $(MCP_TEST_SERVERS) $(FRONTEND_BUILD)
 
-# The e-mail channel's tests (tests/test_channel_email*.py) run a private Dovecot IMAP server
-# from Debian's dovecot-imapd; install it where we can (root with apt-get).
-dovecot:
-	@command -v dovecot >/dev/null || [ -x /usr/sbin/dovecot ] || { [ "$$(id -u)" = 0 ] && \
-		command -v apt-get >/dev/null && apt-get update -qq && \
-		apt-get install -y -qq dovecot-imapd; } || \
-		echo "dovecot-imapd is not installed: the e-mail channel tests will be skipped"
-
-# Three worker processes, a test file each at a time: most tests wait on servers, browsers
-# and subprocesses, so three fit on two cores.
-unit: $(VENV)/.dev-installed sandbox chromium dovecot $(MCP_TEST_SERVERS) $(FRONTEND_BUILD)
-	$(BIN)/pytest -n 3 --dist loadfile
+# Four worker processes, a test file each at a time: most tests wait on servers, browsers
+# and subprocesses, so four fit on two cores. The slowest tests are listed at the end.
+unit: unit-ready
+	$(BIN)/pytest -n 4 --dist loadfile --durations=25
 
 # A LoCoMo-format file for benchmarks.memory_recall (not part of the repository).
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json

@@ -33,7 +33,7 @@ ALL_TOOLS: list[Any] = [*CUSTOM_TOOLS, *WORKSPACE_TOOLS]
 TOOL: dict[str, Any] = {tool.name: tool for tool in ALL_TOOLS}
 SERVER_SECRET = "sk-server-only-5f3a9c"
 needs_bubblewrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None, reason="bubblewrap is not installed (make sandbox)"
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed (make debian-packages)"
 )
 
 ECHO = """\
