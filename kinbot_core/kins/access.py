@@ -221,3 +221,20 @@ def usable_ids(platform: Platform, user: AccountView, kin_ids: Iterable[str]) ->
     """The ids among ``kin_ids`` that ``user`` may use, in order (from memory)."""
     access = platform.kin_access
     return [k for k in kin_ids if (a := access.audience_now(k)) is None or user.id in a]
+
+
+def user_may_use_now(platform: Platform, user_id: str | None, kin_id: str) -> bool:
+    """``may_use`` from memory, by user id; ``None`` (a channel contact, who talks to the one
+    Kin an administrator bound them to) may."""
+    allowed = platform.kin_access.audience_now(kin_id)
+    return user_id is None or allowed is None or user_id in allowed
+
+
+def shown_in(platform: Platform, session_kin_id: str, about_kin_id: str) -> bool:
+    """Whether what Kin ``about_kin_id`` says (or is) may appear in the session of Kin
+    ``session_kin_id``: everyone who may use the latter may use the former. Inter-Kin
+    messages, ``list_kins`` and ``spawn_kin`` keep to it, so a restricted Kin's words never
+    reach its non-members through a Kin they may use."""
+    shown = platform.kin_access.audience_now(about_kin_id)
+    readers = platform.kin_access.audience_now(session_kin_id)
+    return shown is None or (readers is not None and readers <= shown)
