@@ -136,11 +136,9 @@ async def _announce(
     has = people if after is None else set(after)
     if had - has:
         platform.live.publish("kin.deleted", {"kin_id": kin_id}, audience=had - has, narrow=False)
-    gained = has - had
-    if not gained:
-        return
     kin = await platform.kins.get(kin_id)
-    queues = await platform.kins.queue_lengths()
-    platform.live.publish(
-        "kin.created", {"kin": kin.to_dict(queues.get(kin_id, 0))}, audience=gained
-    )
+    shown = kin.to_dict((await platform.kins.queue_lengths()).get(kin_id, 0))
+    if has - had:
+        platform.live.publish("kin.created", {"kin": shown}, audience=has - had)
+    if has & had:
+        platform.live.publish("kin.updated", {"kin": shown}, audience=has & had)
