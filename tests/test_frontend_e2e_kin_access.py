@@ -1,7 +1,7 @@
 """Who can use a Kin, in Debian's Chromium (desktop in English, phone in French): the
 administrator restricts a Kin to themselves in its settings; Marie, who had it open in her
 sidebar, sees it vanish at once and cannot open it any more; the administrator's sidebar
-shows it with a lock."""
+shows it with a lock, and so does the list of every Kin's access in Settings."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ WORDS = {
         "saved": "Access saved.",
         "menu": "Open navigation",
         "lock": "Restricted to some members",
+        "admin_tab": "Kin access",
     },
     "fr": {
         "tab": "Accès",
@@ -35,6 +36,7 @@ WORDS = {
         "saved": "Accès enregistré.",
         "menu": "Ouvrir la navigation",
         "lock": "Réservé à certains membres",
+        "admin_tab": "Accès aux Kins",
     },
 }
 
@@ -106,3 +108,10 @@ async def test_an_admin_restricts_a_kin_and_the_other_member_no_longer_sees_it(
         chef = nico.get_by_role("button", name=re.compile("^Chef"))
         await expect(chef).to_be_visible()
         await expect(chef.get_by_role("img", name=words["lock"])).to_have_count(0)
+
+        # Settings list every Kin's access for administrators, with the same lock.
+        await nico.goto(f"{server.url}/settings")
+        await nico.get_by_role("tab", name=words["admin_tab"]).click()
+        listed = nico.get_by_role("listitem", name="Budget")
+        await expect(listed.get_by_role("img", name=words["lock"])).to_be_visible()
+        await expect(listed).to_contain_text(words["members"])

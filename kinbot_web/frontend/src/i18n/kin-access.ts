@@ -17,6 +17,9 @@ export const en = {
     selfWarning: "You are not ticked: once saved, you will no longer see this Kin.",
     ownerOnly: "Only an administrator can restrict this Kin to chosen members; you can make a Kin you created private to yourself.",
     locked: "Restricted to some members",
+    adminTab: "Kin access",
+    adminIntro: "Who can use each Kin, including the Kins restricted to other people: you can change any of them.",
+    change: "Change",
   },
 };
 
@@ -38,5 +41,8 @@ export const fr: typeof en = {
     selfWarning: "Vous n'êtes pas coché : une fois enregistré, vous ne verrez plus ce Kin.",
     ownerOnly: "Seul un administrateur peut réserver ce Kin à des membres choisis ; vous pouvez rendre privé pour vous un Kin que vous avez créé.",
     locked: "Réservé à certains membres",
+    adminTab: "Accès aux Kins",
+    adminIntro: "Qui peut utiliser chaque Kin, y compris les Kins réservés à d'autres personnes : vous pouvez tous les modifier.",
+    change: "Modifier",
   },
 };

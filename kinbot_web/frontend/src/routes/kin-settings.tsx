@@ -412,7 +412,7 @@ export default function KinSettingsPage() {
           <KinTools kin={kin} />
         </TabsContent>
         <TabsContent value="access">
-          <KinAccessCard kin={kin} user={user} onChange={setKin} />
+          <KinAccessCard kin={kin} user={user} onChange={(access) => setKin({ ...kin, access })} />
         </TabsContent>
       </Tabs>
     </PageFrame>

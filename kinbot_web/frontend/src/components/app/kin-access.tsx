@@ -37,7 +37,7 @@ export function KinLock({ kin }: { kin: Partial<Pick<Kin, "access">> }) {
  * `GET /api/members`), or only one person. An administrator sets any of them; the Kin's creator
  * can make it private to themselves and share it again.
  */
-export function KinAccessCard({ kin, user, onChange }: { kin: Kin; user: User | null; onChange: (kin: Kin) => void }) {
+export function KinAccessCard({ kin, user, onChange }: { kin: Pick<Kin, "id" | "name" | "created_by">; user: User | null; onChange: (access: KinAccessLevel) => void }) {
   const { t } = useTranslation();
   const { toast } = useToast();
   const [members, setMembers] = React.useState<Member[]>([]);
@@ -75,7 +75,7 @@ export function KinAccessCard({ kin, user, onChange }: { kin: Kin; user: User | 
       const changed = await api<Access>(`/api/kins/${kin.id}/access`, { method: "PUT", body });
       setSaved(changed);
       setChosen(changed.members);
-      onChange({ ...kin, access: changed.access });
+      onChange(changed.access);
       toast({ title: t("kinAccess.saved"), tone: "success" });
     } catch (error) {
       toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
