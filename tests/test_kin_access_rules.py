@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests import test_notifications as notifications
 from tests.support import server_fixtures
 from tests.support.accounts import MARIE, PASSWORD, person, register
 from tests.support.fakes import FakeOpenAI, Reply
@@ -77,3 +78,23 @@ async def test_a_restriction_survives_a_restart(data_dir: Path, fake_llm: FakeOp
             assert (await marie.get(f"/api/kins/{vault}")).json()["kin"]["access"] == "private"
             names = [k["name"] for k in (await paul.get("/api/kins")).json()["kins"]]
             assert "Vault" not in names
+
+
+async def test_a_restricted_kin_notifies_only_its_own_people(
+    data_dir: Path, fake_llm: FakeOpenAI
+) -> None:
+    async with notifications.family(data_dir, fake_llm) as (server, push, marie):
+        marie_phone = push.subscriber()
+        await notifications.subscribe(marie, marie_phone)
+        me = (await server.client.get("/api/me")).json()["user"]
+        vault = await make_kin(server.client, "Vault")
+        await server.client.put(
+            f"/api/kins/{vault}/access", json={"access": "members", "members": [me["id"]]}
+        )
+        note = {"title": "Safe", "body": "Opened.", "user": MARIE["pseudonym"]}
+        async with sse_stream(server.client) as watcher:
+            (result,) = await notifications.turn(
+                server, fake_llm, watcher, vault, notifications.notify_call(**note)
+            )
+        assert result["status"] == "no_recipient", result
+        assert push.received == []
