@@ -18,7 +18,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from kinbot_core.channels import notify_routes
+from kinbot_core.channels import kin_choice, notify_routes
 from kinbot_core.channels.connections import ConnectionNotFound, ConnectionService
 from kinbot_core.channels.deliveries import DeliveryService, backoff
 from kinbot_core.channels.errors import ChannelConfigError, ChannelError, ChannelUnavailable
@@ -30,6 +30,7 @@ from kinbot_core.channels.types import ChannelConnection, ChannelType
 from kinbot_core.db.models import ChannelBindingRecord, ChannelConnectionRecord, KinRecord
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged, PluginDisabled, PluginEnabled
+from kinbot_core.kins.access import user_may_use_now
 from kinbot_core.schema_settings import SettingsInvalid, SettingsUnreadable
 from kinbot_core.vault.masking import LogScrubber, Masker, install, uninstall
 
@@ -184,9 +185,15 @@ class ChannelRuntime:
     async def announce_link(self, link: LinkResult) -> None:
         """Tell the person, in their chat, that their account is now linked."""
         identity = link.identity
-        kin_name = await self.platform.db.read(
-            _kin_name_for, identity.connection_id, identity.kin_id
-        )
+        platform = self.platform
+        if identity.kin_id is None:  # a member: the first Kin they may use
+            bound = await platform.db.read(kin_choice.bound_kins, identity.connection_id)
+            usable = [k.name for k in bound if user_may_use_now(platform, identity.user_id, k.id)]
+            kin_name = usable[0] if usable else None
+        else:
+            kin_name = await platform.db.read(
+                _kin_name_for, identity.connection_id, identity.kin_id
+            )
         name = identity.user_name or identity.contact_name or identity.display_name
         await self.deliveries.notice(
             identity.connection_id,

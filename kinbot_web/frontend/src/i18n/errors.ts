@@ -68,6 +68,11 @@ export const en = {
       // Kins, tasks, memory, contacts
       kin_invalid: "This Kin's settings are not valid.",
       kin_name_missing: "A Kin needs a name.",
+      kin_access_invalid: "Choose who can use this Kin: everyone, chosen members, or one person.",
+      kin_access_forbidden: "Only an administrator can change this; you can make a Kin you created private to yourself.",
+      kin_access_no_member: "Choose at least one person who can use this Kin.",
+      kin_access_private_one_person: "A private Kin is for one person only.",
+      kin_access_unknown: "One of the people chosen no longer has an account.",
       kin_model_missing: "A Kin needs a model.",
       kin_field_not_editable: "Some of these settings cannot be changed.",
       message_empty: "The message is empty: write something or attach a file.",
@@ -286,6 +291,11 @@ export const fr: typeof en = {
       // Kins, tâches, mémoire, contacts
       kin_invalid: "Les réglages de ce Kin ne sont pas valides.",
       kin_name_missing: "Un Kin a besoin d'un nom.",
+      kin_access_invalid: "Choisissez qui peut utiliser ce Kin : tout le monde, des membres choisis ou une seule personne.",
+      kin_access_forbidden: "Seul un administrateur peut changer cela ; vous pouvez rendre privé pour vous un Kin que vous avez créé.",
+      kin_access_no_member: "Choisissez au moins une personne qui peut utiliser ce Kin.",
+      kin_access_private_one_person: "Un Kin privé est pour une seule personne.",
+      kin_access_unknown: "Une des personnes choisies n'a plus de compte.",
       kin_model_missing: "Un Kin a besoin d'un modèle.",
       kin_field_not_editable: "Certains de ces réglages ne peuvent pas être modifiés.",
       message_empty: "Le message est vide : écrivez quelque chose ou joignez un fichier.",

@@ -17,6 +17,8 @@ export interface User {
 
 export type KinState = "idle" | "thinking" | "error";
 
+export type KinAccessLevel = "everyone" | "members" | "private";
+
 export interface Kin {
   id: string;
   name: string;
@@ -30,6 +32,8 @@ export interface Kin {
   network_access: boolean;
   /** The user who created it (`null` once that account is gone). */
   created_by: string | null;
+  /** Who may use it: everyone, chosen members, or one person. */
+  access?: KinAccessLevel;
   state: KinState;
   last_error: string | null;
   /** Why the last reply failed, as a code the interface words (`cards.error.<code>`). */

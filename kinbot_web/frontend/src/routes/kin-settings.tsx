@@ -5,6 +5,7 @@ import { useNavigate, useParams } from "react-router";
 
 import { Advanced } from "@/components/app/advanced";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
+import { KinAccessCard } from "@/components/app/kin-access";
 import { KinCrons } from "@/components/app/kin-crons";
 import { KinTools } from "@/components/app/kin-tools";
 import { PageFrame } from "@/components/app/page-frame";
@@ -393,6 +394,7 @@ export default function KinSettingsPage() {
           <TabsTrigger value="compacting">{t("kinSettings.compacting")}</TabsTrigger>
           <TabsTrigger value="crons">{t("kinSettings.crons")}</TabsTrigger>
           <TabsTrigger value="tools">{t("kinTools.tab")}</TabsTrigger>
+          <TabsTrigger value="access">{t("kinAccess.tab")}</TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
           <Profile kin={kin} user={user} onChange={setKin} />
@@ -408,6 +410,9 @@ export default function KinSettingsPage() {
         </TabsContent>
         <TabsContent value="tools">
           <KinTools kin={kin} />
+        </TabsContent>
+        <TabsContent value="access">
+          <KinAccessCard kin={kin} user={user} onChange={(access) => setKin({ ...kin, access })} />
         </TabsContent>
       </Tabs>
     </PageFrame>

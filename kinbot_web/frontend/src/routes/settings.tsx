@@ -2,6 +2,7 @@ import {
   BlocksIcon,
   BotIcon,
   KeyRoundIcon,
+  LockIcon,
   MessagesSquareIcon,
   PlugIcon,
   SearchIcon,
@@ -13,6 +14,7 @@ import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
 import { ChannelsAdmin } from "@/components/app/channels-admin";
+import { KinAccessAdmin } from "@/components/app/kin-access-admin";
 import { PageFrame } from "@/components/app/page-frame";
 import { PluginSettingsButton } from "@/components/app/plugin-settings";
 import { McpAdmin } from "@/components/app/mcp-admin";
@@ -139,6 +141,9 @@ export default function SettingsPage() {
           <TabsTrigger value="webhooks">
             <WebhookIcon /> {t("webhooks.tab")}
           </TabsTrigger>
+          <TabsTrigger value="kin-access">
+            <LockIcon /> {t("kinAccess.adminTab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -163,6 +168,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="webhooks">
           <WebhooksAdmin />
+        </TabsContent>
+        <TabsContent value="kin-access">
+          <KinAccessAdmin me={me} />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />

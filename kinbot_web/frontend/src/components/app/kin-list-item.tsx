@@ -2,12 +2,13 @@ import { AlertTriangleIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
 
 import { Avatar } from "@/components/ui/avatar";
+import { KinLock } from "@/components/app/kin-access";
 import { Badge } from "@/components/ui/badge";
 import type { Kin } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
 /** A Kin in the sidebar: picture, name, role, queue count, thinking and error markers. */
-export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" | "name" | "role" | "avatar_url" | "state" | "queue_length"> & Partial<Pick<Kin, "last_error_code">> & Partial<Pick<Kin, "expertise">>; selected?: boolean; onSelect?: () => void }) {
+export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" | "name" | "role" | "avatar_url" | "state" | "queue_length"> & Partial<Pick<Kin, "last_error_code">> & Partial<Pick<Kin, "expertise" | "access">>; selected?: boolean; onSelect?: () => void }) {
   const { t } = useTranslation();
   const status = kin.state === "thinking" ? "thinking" : kin.state === "error" ? "error" : null;
   return (
@@ -25,6 +26,7 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
       <span className="min-w-0 flex-1">
         <span className="flex items-center gap-1.5">
           <span className="truncate text-sm font-semibold">{kin.name}</span>
+          <KinLock kin={kin} />
           {kin.state === "thinking" ? <span className="sr-only">{t("sidebar.thinking")}</span> : null}
           {kin.state === "error" ? (
             <AlertTriangleIcon className="size-3.5 shrink-0 text-destructive" role="img" aria-label={t("sidebar.error")}>
