@@ -13,7 +13,7 @@ import itertools
 import json
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,12 +97,21 @@ class LiveFeed:
         self._ids = itertools.count(self._first_id)
         self._recent: deque[LiveItem] = deque(maxlen=BUFFER_SIZE)
         self._subscriptions: set[LiveSubscription] = set()
+        #: Who may see an item about a Kin (its type and data -> user ids, ``None``: every
+        #: signed-in user); narrows the audience given to ``publish``.
+        self.audience_of: Callable[[str, Mapping[str, Any]], frozenset[str] | None] | None = None
 
     def publish(
         self, type: str, data: dict[str, Any], audience: Iterable[str] | None = None
     ) -> LiveItem:
-        """Send an item to the streams that may see it."""
-        item = LiveItem(next(self._ids), type, data, frozenset(audience) if audience else None)
+        """Send an item to the streams that may see it: ``audience`` (user ids; ``None``:
+        everyone), narrowed to the people who may use the Kins it names."""
+        allowed = frozenset(audience) if audience is not None else None
+        if self.audience_of is not None:
+            about_kins = self.audience_of(type, data)
+            if about_kins is not None:
+                allowed = about_kins if allowed is None else allowed & about_kins
+        item = LiveItem(next(self._ids), type, data, allowed)
         self._recent.append(item)
         for subscription in list(self._subscriptions):
             subscription.offer(item)
