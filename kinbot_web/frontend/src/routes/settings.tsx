@@ -5,6 +5,7 @@ import {
   MessagesSquareIcon,
   PlugIcon,
   SearchIcon,
+  ShieldQuestionIcon,
   UsersIcon,
   WebhookIcon,
 } from "lucide-react";
@@ -12,6 +13,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
+import { PlatformApprovalRules } from "@/components/app/approval-rules";
 import { ChannelsAdmin } from "@/components/app/channels-admin";
 import { PageFrame } from "@/components/app/page-frame";
 import { PluginSettingsButton } from "@/components/app/plugin-settings";
@@ -139,6 +141,9 @@ export default function SettingsPage() {
           <TabsTrigger value="webhooks">
             <WebhookIcon /> {t("webhooks.tab")}
           </TabsTrigger>
+          <TabsTrigger value="approvals">
+            <ShieldQuestionIcon /> {t("approvals.rules.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -163,6 +168,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="webhooks">
           <WebhooksAdmin />
+        </TabsContent>
+        <TabsContent value="approvals">
+          <PlatformApprovalRules />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />
