@@ -23,7 +23,7 @@ export function ApprovalCard({ approval, kinName }: { approval: Approval; kinNam
   const action = actionWords(approval.tool_name, approval.arguments);
   const lines = argumentLines(approval.arguments);
   const titleId = `approval-${approval.id}`;
-  const expires = formatDateTime(approval.expires_at * 1000, i18n.language);
+  const expires = formatDateTime(approval.expires_at, i18n.language);
 
   async function answer(decision: Decision) {
     setBusy(true);
