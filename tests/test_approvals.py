@@ -320,7 +320,14 @@ async def test_bad_input_and_kins_one_may_not_use(data_dir: Path, fake_llm: Fake
             assert (await member.get(f"/api/kins/{kin_id}/approvals")).status_code == 404
             refused = await decide(member, approval["id"], decision="allow_once")
             assert refused.status_code == 404
-        # The request still waits for someone allowed.
-        pending = (await client.get(f"/api/kins/{kin_id}/approvals")).json()["approvals"]
-        assert [p["id"] for p in pending] == [approval["id"]]
-        assert json.dumps(pending)
+            # The request still waits for someone allowed; its events reach only them.
+            pending = (await client.get(f"/api/kins/{kin_id}/approvals")).json()["approvals"]
+            assert [p["id"] for p in pending] == [approval["id"]]
+            async with sse_stream(member) as theirs, sse_stream(client) as mine:
+                allowed = await decide(client, approval["id"], decision="allow_once")
+                assert allowed.status_code == 200
+                await mine.wait_for(status_of(first, "done"))
+                await make_kin(client, "Open")  # a later event everyone sees
+                await theirs.wait_for(lambda e: e.type == "kin.created")
+                seen = json.dumps([e.data for e in theirs.events])
+                assert kin_id not in seen and approval["id"] not in seen

@@ -145,12 +145,6 @@ class ApprovalService:
             _write_rule(kin_id, tool_name, mode, user_id)
 
         await self._db.write(write)
-        self._live.publish(
-            "approval.rules",
-            {"kin_id": kin_id, "tool_name": tool_name, "mode": mode}
-            if kin_id is not None
-            else {"tool_name": tool_name, "mode": mode},
-        )
 
     async def needs_approval(self, kin_id: str, tool_name: str) -> bool:
         """Whether a call of ``tool_name`` by Kin ``kin_id`` waits for a person: the Kin's
@@ -321,11 +315,6 @@ class ApprovalService:
         self._live.publish(
             "approval.decided", {"kin_id": view.kin_id, "id": view.id, "status": view.status}
         )
-        if view.status == "always":
-            self._live.publish(
-                "approval.rules",
-                {"kin_id": view.kin_id, "tool_name": view.tool_name, "mode": "allow"},
-            )
         self._platform.kins.requeued(view.kin_id, view.trigger_id)
 
     # -- the expiry timer ------------------------------------------------------------------
