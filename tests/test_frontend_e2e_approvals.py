@@ -11,11 +11,11 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Browser, Locator, Page, expect
+from playwright.async_api import Locator, Page, expect
 
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
-from tests.support.browser import NEEDS_BROWSER, open_page
+from tests.support.browser import NEEDS_BROWSER
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import make_kin, tell
 from tests.support.provider_setups import add_openai_provider
@@ -71,7 +71,6 @@ def tool_results_sent(fake: FakeOpenAI) -> list[str]:
 async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
     server: RunningServer,
     fake_llm: FakeOpenAI,
-    browser: Browser,
     page: Page,
     language: str,
     width: int,
@@ -99,8 +98,8 @@ async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
     )
     words = WORDS[language]
     await page.goto(f"{server.url}/kins/{kin_id}")
-    async with open_page(browser) as other:  # a second browser of the same person
-        await other.context.add_cookies(await page.context.cookies())
+    other = await page.context.new_page()  # a second tab of the same person
+    try:
         await other.goto(f"{server.url}/kins/{kin_id}")
 
         # Allow once: the card shows in both browsers, and leaves both.
@@ -114,6 +113,8 @@ async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
         await expect(bubble(page, "assistant", "Deleted a.")).to_be_visible()
         await expect(first).to_have_count(0)
         await expect(card(other, language, "a.txt")).to_have_count(0)
+    finally:
+        await other.close()
     assert not (workspace / "a.txt").exists()
 
     # The next call asks again; declined with a reason the model receives.
