@@ -1,4 +1,5 @@
-"""Tools that need a person's approval before a Kin's call runs (docs/approvals.md)."""
+"""Tools that need a person's approval before a Kin's call runs (docs/api.md, "Tool
+approvals"; the ``before_tool_call`` hook in docs/plugins.md)."""
 
 from kinbot_core.approvals.gate import (
     ApprovalPending,
