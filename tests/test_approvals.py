@@ -14,7 +14,7 @@ import pytest
 
 from hookspecs.types import KinRef, ToolCall
 from kinbot_core import NeedsApproval, hookimpl
-from kinbot_core.approvals.gate import EXPIRED
+from kinbot_core.approvals.gate import EXPIRED, NOT_IN_TASK
 from kinbot_core.crons import Clock
 from kinbot_core.db.models import KinMemberRecord, KinRecord
 from tests.support.accounts import register
@@ -23,6 +23,7 @@ from tests.support.kin_chat import make_kin, serve_with_openai, session, tell, t
 from tests.support.server import RunningServer
 from tests.support.server_fixtures import fake_llm as fake_llm
 from tests.support.sse import SseReader, sse_stream
+from tests.test_tasks import Script
 
 TIMEOUT = 3600.0
 
@@ -331,3 +332,38 @@ async def test_bad_input_and_kins_one_may_not_use(data_dir: Path, fake_llm: Fake
                 await theirs.wait_for(lambda e: e.type == "kin.created")
                 seen = json.dumps([e.data for e in theirs.events])
                 assert kin_id not in seen and approval["id"] not in seen
+
+
+async def test_a_sub_kin_is_refused_a_tool_that_needs_approval(
+    data_dir: Path, fake_llm: FakeOpenAI
+) -> None:
+    script = Script()
+    fake_llm.responder = script
+    async with serve_with_openai(data_dir, fake_llm) as server:
+        client = server.client
+        boss = await make_kin(client, "Boss")
+        await ask_before(client, boss, "delete_file")
+        folder = await workspace(server, boss, "a.txt")
+        script.behaviours["Boss"] = lambda call: (
+            Reply(tool_calls=[("spawn_self", {"task_description": "Tidy up", "mode": "await"})])
+            if call.text.startswith("[Nico")
+            else Reply(text="Noted.")
+        )
+        script.behaviours["Boss/sub"] = lambda call: Reply(
+            tool_calls=[("delete_file", {"path": "a.txt"})]
+        )
+        async with sse_stream(client) as stream:
+            await tell(client, boss, "Tidy up")
+            result = await stream.wait_for(
+                lambda e: (
+                    e.type == "message" and e.data["message"]["kin_message_type"] == "task_result"
+                )
+            )
+            await stream.wait_for(status_of(result.data["message"]["id"], "done"))
+            assert not stream.of_type("approval.requested")
+        task = (await client.get(f"/api/tasks/{result.data['message']['task_id']}")).json()
+        assert [m["content"] for m in tool_results(task["messages"], "delete_file")] == [
+            NOT_IN_TASK
+        ]
+        assert (folder / "a.txt").exists()
+        assert await server.platform.approvals.pending(boss) == []
