@@ -18,7 +18,7 @@ from kinbot_core.approvals.gate import EXPIRED, NOT_IN_TASK
 from kinbot_core.crons import Clock
 from kinbot_core.db.models import KinMemberRecord, KinRecord
 from tests.support.accounts import register
-from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.kin_chat import make_kin, serve_with_openai, session, tell, tool_results
 from tests.support.server import RunningServer
 from tests.support.server_fixtures import fake_llm as fake_llm
@@ -205,24 +205,35 @@ async def test_an_unanswered_request_expires_and_the_model_is_told(
         assert late.status_code == 409
 
 
+def echo(request: RecordedRequest) -> Reply | None:
+    """Deletes the file a message names; else says what it answers (a message, or a tool's
+    result), so that the order of the replies shows the order of the turns."""
+    if request.endpoint != "chat":
+        return None
+    last = request.body["messages"][-1]
+    if last["role"] == "user" and "Delete" in last["content"]:
+        return Reply(tool_calls=[("delete_file", {"path": last["content"].split()[-1]})])
+    kind = "tool result" if last["role"] == "tool" else "message"
+    return Reply(text=f"after the {kind}: {last['content'][-20:]}")
+
+
 async def test_a_waiting_request_survives_a_restart_and_expires_across_it(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
+    fake_llm.responder = echo
     async with serve_with_openai(
         data_dir, fake_llm, tool_approval_timeout_seconds=TIMEOUT
     ) as server:
         client = server.client
         kin_id = await make_kin(client)
         await ask_before(client, kin_id, "delete_file")
-        fake_llm.enqueue(
-            Reply(tool_calls=[("delete_file", {"path": "a.txt"})]),
-            Reply(text="It expired."),
-            Reply(text="Hello again."),
-        )
         async with sse_stream(client) as stream:
             first = await tell(client, kin_id, "Delete a.txt")
             await waiting_request(stream, kin_id, first)
             queued = await tell(client, kin_id, "And then?")  # waits behind the request
+            await stream.wait_for(lambda e: e.type == "kin.queue" and e.data["queue_length"])
+            listed = {m["id"]: m for m in await session(client, kin_id)}
+            assert (listed[first]["status"], listed[queued]["status"]) == ("waiting", "queued")
     later = Clock()
     later.set(later.time() + TIMEOUT + 1)
     async with serve_with_openai(
@@ -239,7 +250,10 @@ async def test_a_waiting_request_survives_a_restart_and_expires_across_it(
         assert [r["content"] for r in results] == [EXPIRED]
         # The queued message was answered after the expired turn, not before it.
         replies = [m for m in messages.values() if m["role"] == "assistant" and not m["tool_calls"]]
-        assert [r["content"] for r in replies] == ["It expired.", "Hello again."]
+        assert [r["content"] for r in replies] == [
+            f"after the tool result: {EXPIRED[-20:]}",
+            "after the message: [Nico] And then?",
+        ]
 
 
 class AskingPlugin:
