@@ -176,3 +176,60 @@ async def test_a_request_waiting_through_a_restart_is_decided_after_it(
         await expect(bubble(page, "assistant", "Deleted a.")).to_be_visible()
         await expect(waiting).to_have_count(0)
     assert not (workspace / "a.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "language,width,height", [("en", 1280, 800), ("fr", 390, 844)], ids=["desktop-en", "phone-fr"]
+)
+async def test_an_administrator_marks_tools_platform_wide_and_for_one_kin(
+    server: RunningServer, page: Page, language: str, width: int, height: int
+) -> None:
+    client = server.client
+    changed = await client.patch("/api/me", json={"language": language})
+    assert changed.status_code == 200, changed.text
+    await sign_in(page, server)
+    await page.set_viewport_size({"width": width, "height": height})
+    kin_id = (await client.get("/api/kins")).json()["kins"][0]["id"]
+    words = RULE_WORDS[language]
+
+    await page.goto(f"{server.url}/settings")
+    await page.get_by_role("tab", name=words["tab"]).click()
+    suggested = page.get_by_role("list", name=words["suggested"])
+    ask = suggested.get_by_role("switch", name=words["ask_notify"])
+    await expect(ask).to_have_attribute("aria-checked", "false")  # nothing asks by default
+    await ask.click()
+    await expect(ask).to_have_attribute("aria-checked", "true")
+    assert (await client.get("/api/approval-rules")).json()["rules"] == {"notify": "ask"}
+    # No tool id as a name: the list says it in words.
+    await expect(suggested.get_by_text("delete_file", exact=True)).to_have_count(0)
+
+    await page.goto(f"{server.url}/kins/{kin_id}/settings")
+    await page.get_by_role("tab", name=words["tools"]).click()
+    choice = page.get_by_role("combobox", name=words["mode_notify"])
+    await expect(choice).to_have_value("")
+    await expect(choice.locator("option:checked")).to_have_text(words["inherit_ask"])
+    await choice.select_option("allow")
+    await expect(choice).to_have_value("allow")
+    rules = (await client.get(f"/api/kins/{kin_id}/approval-rules")).json()
+    assert rules["rules"] == {"notify": "allow"}
+    assert not await server.platform.approvals.needs_approval(kin_id, "notify")
+
+
+RULE_WORDS = {
+    "en": {
+        "tab": "Approvals",
+        "suggested": "Suggested",
+        "ask_notify": "Ask before notify",
+        "tools": "Tools",
+        "mode_notify": "Approval for notify",
+        "inherit_ask": "As for every Kin (asks)",
+    },
+    "fr": {
+        "tab": "Approbations",
+        "suggested": "Suggérés",
+        "ask_notify": "Demander avant notify",
+        "tools": "Outils",
+        "mode_notify": "Approbation pour notify",
+        "inherit_ask": "Comme pour tous les Kins (demande)",
+    },
+}
