@@ -65,13 +65,19 @@ def after_chat(kin: KinRef, context: ChatContext, outcome: Outcome) -> None:
 
 @fail_closed
 @hookspec
-def before_tool_call(kin: KinRef, call: ToolCall) -> None:
+def before_tool_call(kin: KinRef, call: ToolCall, approved: bool) -> None:
     """Called before a tool requested by the model is executed.
 
     An implementation may validate, rate-limit or audit the call, and may change
     ``call.arguments`` in place. Raising ``HookVeto(reason)`` refuses the call: the tool does not
     run and the model receives the reason as the tool's result. Any other exception or a
     timeout refuses it too (fail closed).
+
+    Raising ``NeedsApproval(reason)`` asks a person instead: the turn pauses with an approval
+    card in the chat showing ``reason``, and resumes once someone decides (or the request
+    expires). ``approved`` is true when a person has already allowed this very call: the
+    implementation should then not ask again (if it does, the person's approval stands and
+    the implementations after it are not called).
     """
 
 

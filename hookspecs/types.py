@@ -26,6 +26,17 @@ class HookVeto(Exception):
         return f"{self.plugin}: {self.reason}" if self.plugin else self.reason
 
 
+class NeedsApproval(HookVeto):
+    """Raised by a ``before_tool_call`` implementation to ask a person to approve the call.
+
+    The Kin's turn pauses and the chat shows an approval card with ``reason`` (in the
+    plugin's words, shown as written) beside what the call would do. When someone allows it,
+    ``before_tool_call`` runs again with ``approved=True`` and the call goes ahead; a decline
+    or the request's expiry refuses it and the model is told. Raised from any other hook, it
+    refuses like a ``HookVeto``.
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class KinRef:
     """The Kin a hook is called for (its main session or one of its sub-Kins)."""

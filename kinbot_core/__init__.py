@@ -1,13 +1,13 @@
 """The KinBot engine: plugins, event bus, configuration, database and (later) the Kin runtime.
 
 Plugin authors import from here: ``hookimpl`` to mark hook implementations, ``HookVeto`` to
-refuse an action from a policy hook, ``PluginRoute`` to contribute HTTP routes and the event
-base class ``Event``.
+refuse an action from a policy hook (``NeedsApproval`` to ask a person first), ``PluginRoute``
+to contribute HTTP routes and the event base class ``Event``.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from hookspecs import HookVeto, hookimpl
+from hookspecs import HookVeto, NeedsApproval, hookimpl
 from hookspecs.types import (
     ChatContext,
     CompactingContext,
@@ -32,6 +32,7 @@ __all__ = [
     "Event",
     "HookVeto",
     "KinRef",
+    "NeedsApproval",
     "Outcome",
     "PluginRoute",
     "TaskSpawn",

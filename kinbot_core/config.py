@@ -173,6 +173,12 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(
         3, ge=0, description="Retries of a rate-limited, timed-out or unavailable provider call."
     )
+    tool_approval_timeout_seconds: float = Field(
+        86400.0,
+        gt=0,
+        description="How long a tool call waits for a person's approval before it expires "
+        "(the Kin is told it did not run).",
+    )
 
     # -- tasks and crons -------------------------------------------------------------------
     task_max_depth: int = Field(

@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from kinbot_core.accounts import AccountService
+from kinbot_core.approvals import ApprovalService
 from kinbot_core.channels.runtime import ChannelRuntime
 from kinbot_core.compacting import CompactingService
 from kinbot_core.config import Settings
@@ -106,6 +107,7 @@ class Platform:
         self.webhooks = WebhookService(self.db, self.kins, settings, lambda: self.master_key)
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)
+        self.approvals = ApprovalService(self)
         self.compacting = CompactingService(self)
         self.messaging = InterKinMessaging(self)
         self.tasks = TaskService(self)
@@ -160,6 +162,7 @@ class Platform:
             await self._wire_events(name)
         await self.registries.rebuild(self.hooks)
         await self.plugin_settings.rebuild(self.hooks)
+        await self.approvals.start()  # expires what expired while stopped, then watches
         await self.workers.start()
         await self.crons.start()
         await self.memory.start()
@@ -175,6 +178,7 @@ class Platform:
     async def _shutdown(self) -> None:
         self._stopped = True
         self.crons.stop()
+        await self.approvals.stop()
         await self.workers.stop(grace=self.settings.shutdown_grace_seconds)
         await self.channels.stop()
         await self.compacting.stop()

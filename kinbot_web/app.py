@@ -12,6 +12,7 @@ from kinbot_web import errors, host_guard, keep_alive, kin_guard
 from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
+    approvals,
     auth,
     channels,
     compacting,
@@ -64,6 +65,7 @@ BLUEPRINTS = (
     uploads.blueprint,
     kin_avatars.blueprint,
     webhooks.blueprint,
+    approvals.blueprint,
     hooks.blueprint,
     events.blueprint,
     plugin_routes.blueprint,

@@ -90,6 +90,7 @@ EXAMPLE_ARGUMENTS: dict[str, Any] = {
     "register": lambda item: None,
     "subscribe": lambda pattern, handler: None,
     "platform": object(),
+    "approved": False,
 }
 
 

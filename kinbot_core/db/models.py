@@ -547,6 +547,49 @@ class WebhookRecord(BaseModel):
         table_name = "webhook"
 
 
+class ToolApprovalRuleRecord(BaseModel):
+    """Whether a tool needs a person's approval (``mode = 'ask'``) or not (``'allow'``),
+    platform-wide (``kin`` null) or for one Kin, whose rule wins (``kinbot_core.approvals``)."""
+
+    id = peewee.AutoField()
+    kin = peewee.ForeignKeyField(KinRecord, null=True, on_delete="CASCADE", backref="+")
+    tool_name = peewee.TextField()
+    mode = peewee.TextField()
+    updated_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
+    updated_at = peewee.FloatField(default=time.time)
+
+    class Meta:
+        table_name = "tool_approval_rule"
+
+
+class ToolApprovalRecord(BaseModel):
+    """A Kin's tool call waiting for (or given) a person's decision. The turn of ``trigger``
+    waits (its status ``waiting``) while it is ``pending``; a decision or its expiry queues
+    that message again and the resumed turn runs or refuses the call."""
+
+    id = peewee.TextField(primary_key=True)
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    trigger = peewee.ForeignKeyField(MessageRecord, on_delete="CASCADE", backref="+")
+    tool_call_id = peewee.TextField()
+    tool_name = peewee.TextField()
+    #: The call's arguments as JSON, vault values masked.
+    arguments = peewee.TextField()
+    #: Why a plugin asked (``NeedsApproval``); ``None`` for an administrator's rule.
+    reason = peewee.TextField(null=True)
+    #: The plugin that asked, if one did.
+    asked_by = peewee.TextField(null=True)
+    #: ``pending``, ``allowed`` (once), ``always`` (for this Kin), ``declined``, ``expired``.
+    status = peewee.TextField(default="pending")
+    decline_reason = peewee.TextField(null=True)
+    decided_by = peewee.ForeignKeyField(User, null=True, on_delete="SET NULL", backref="+")
+    created_at = peewee.FloatField(default=time.time)
+    expires_at = peewee.FloatField()
+    decided_at = peewee.FloatField(null=True)
+
+    class Meta:
+        table_name = "tool_approval"
+
+
 class KinMemberRecord(BaseModel):
     """A user allowed to use a restricted Kin (``kinbot_core.kins.access``)."""
 

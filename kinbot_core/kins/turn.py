@@ -13,8 +13,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from hookspecs import HookVeto
 from hookspecs.types import ChatContext, KinRef, Outcome, ToolCall
+from kinbot_core import approvals
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
 from kinbot_core.kins import meta
 from kinbot_core.kins.drafts import TurnDraft
@@ -250,6 +250,9 @@ class Turn:
         try:
             await self._follow_superseded()
             await self._steps()
+        except approvals.ApprovalPending:  # the request is stored: the turn waits for it
+            self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
+            return None
         except ProviderError as error:
             return await self._fail(error.message, meta.failure(error, mask))
         except Exception as error:
@@ -287,6 +290,8 @@ class Turn:
     async def _steps(self) -> None:
         tools = await self._tools()
         by_name = {tool.name: tool for tool in tools}
+        for waiting in await approvals.unanswered_calls(self.platform, self.trigger.id):
+            await self._run_tool(waiting, by_name)  # a resumed turn: its last step's calls
         for _step in range(self.platform.settings.turn_max_steps):
             context = await self._context(tools)
             await self.platform.hooks.call("before_chat", kin=self.ref, context=context)
@@ -547,12 +552,9 @@ class Turn:
             },
         )
         started = time.perf_counter()
-        error: BaseException | None = None
-        try:
-            await self.platform.hooks.call("before_tool_call", kin=self.ref, call=call)
-        except HookVeto as veto:
-            error = veto
-            content = f"The call was refused ({veto.plugin}): {veto.reason}"
+        error = await approvals.check(self.platform, self.ref, self.owner_id, self.trigger.id, call)
+        if error is not None:
+            content = approvals.refusal_text(error)
         else:
             content, error = await self._execute(call, tools.get(call.name))
         # Stored (and shown to plugins) masked; this turn's model sees get_secret's value.

@@ -99,6 +99,9 @@ class KinWorkers:
         kins = self._platform.kins
         while not self._stopping and kin_id not in self._retired:
             wake.clear()
+            if await self._platform.approvals.waiting(kin_id):
+                await wake.wait()  # a turn waits for a person's decision: the queue with it
+                continue
             claimed = await kins.claim_next(kin_id)
             if claimed is None:
                 await wake.wait()

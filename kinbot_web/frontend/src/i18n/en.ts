@@ -7,6 +7,7 @@ import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
 import { en as notifications } from "./notifications";
 import { en as onboardingExtra } from "./onboarding-extra";
+import { en as approvals } from "./approvals";
 import { en as people } from "./people";
 import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
@@ -173,6 +174,7 @@ const en = {
   ...notifications,
   ...onboardingExtra,
   ...people,
+  ...approvals,
   ...channels,
   ...pluginSettings,
   ...statusCodes,

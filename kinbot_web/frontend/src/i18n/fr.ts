@@ -7,6 +7,7 @@ import { fr as markdown } from "./markdown";
 import { fr as notifications } from "./notifications";
 import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
+import { fr as approvals } from "./approvals";
 import { fr as people } from "./people";
 import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
@@ -174,6 +175,7 @@ const fr: Strings = {
   ...notifications,
   ...onboardingExtra,
   ...people,
+  ...approvals,
   ...channels,
   ...pluginSettings,
   ...statusCodes,

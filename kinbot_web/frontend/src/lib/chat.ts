@@ -83,7 +83,7 @@ export type ChatAction =
   | { type: "tool"; data: EventMap["kin.tool"] };
 
 /** How far along an incoming message is: a status never goes back. */
-const PROGRESS: Record<MessageStatus, number> = { queued: 0, processing: 1, done: 2, failed: 2, cancelled: 2 };
+const PROGRESS: Record<MessageStatus, number> = { queued: 0, processing: 1, waiting: 1.5, done: 2, failed: 2, cancelled: 2 };
 
 function further(a: MessageStatus | null, b: MessageStatus | null | undefined): MessageStatus | null {
   if (!b) return a;

@@ -6,6 +6,7 @@
  * stream after giving up (the old position is lost), subscribers are told to reload their state.
  */
 
+import type { Approval } from "./approvals";
 import type { Cron } from "./crons";
 import type { Kin, KinState, Message, MessageStatus } from "./types";
 
@@ -28,6 +29,8 @@ export interface EventMap {
   "cron.created": { cron: Cron };
   "cron.updated": { cron: Cron };
   "cron.deleted": { cron_id: string; kin_id: string };
+  "approval.requested": { kin_id: string; approval: Approval };
+  "approval.decided": { kin_id: string; id: string; status: string };
 }
 
 export type EventName = keyof EventMap;
@@ -48,6 +51,8 @@ export const EVENT_NAMES: readonly EventName[] = [
   "cron.created",
   "cron.updated",
   "cron.deleted",
+  "approval.requested",
+  "approval.decided",
 ];
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";

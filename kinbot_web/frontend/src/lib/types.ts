@@ -45,7 +45,7 @@ export interface Kin {
 
 export type MessageRole = "user" | "assistant" | "tool" | "system";
 export type MessageSource = "user" | "kin" | "task" | "cron" | "system" | "webhook" | string;
-export type MessageStatus = "queued" | "processing" | "done" | "failed" | "cancelled";
+export type MessageStatus = "queued" | "processing" | "done" | "failed" | "cancelled" | "waiting";
 
 export interface Attachment {
   id: string;

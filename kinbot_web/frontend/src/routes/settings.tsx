@@ -6,6 +6,7 @@ import {
   MessagesSquareIcon,
   PlugIcon,
   SearchIcon,
+  ShieldQuestionIcon,
   UsersIcon,
   WebhookIcon,
 } from "lucide-react";
@@ -13,6 +14,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
+import { PlatformApprovalRules } from "@/components/app/approval-rules";
 import { ChannelsAdmin } from "@/components/app/channels-admin";
 import { KinAccessAdmin } from "@/components/app/kin-access-admin";
 import { PageFrame } from "@/components/app/page-frame";
@@ -144,6 +146,9 @@ export default function SettingsPage() {
           <TabsTrigger value="kin-access">
             <LockIcon /> {t("kinAccess.adminTab")}
           </TabsTrigger>
+          <TabsTrigger value="approvals">
+            <ShieldQuestionIcon /> {t("approvals.rules.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -171,6 +176,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="kin-access">
           <KinAccessAdmin me={me} />
+        </TabsContent>
+        <TabsContent value="approvals">
+          <PlatformApprovalRules />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />

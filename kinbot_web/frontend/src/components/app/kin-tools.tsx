@@ -2,6 +2,7 @@ import { PlugIcon, ShieldAlertIcon, ShieldCheckIcon, Trash2Icon, WrenchIcon } fr
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { KinApprovalRules } from "@/components/app/approval-rules";
 import { ConfirmDelete } from "@/components/app/confirm-delete";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -133,6 +134,7 @@ export function KinTools({ kin }: { kin: Kin }) {
           </ul>
         </CardContent>
       </Card>
+      <KinApprovalRules kin={kin} />
       <ConfirmDelete
         target={removing}
         title={t("kinTools.remove", { name: removing?.name ?? "" })}

@@ -8,6 +8,7 @@ import { Avatar } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
 import { TypingIndicator } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
+import { useApprovalFeed } from "@/lib/approvals";
 import { api } from "@/lib/api";
 import { errorText } from "@/lib/errors";
 import { chatReducer, emptyChat, type Draft } from "@/lib/chat";
@@ -42,6 +43,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
   const { t } = useTranslation();
   const { toast } = useToast();
   const [chat, dispatch] = React.useReducer(chatReducer, emptyChat);
+  useApprovalFeed(kin.id, stream);
   const [connection, setConnection] = React.useState(stream.state);
   const top = React.useRef<HTMLDivElement>(null);
   const scroller = React.useRef<HTMLDivElement>(null);

@@ -5,10 +5,12 @@ import { ChevronRightIcon, CircleAlertIcon, LoaderCircleIcon, WrenchIcon } from 
 import { useTranslation } from "react-i18next";
 
 import { Badge } from "@/components/ui/badge";
+import { usePendingApproval } from "@/lib/approvals";
 import { describeToolCall } from "@/lib/tool-descriptions";
 import type { Message, ToolCall } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
+import { ApprovalCard } from "./approval-card";
 import { useShownById, useToolResult } from "./session-store";
 
 /** Tools whose results may name a secret: their result is never shown. */
@@ -16,11 +18,12 @@ const HIDDEN_RESULTS = new Set(["get_secret", "store_secret", "redact_message"])
 
 const FINISHED = ["done", "failed", "cancelled"];
 
-export type ToolCardState = "running" | "done" | "failed" | "none";
+export type ToolCardState = "running" | "waiting" | "done" | "failed" | "none";
 
 /** A call's state from its stored result and, without one, from its turn. */
 function stateOf(result: Message | undefined, turn: Message | undefined): ToolCardState {
   if (result) return result.is_error ? "failed" : "done";
+  if (turn?.status === "waiting") return "waiting";
   return turn?.status && FINISHED.includes(turn.status) ? "none" : "running";
 }
 
@@ -58,6 +61,7 @@ export function ToolCard({ message, call }: { message: Message; call: ToolCall }
         <Icon className={cn("mt-px size-3.5 shrink-0", state === "running" && "animate-spin motion-reduce:animate-none", state === "failed" && "text-destructive")} aria-hidden />
         <span className="min-w-0 flex-1 font-semibold break-words text-foreground/80">{sentence}</span>
         {state === "running" ? <Badge variant="outline">{t("cards.tool.running")}</Badge> : null}
+        {state === "waiting" ? <Badge variant="outline">{t("approvals.card.waiting")}</Badge> : null}
         {state === "failed" ? <Badge variant="destructive">{t("cards.tool.failed")}</Badge> : null}
         {state === "none" ? <Badge variant="outline">{t("cards.tool.noResult")}</Badge> : null}
       </summary>
@@ -88,8 +92,15 @@ export function ToolCards({ message }: { message: Message }) {
       {calls.map((call) => (
         <li key={call.id}>
           <ToolCard message={message} call={call} />
+          <PendingApproval message={message} callId={call.id} />
         </li>
       ))}
     </ul>
   );
+}
+
+/** The approval card of a call waiting for a person, if it waits. */
+function PendingApproval({ message, callId }: { message: Message; callId: string }) {
+  const approval = usePendingApproval(message.turn_of, callId);
+  return approval ? <ApprovalCard approval={approval} kinName={message.sender_name ?? ""} /> : null;
 }

@@ -1,0 +1,172 @@
+/** Which tools ask a person before a Kin uses them: platform-wide (Settings › Approvals) and
+ * for one Kin (its Tools tab). Tools worth asking about come first, marked "Suggested". */
+
+import { ShieldQuestionIcon } from "lucide-react";
+import * as React from "react";
+import { useTranslation } from "react-i18next";
+
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { NativeSelect } from "@/components/ui/native-select";
+import { Switch } from "@/components/ui/switch";
+import { useToast } from "@/components/ui/toast";
+import { api, ApiError } from "@/lib/api";
+import { errorText } from "@/lib/errors";
+import { readableName } from "@/lib/tool-descriptions";
+import type { Kin } from "@/lib/types";
+
+interface ToolEntry {
+  name: string;
+  description: string;
+  source: "native" | "kin";
+  suggested: boolean;
+}
+type Rules = Record<string, "ask" | "allow">;
+
+/** Suggested tools first, then the others, each group by name. */
+function grouped(tools: ToolEntry[]): [ToolEntry[], ToolEntry[]] {
+  const sorted = [...tools].sort((a, b) => a.name.localeCompare(b.name));
+  return [sorted.filter((tool) => tool.suggested), sorted.filter((tool) => !tool.suggested)];
+}
+
+function useFail() {
+  const { t } = useTranslation();
+  const { toast } = useToast();
+  return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
+}
+
+/** One tool's line: its name in words, its description, and the control. */
+function ToolLine({ tool, children }: { tool: ToolEntry; children: React.ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <li className="flex flex-wrap items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-approval-tool={tool.name}>
+      <div className="min-w-0 flex-1">
+        <p className="font-semibold first-letter:uppercase">{readableName(tool.name)}</p>
+        <p className="mt-0.5 text-xs break-words text-muted-foreground">{tool.description}</p>
+        <p className="mt-0.5 text-xs text-muted-foreground">{tool.source === "native" ? t("approvals.rules.builtIn") : t("approvals.rules.kinTool")}</p>
+      </div>
+      {children}
+    </li>
+  );
+}
+
+function ToolGroups({ tools, render }: { tools: ToolEntry[]; render: (tool: ToolEntry) => React.ReactNode }) {
+  const { t } = useTranslation();
+  const [suggested, others] = grouped(tools);
+  if (tools.length === 0) return <p className="text-sm text-muted-foreground">{t("approvals.rules.none")}</p>;
+  return (
+    <div className="flex flex-col gap-4">
+      {suggested.length ? (
+        <section className="flex flex-col gap-2">
+          <h3 className="flex items-center gap-2 text-sm font-semibold">
+            <Badge variant="secondary">{t("approvals.rules.suggested")}</Badge>
+            <span className="font-normal text-muted-foreground">{t("approvals.rules.suggestedHint")}</span>
+          </h3>
+          <ul className="flex flex-col gap-2" aria-label={t("approvals.rules.suggested")}>
+            {suggested.map(render)}
+          </ul>
+        </section>
+      ) : null}
+      {others.length ? (
+        <section className="flex flex-col gap-2">
+          <h3 className="text-sm font-semibold">{t("approvals.rules.others")}</h3>
+          <ul className="flex flex-col gap-2" aria-label={t("approvals.rules.others")}>
+            {others.map(render)}
+          </ul>
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
+/** Settings › Approvals: the tools every Kin asks about first. */
+export function PlatformApprovalRules() {
+  const { t } = useTranslation();
+  const fail = useFail();
+  const [data, setData] = React.useState<{ rules: Rules; tools: ToolEntry[] } | null>(null);
+  React.useEffect(() => {
+    api<{ rules: Rules; tools: ToolEntry[] }>("/api/approval-rules").then(setData).catch(fail);
+  }, [fail]);
+
+  async function toggle(tool: ToolEntry, ask: boolean) {
+    try {
+      const { rules } = await api<{ rules: Rules }>(`/api/approval-rules/${encodeURIComponent(tool.name)}`, { method: "PUT", body: { mode: ask ? "ask" : null } });
+      setData((value) => (value ? { ...value, rules } : value));
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <ShieldQuestionIcon className="size-4.5" aria-hidden /> {t("approvals.rules.title")}
+        </CardTitle>
+        <CardDescription>{t("approvals.rules.hint")}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        {data ? (
+          <ToolGroups
+            tools={data.tools}
+            render={(tool) => (
+              <ToolLine key={tool.name} tool={tool}>
+                <Switch checked={data.rules[tool.name] === "ask"} onCheckedChange={(on) => void toggle(tool, on)} aria-label={t("approvals.rules.askFor", { tool: readableName(tool.name) })} />
+              </ToolLine>
+            )}
+          />
+        ) : null}
+      </CardContent>
+    </Card>
+  );
+}
+
+/** A Kin's Tools tab: which tools it asks about (its own rule, or the platform-wide one); administrators only. */
+export function KinApprovalRules({ kin }: { kin: Kin }) {
+  const { t } = useTranslation();
+  const fail = useFail();
+  const [data, setData] = React.useState<{ rules: Rules; platform_rules: Rules; tools: ToolEntry[] } | null>(null);
+  const [hidden, setHidden] = React.useState(false);
+  React.useEffect(() => {
+    api<{ rules: Rules; platform_rules: Rules; tools: ToolEntry[] }>(`/api/kins/${kin.id}/approval-rules`)
+      .then(setData)
+      .catch((error: unknown) => (error instanceof ApiError && error.status === 403 ? setHidden(true) : fail(error)));
+  }, [kin.id, fail]);
+  if (hidden) return null;
+
+  async function choose(tool: ToolEntry, mode: string) {
+    try {
+      const { rules } = await api<{ rules: Rules }>(`/api/kins/${kin.id}/approval-rules/${encodeURIComponent(tool.name)}`, { method: "PUT", body: { mode: mode || null } });
+      setData((value) => (value ? { ...value, rules } : value));
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <ShieldQuestionIcon className="size-4.5" aria-hidden /> {t("approvals.rules.kinTitle")}
+        </CardTitle>
+        <CardDescription>{t("approvals.rules.kinHint", { kin: kin.name })}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        {data ? (
+          <ToolGroups
+            tools={data.tools}
+            render={(tool) => (
+              <ToolLine key={tool.name} tool={tool}>
+                <NativeSelect className="w-56 max-w-full" value={data.rules[tool.name] ?? ""} onChange={(event) => void choose(tool, event.target.value)} aria-label={t("approvals.rules.modeFor", { tool: readableName(tool.name) })}>
+                  <option value="">{data.platform_rules[tool.name] === "ask" ? t("approvals.rules.inheritAsk") : t("approvals.rules.inherit")}</option>
+                  <option value="ask">{t("approvals.rules.ask")}</option>
+                  <option value="allow">{t("approvals.rules.allow")}</option>
+                </NativeSelect>
+              </ToolLine>
+            )}
+          />
+        ) : null}
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * What a call waiting for approval would do, in words (the i18n key under
+ * `approvals.card.actions` and its parameters): a sentence of its own for the tools worth
+ * asking about, "Use {{tool}} from {{server}}" for an MCP server's, "Use the tool {{name}}"
+ * for any other. Ids in the arguments never become parameters.
+ */
+
+import { quote, readableName } from "./tool-descriptions";
+
+type Args = Record<string, unknown>;
+
+/** The i18n key and parameters of the sentence. */
+export interface ActionWords {
+  key: string;
+  params: Record<string, string>;
+}
+
+const ACTIONS: Record<string, (args: Args) => Record<string, string>> = {
+  delete_file: (args) => ({ path: quote(args.path) || "…" }),
+  delete_cron: () => ({}),
+  delete_custom_tool: (args) => ({ name: quote(args.name) || "…" }),
+  forget: () => ({}),
+  notify: (args) => ({ title: quote(args.title) || "…" }),
+  send_message: (args) => ({ message: quote(args.message) || "…" }),
+  run_custom_tool: (args) => ({ name: readableName(String(args.tool_name ?? "")) || "…" }),
+  git_clone: (args) => ({ repository: quote(args.url) || "…" }),
+  download_file: (args) => ({ path: quote(args.path) || quote(args.url) || "…" }),
+};
+
+/** The sentence saying what a call of `name` with `args` would do. */
+export function actionWords(name: string, args: Args): ActionWords {
+  const action = Object.prototype.hasOwnProperty.call(ACTIONS, name) ? ACTIONS[name] : undefined;
+  if (action) return { key: `approvals.card.actions.${name}`, params: action(args) };
+  const separator = name.indexOf("__");
+  if (separator > 0 && separator < name.length - 2) {
+    return { key: "approvals.card.actions.mcp", params: { tool: readableName(name.slice(separator + 2)), server: readableName(name.slice(0, separator)) } };
+  }
+  return { key: "approvals.card.actions.unknown", params: { name: readableName(name) } };
+}
+
+/** The call's arguments as label/value lines ("recursive" → "recursive: yes" is left to the caller). */
+export function argumentLines(args: Args): { label: string; value: string }[] {
+  return Object.entries(args).map(([name, value]) => ({
+    label: readableName(name),
+    value: typeof value === "string" ? value : JSON.stringify(value),
+  }));
+}
