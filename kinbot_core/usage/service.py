@@ -56,6 +56,9 @@ class UsageService:
     def __init__(self, platform: Platform) -> None:
         self._platform = platform
         self.recorder = UsageRecorder(platform.db, on_written=self._warn)
+        #: Whether any budget exists (``None``: not read yet): without one, a turn starts
+        #: without a database read.
+        self._any_budget: bool | None = None
 
     @property
     def currency(self) -> str:
@@ -135,6 +138,7 @@ class UsageService:
         await self._platform.db.write(
             save_budget, uuid.uuid4().hex, scope, target_id, monthly_limit, warn_percent
         )
+        self._any_budget = True
         found = await self.budgets_for(
             kin_id=target_id if scope == "kin" else None,
             user_id=target_id if scope == "user" else None,
@@ -143,11 +147,13 @@ class UsageService:
 
     async def remove_budget(self, budget_id: str) -> bool:
         """Delete a budget."""
-        return bool(
+        removed = bool(
             await self._platform.db.write(
                 lambda: UsageBudget.delete().where(UsageBudget.id == budget_id).execute()
             )
         )
+        self._any_budget = None
+        return removed
 
     async def refuse_over_budget(
         self, *, kin_id: str | None = None, user_id: str | None = None
@@ -157,6 +163,10 @@ class UsageService:
         if kin_id is None and user_id is None:
             who = usage_for.get()
             kin_id, user_id = who.kin_id, who.user_id
+        if self._any_budget is None:
+            self._any_budget = await self._platform.db.read(lambda: UsageBudget.select().exists())
+        if not self._any_budget:
+            return
         for budget in await self.budgets_for(kin_id=kin_id, user_id=user_id):
             if budget.reached:
                 whose = "The Kin" if budget.scope == "kin" else "The person"

@@ -12,6 +12,7 @@ import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 import { en as webhooks } from "./webhooks";
+import { en as usage } from "./usage";
 
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
@@ -177,6 +178,7 @@ const en = {
   ...statusCodes,
   ...taskErrors,
   ...webhooks,
+  ...usage,
 };
 
 export default en;

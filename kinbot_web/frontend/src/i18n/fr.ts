@@ -12,6 +12,7 @@ import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 import { fr as webhooks } from "./webhooks";
+import { fr as usage } from "./usage";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
@@ -178,6 +179,7 @@ const fr: Strings = {
   ...statusCodes,
   ...taskErrors,
   ...webhooks,
+  ...usage,
 };
 
 export default fr;

@@ -8,6 +8,7 @@
 
 import type { Cron } from "./crons";
 import type { Kin, KinState, Message, MessageStatus } from "./types";
+import type { Budget } from "./usage";
 
 /** Data of each event the stream carries that the front end uses. */
 export interface EventMap {
@@ -28,6 +29,7 @@ export interface EventMap {
   "cron.created": { cron: Cron };
   "cron.updated": { cron: Cron };
   "cron.deleted": { cron_id: string; kin_id: string };
+  "usage.budget_warning": { budget: Budget; currency: string; kin_id?: string };
 }
 
 export type EventName = keyof EventMap;
@@ -48,6 +50,7 @@ export const EVENT_NAMES: readonly EventName[] = [
   "cron.created",
   "cron.updated",
   "cron.deleted",
+  "usage.budget_warning",
 ];
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";

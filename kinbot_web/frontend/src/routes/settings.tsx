@@ -4,6 +4,7 @@ import {
   KeyRoundIcon,
   MessagesSquareIcon,
   PlugIcon,
+  ReceiptIcon,
   SearchIcon,
   UsersIcon,
   WebhookIcon,
@@ -19,6 +20,7 @@ import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
 import { VaultAdmin } from "@/components/app/vault-admin";
 import { WebhooksAdmin } from "@/components/app/webhooks-admin";
+import { UsageAdmin } from "@/components/app/usage-admin";
 import { ProviderSetup } from "@/components/app/provider-setup";
 import { Badge } from "@/components/ui/badge";
 import { Switch } from "@/components/ui/switch";
@@ -139,6 +141,9 @@ export default function SettingsPage() {
           <TabsTrigger value="webhooks">
             <WebhookIcon /> {t("webhooks.tab")}
           </TabsTrigger>
+          <TabsTrigger value="usage">
+            <ReceiptIcon /> {t("usage.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -163,6 +168,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="webhooks">
           <WebhooksAdmin />
+        </TabsContent>
+        <TabsContent value="usage">
+          <UsageAdmin />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />
