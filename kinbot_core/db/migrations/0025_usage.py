@@ -30,8 +30,9 @@ STATEMENTS = [
     )
     """,
     "create index usage_record_created on usage_record (created_at)",
-    "create index usage_record_user on usage_record (user_id, created_at)",
-    "create index usage_record_kin on usage_record (kin_id, created_at)",
+    # Covering the monthly sums of the budget check: read from the index alone.
+    "create index usage_record_user on usage_record (user_id, created_at, cost)",
+    "create index usage_record_kin on usage_record (kin_id, created_at, cost)",
     """
     create table model_price (
         model text primary key,

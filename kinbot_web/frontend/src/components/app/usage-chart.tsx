@@ -53,7 +53,13 @@ export function UsageBars({ title, labels, values, format, height = 220 }: Usage
               splits: (u) => xs.filter((index) => index % labelStep(labels.length, u.width) === 0),
               values: (_u, splits) => splits.map((index) => labels[index] ?? ""),
             },
-            { stroke: text, size: 72, grid: { stroke: "rgba(128,128,128,0.15)" }, values: (_u, splits) => splits.map(format) },
+            {
+              stroke: text,
+              // Wide enough for the longest amount ("0,005 $US") at the axis font's size.
+              size: (_u, values) => 16 + 7 * Math.max(4, ...(values ?? []).map((value) => value.length)),
+              grid: { stroke: "rgba(128,128,128,0.15)" },
+              values: (_u, splits) => splits.map(format),
+            },
           ],
         };
         chart = new UPlot(options, [xs, values], element);

@@ -91,7 +91,7 @@ export function UsagePrices() {
             <button type="button" className="min-w-0 flex-1 text-left" onClick={() => edit(price)}>
               <span className="block font-medium break-all">{price.model}</span>
               <span className="block text-xs text-muted-foreground tabular-nums">
-                {price.per_unit > 0 ? money(price.per_unit) : `${money(price.input_per_million)} · ${money(price.output_per_million)}`}
+                {price.per_unit > 0 || (price.input_per_million === 0 && price.output_per_million === 0) ? money(price.per_unit) : `${money(price.input_per_million)} · ${money(price.output_per_million)}`}
               </span>
             </button>
             <Button variant="ghost" size="icon-sm" aria-label={t("usage.prices.remove", { model: price.model })} onClick={() => void remove(price.model)}>

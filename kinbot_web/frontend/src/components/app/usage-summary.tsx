@@ -55,8 +55,8 @@ function UsageTable({ title, rows, money }: { title: string; rows: Row[]; money:
           <tbody>
             {rows.map((row) => (
               <tr key={row.key} className="border-t border-border/60" data-usage-row={row.key}>
-                <td className="px-3 py-2">
-                  <span className="break-all">{row.label}</span> {row.note}
+                <td className="min-w-28 px-3 py-2">
+                  <span className="break-words">{row.label}</span> {row.note}
                 </td>
                 <td className="px-3 py-2 text-right tabular-nums">{number(row.totals.calls)}</td>
                 <td className="px-3 py-2 text-right tabular-nums">
