@@ -10,6 +10,7 @@ from typing import Any
 
 from kinbot_core.db import Database
 from kinbot_core.db.models import KinRecord, UsageBudget, User
+from kinbot_core.usage.spending import MonthlySpending
 from kinbot_core.usage.summaries import month_start, spent_since
 
 SCOPES = ("user", "kin")
@@ -149,23 +150,32 @@ def save_budget(
     ).execute()
 
 
-def claim_warnings(db: Database, kin_ids: set[str], user_ids: set[str]) -> list[BudgetView]:
-    """The budgets of ``kin_ids`` and ``user_ids`` past their threshold and not warned this
-    month, marked warned now (writer thread)."""
+def claim_warnings(
+    db: Database, targets: list[tuple[str, str]], spending: MonthlySpending
+) -> list[BudgetView]:
+    """The budgets of ``targets`` past their threshold and not warned this month, marked
+    warned now (writer thread: this month's totals come from ``spending``)."""
     month = datetime.now(UTC).strftime("%Y-%m")
-    since = month_start()
-    query = UsageBudget.select().where(
-        (
-            ((UsageBudget.scope == "kin") & UsageBudget.target_id.in_(kin_ids))
-            | ((UsageBudget.scope == "user") & UsageBudget.target_id.in_(user_ids))
-        )
-        & ((UsageBudget.warned_month.is_null()) | (UsageBudget.warned_month != month))
-    )
     due = []
-    for budget in query:
-        shown = view(db, budget, since)
-        if shown.warning:
+    for scope, target_id in targets:
+        budget = UsageBudget.get_or_none(
+            (UsageBudget.scope == scope) & (UsageBudget.target_id == target_id)
+        )
+        if budget is None or budget.warned_month == month:
+            continue
+        spent = spending.load(db, (scope, target_id))
+        if spent >= budget.monthly_limit * budget.warn_percent / 100:
             budget.warned_month = month
             budget.save()
-            due.append(shown)
+            due.append(
+                BudgetView(
+                    budget.id,
+                    scope,
+                    target_id,
+                    name_of(scope, target_id),
+                    budget.monthly_limit,
+                    budget.warn_percent,
+                    spent,
+                )
+            )
     return due

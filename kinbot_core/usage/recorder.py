@@ -19,6 +19,7 @@ from kinbot_core.db import Database
 from kinbot_core.db.models import ProviderRecord, UsageRecord
 from kinbot_core.usage.attribution import UsageFor, collecting, usage_for
 from kinbot_core.usage.prices import load_prices, price_of
+from kinbot_core.usage.spending import MonthlySpending
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,8 @@ class UsageRecorder:
     ) -> None:
         self._db = db
         self._on_written = on_written
+        #: This month's totals of the people and Kins with a budget.
+        self.spending = MonthlySpending()
         self._noted: list[NotedUsage] = []
         self._writer: asyncio.Task[None] | None = None
 
@@ -111,7 +114,7 @@ class UsageRecorder:
         while self._noted:
             batch, self._noted = self._noted, []
             try:
-                await self._db.write(_store, batch)
+                await self._db.write(_store, batch, self.spending)
             except Exception:
                 logger.exception("%d usage records could not be stored", len(batch))
                 continue
@@ -129,7 +132,7 @@ _INSERT = (
 )
 
 
-def _store(batch: list[NotedUsage]) -> None:
+def _store(batch: list[NotedUsage], spending: MonthlySpending) -> None:
     """Write ``batch``, costed with the price table as it is now (writer thread)."""
     prices = load_prices()
     providers = {
@@ -152,3 +155,4 @@ def _store(batch: list[NotedUsage]) -> None:
     # One prepared statement for the batch: building a multi-row insert in peewee costs
     # about half a millisecond per row.
     UsageRecord._meta.database.cursor().executemany(_INSERT, rows)
+    spending.add([(row[5], row[6], row[11]) for row in rows])

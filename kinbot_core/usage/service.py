@@ -18,6 +18,7 @@ from kinbot_core.usage.budgets import (
     all_budgets,
     budgets_of,
     claim_warnings,
+    name_of,
     save_budget,
 )
 from kinbot_core.usage.prices import MAX_PRICE, Price, load_prices
@@ -56,9 +57,9 @@ class UsageService:
     def __init__(self, platform: Platform) -> None:
         self._platform = platform
         self.recorder = UsageRecorder(platform.db, on_written=self._warn)
-        #: Whether any budget exists (``None``: not read yet): without one, a turn starts
-        #: without a database read.
-        self._any_budget: bool | None = None
+        #: Every budget's target and limit (``None``: not read yet): a turn's check reads
+        #: neither budgets nor spending from the database once they are known.
+        self._limits: dict[tuple[str, str], float] | None = None
 
     @property
     def currency(self) -> str:
@@ -138,7 +139,7 @@ class UsageService:
         await self._platform.db.write(
             save_budget, uuid.uuid4().hex, scope, target_id, monthly_limit, warn_percent
         )
-        self._any_budget = True
+        self._limits = None
         found = await self.budgets_for(
             kin_id=target_id if scope == "kin" else None,
             user_id=target_id if scope == "user" else None,
@@ -152,7 +153,7 @@ class UsageService:
                 lambda: UsageBudget.delete().where(UsageBudget.id == budget_id).execute()
             )
         )
-        self._any_budget = None
+        self._limits = None
         return removed
 
     async def refuse_over_budget(
@@ -163,34 +164,56 @@ class UsageService:
         if kin_id is None and user_id is None:
             who = usage_for.get()
             kin_id, user_id = who.kin_id, who.user_id
-        if self._any_budget is None:
-            self._any_budget = await self._platform.db.read(lambda: UsageBudget.select().exists())
-        if not self._any_budget:
+        limits = await self._budget_limits()
+        targets = [
+            (scope, target_id)
+            for scope, target_id in (("kin", kin_id), ("user", user_id))
+            if target_id is not None and (scope, target_id) in limits
+        ]
+        if not targets:
             return
-        for budget in await self.budgets_for(kin_id=kin_id, user_id=user_id):
-            if budget.reached:
-                whose = "The Kin" if budget.scope == "kin" else "The person"
-                raise BudgetReached(
-                    f"{whose} {budget.name!r} has spent its monthly budget "
-                    f"({budget.monthly_limit:g} {self.currency}).",
-                    params={
-                        "scope": budget.scope,
-                        "name": budget.name or "",
-                        "limit": budget.monthly_limit,
-                        "spent": round(budget.spent, 4),
-                        "currency": self.currency,
-                    },
-                )
+        await self.recorder.flush()
+        db, spending = self._platform.db, self.recorder.spending
+        for target in targets:
+            spent = spending.known(target)
+            if spent is None:
+                spent = await db.write(spending.load, db, target)  # on the writer thread
+            if spent >= limits[target]:
+                await self._refuse(target, spent, limits[target])
+
+    async def _budget_limits(self) -> dict[tuple[str, str], float]:
+        if self._limits is None:
+            self._limits = await self._platform.db.read(
+                lambda: {(b.scope, b.target_id): b.monthly_limit for b in UsageBudget.select()}
+            )
+        return self._limits
+
+    async def _refuse(self, target: tuple[str, str], spent: float, limit: float) -> None:
+        scope, target_id = target
+        name = await self._platform.db.read(name_of, scope, target_id)
+        whose = "The Kin" if scope == "kin" else "The person"
+        raise BudgetReached(
+            f"{whose} {name!r} has spent its monthly budget ({limit:g} {self.currency}).",
+            params={
+                "scope": scope,
+                "name": name or "",
+                "limit": limit,
+                "spent": round(spent, 4),
+                "currency": self.currency,
+            },
+        )
 
     async def _warn(self, batch: list[NotedUsage]) -> None:
         """Warn once a month about each budget the new usage took past its threshold: in the
         app (a live event) and through the person's notification route."""
-        kin_ids = {usage.who.kin_id for usage in batch if usage.who.kin_id}
-        user_ids = {usage.who.user_id for usage in batch if usage.who.user_id}
-        if not kin_ids and not user_ids:
+        limits = await self._budget_limits()
+        targets = {("kin", usage.who.kin_id) for usage in batch if usage.who.kin_id}
+        targets |= {("user", usage.who.user_id) for usage in batch if usage.who.user_id}
+        due = [target for target in targets if target in limits]
+        if not due:
             return
         db = self._platform.db
-        for budget in await db.write(claim_warnings, db, kin_ids, user_ids):
+        for budget in await db.write(claim_warnings, db, due, self.recorder.spending):
             recipients = await self._recipients(budget)
             data = {"budget": budget.to_dict(), "currency": self.currency}
             if budget.scope == "kin":
