@@ -16,6 +16,7 @@ import pytest
 
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import UsageRecord
+from kinbot_core.notifications.types import Notification
 from kinbot_core.platform import Platform
 from kinbot_core.usage import price_of
 from kinbot_core.usage.prices import Price
@@ -298,21 +299,43 @@ async def test_a_spent_kin_budget_refuses_the_next_turn(
         await stream.wait_for(reply_to(sent.json()["message"]["id"]))
 
 
-async def test_a_spent_personal_budget_refuses_only_that_person(
+async def test_a_personal_budget_warns_once_in_the_persons_language_then_refuses_only_them(
     server: RunningServer, fakes: tuple[FakeOpenAI, FakeBrave]
 ) -> None:
     llm, _ = fakes
     kin_id = await make_kin(server.client, model="gpt-4o")
+    delivered: list[tuple[str, Notification]] = []
+
+    async def capture(user_id: str, notification: Notification) -> None:
+        delivered.append((user_id, notification))
+
+    server.platform.notifications.add_route("test:capture", capture, label="Captured")
     async with server.new_client() as marie_client:
-        marie = await register(server.client, marie_client, MARIE)
+        marie = await register(server.client, marie_client, {**MARIE, "language": "fr"})
+        chosen = await marie_client.patch("/api/me/notifications", json={"route": "test:capture"})
+        assert chosen.status_code == 200, chosen.text
         await server.client.put(
             "/api/usage/budgets",
-            json={"scope": "user", "target_id": marie["id"], "monthly_limit": 0.001},
-        )
-        llm.enqueue(Reply(text="Sure.", usage=(10, 1000)))
+            json={"scope": "user", "target_id": marie["id"], "monthly_limit": 0.015,
+                  "warn_percent": 50},
+        )  # fmt: skip
         async with sse_stream(marie_client) as stream:
-            sent = await marie_client.post(f"/api/kins/{kin_id}/messages", json={"content": "Hi"})
-            await stream.wait_for(reply_to(sent.json()["message"]["id"]))
+            for _ in range(2):  # 0.010025 each: past the threshold, then past the limit
+                llm.enqueue(Reply(text="Sure.", usage=(10, 1000)))
+                sent = await marie_client.post(
+                    f"/api/kins/{kin_id}/messages", json={"content": "Hi"}
+                )
+                assert sent.status_code == 202, sent.text
+                await stream.wait_for(reply_to(sent.json()["message"]["id"]))
+            await server.platform.usage.recorder.flush()
+            warnings = stream.of_type("usage.budget_warning")
+        assert len(warnings) == 1
+        assert len(delivered) == 1
+        user_id, notification = delivered[0]
+        assert user_id == marie["id"]
+        assert notification.title == "Budget presque épuisé"
+        assert notification.body.startswith("Marie a utilisé 66 % de son budget mensuel")
+
         refused = await marie_client.post(f"/api/kins/{kin_id}/messages", json={"content": "Hi"})
         assert refused.status_code == 403
         details = refused.json()["error"]["details"]
