@@ -20,6 +20,7 @@ from kinbot_core.notifications.types import Notification
 from kinbot_core.platform import Platform
 from kinbot_core.usage import price_of
 from kinbot_core.usage.prices import Price
+from kinbot_plugins.memory.sqlite_memory import backend as memory_backend
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeBrave, FakeOpenAI, Reply
 from tests.support.kin_chat import make_kin, reply_to, session, turn_ended
@@ -126,6 +127,9 @@ async def test_a_turn_with_a_tool_call_and_its_extraction_record_every_call(
             lambda e: e.type == "memory.extraction" and e.data["kin_id"] == kin_id, 60
         )
 
+    # The history of the session is embedded for search (in the background, between turns).
+    await memory_backend.indexer(server.platform).catch_up()
+
     rows = await usage_rows(server)
     chat = [
         (r["origin"], r["input_tokens"], r["output_tokens"]) for r in rows if r["kind"] == "chat"
@@ -148,7 +152,7 @@ async def test_a_turn_with_a_tool_call_and_its_extraction_record_every_call(
     embedding_requests = [r for r in llm.requests if r.endpoint == "embeddings"]
     embeddings = [r for r in rows if r["kind"] == "embedding"]
     assert len(embeddings) == len(embedding_requests) >= 1
-    assert "extraction" in {e["origin"] for e in embeddings}
+    assert {"extraction", "indexing"} <= {e["origin"] for e in embeddings}
     for row in embeddings:
         assert (row["model"], row["input_tokens"]) == ("text-embedding-3-small", 12)
         assert row["cost"] == pytest.approx(12 * 0.02 / 1e6)
@@ -220,7 +224,9 @@ async def test_members_see_only_their_own_usage(
         assert mine["totals"]["input_tokens"] == 10
         assert mine["budget"] is None
     everyone = (await server.client.get("/api/usage")).json()
-    assert everyone["totals"]["input_tokens"] == 20
+    chat = next(m for m in everyone["by_model"] if m["model"] == "gpt-4o")
+    assert chat["input_tokens"] == 20
+    assert {u["user_id"] for u in everyone["by_user"]} >= {marie["id"]}
 
 
 async def test_bad_periods_prices_and_budgets_get_clear_errors(server: RunningServer) -> None:

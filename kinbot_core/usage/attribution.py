@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 #: What may start work that costs: a person in the web app, a person or contact through a
 #: channel, a webhook, another Kin, a cron, a sub-Kin task, the Kin's memory extraction, the
-#: compacting of its session, the platform itself, or something unattributed.
+#: compacting of its session, the indexing of its history for search, the platform itself,
+#: or something unattributed.
 ORIGINS = (
     "user",
     "channel",
@@ -29,6 +30,7 @@ ORIGINS = (
     "task",
     "extraction",
     "compacting",
+    "indexing",
     "system",
     "other",
 )
