@@ -233,6 +233,15 @@ class Settings(BaseSettings):
         5, ge=1, description="Exchanges a chain of inter-Kin messages may go through."
     )
 
+    # -- usage ---------------------------------------------------------------------------------
+    usage_currency: str = Field(
+        "USD",
+        pattern=r"^[A-Z]{3}$",
+        description="The currency of the price table and the budgets (an ISO 4217 code): "
+        "amounts are shown in it, in each person's number format. KinBot does not convert: "
+        "enter prices in this currency.",
+    )
+
     # -- notifications ---------------------------------------------------------------------
     notify_rate_limit: int = Field(
         10,

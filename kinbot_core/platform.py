@@ -38,6 +38,7 @@ from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registrie
 from kinbot_core.plugins.settings import PluginSettings
 from kinbot_core.providers.service import ProviderService
 from kinbot_core.tasks import TaskService
+from kinbot_core.usage import UsageService
 from kinbot_core.vault import VaultService
 from kinbot_core.webhooks import WebhookService
 
@@ -87,8 +88,15 @@ class Platform:
         #: Each plugin's settings (``register_settings``): ``plugin_settings.get(name, Model)``.
         self.plugin_settings = PluginSettings(self.db, self.bus, lambda: self.master_key)
         self.master_key = b""
+        #: What provider calls cost: usage records, prices, budgets.
+        self.usage = UsageService(self)
         self.providers = ProviderService(
-            self.db, self.bus, self.registries, settings, lambda: self.master_key
+            self.db,
+            self.bus,
+            self.registries,
+            settings,
+            lambda: self.master_key,
+            self.usage.recorder,
         )
         self.live = LiveFeed()
         #: Who may use each Kin (in memory); the live feed shows an item about a Kin only to them.
@@ -189,6 +197,7 @@ class Platform:
         await self.memory.stop()
         self.live.close_all()
         await self.providers.aclose()
+        await self.usage.stop()
         await self.bus.close(grace=self.settings.shutdown_grace_seconds)
         await self.db.close()
         self.vault.close()

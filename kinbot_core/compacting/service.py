@@ -34,6 +34,7 @@ from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
+from kinbot_core.usage import attributed
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
@@ -296,7 +297,8 @@ class CompactingService:
         and changes nothing.
         """
         async with self._locks.setdefault(kin_id, asyncio.Lock()):
-            return await self._compact(kin_id, force)
+            with attributed(kin_id, origin="compacting"):  # the summary counts against the Kin
+                return await self._compact(kin_id, force)
 
     async def _compact(self, kin_id: str, force: bool) -> SnapshotView | None:
         platform = self._platform

@@ -40,6 +40,7 @@ from kinbot_core.uploads import (
     attachment_ids,
     with_attachments,
 )
+from kinbot_core.usage import BudgetReached, for_turn, usage_for
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
@@ -244,15 +245,19 @@ class Turn:
         if self.kin.task_id is not None:
             self.task = await self.platform.tasks.of_session(self.kin.id)
             self.owner_id = self.task.kin_id if self.task else self.kin.id
+        usage_for.set(for_turn(self.owner_id, self.trigger, self.task))  # the turn's own task
         # A vault value pasted in the message is masked before anything reads it.
         self.trigger = await self.platform.vault.screen(self.trigger)
         mask = self.platform.vault.masker().mask
         try:
+            await self.platform.usage.refuse_over_budget()
             await self._follow_superseded()
             await self._steps()
         except approvals.ApprovalPending:  # the request is stored: the turn waits for it
             self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
             return None
+        except BudgetReached as error:
+            return await self._fail(error.message, error.meta())
         except ProviderError as error:
             return await self._fail(error.message, meta.failure(error, mask))
         except Exception as error:

@@ -44,7 +44,9 @@ from kinbot_core.providers.types import (
     GeneratedImage,
     ModelInfo,
     SearchResult,
+    Usage,
 )
+from kinbot_core.usage.recorder import UsageRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -134,8 +136,11 @@ class ProviderService:
         registries: Registries,
         settings: Settings,
         master_key: Callable[[], bytes],
+        usage: UsageRecorder,
     ) -> None:
         self._db = db
+        #: Records every call's usage (``kinbot_core.usage``).
+        self.usage = usage
         self._bus = bus
         self._registries = registries
         self._settings = settings
@@ -514,6 +519,13 @@ class ProviderService:
             async for event in stream_with_retries(
                 lambda: resolved.llm.chat(call), self.retry_policy, failed
             ):
+                if isinstance(event, Usage):
+                    self.usage.chat(
+                        resolved.provider_id,
+                        resolved.model,
+                        event.input_tokens,
+                        event.output_tokens,
+                    )
                 yield event
         except ProviderError as error:
             raise self._sanitised(error, secrets) from None
@@ -522,7 +534,10 @@ class ProviderService:
         """Embed with the first configured provider that has the embedding capability."""
         provider_id, capability = await self._first("embedding")
         embedding: EmbeddingCapability = capability
-        vectors: list[list[float]] = await self._call(provider_id, lambda: embedding.embed(texts))
+        with self.usage.metered("embedding", provider_id, embedding.default_model()):
+            vectors: list[list[float]] = await self._call(
+                provider_id, lambda: embedding.embed(texts)
+            )
         return vectors
 
     async def embedding_model(self) -> str:
@@ -541,9 +556,10 @@ class ProviderService:
         """Generate an image with the first provider that has the image capability."""
         provider_id, capability = await self._first("image")
         image: ImageCapability = capability
-        generated: GeneratedImage = await self._call(
-            provider_id, lambda: image.generate(prompt, size=size)
-        )
+        with self.usage.metered("image", provider_id):
+            generated: GeneratedImage = await self._call(
+                provider_id, lambda: image.generate(prompt, size=size)
+            )
         return generated
 
     async def web_search(
@@ -552,9 +568,10 @@ class ProviderService:
         """Search the web with the first configured search provider."""
         provider_id, capability = await self._first("search")
         search: SearchCapability = capability
-        results: list[SearchResult] = await self._call(
-            provider_id, lambda: search.search(query, count=count, freshness=freshness)
-        )
+        with self.usage.metered("search", provider_id):
+            results: list[SearchResult] = await self._call(
+                provider_id, lambda: search.search(query, count=count, freshness=freshness)
+            )
         return results
 
     async def _first(self, capability: Capability) -> tuple[str, Any]:

@@ -22,9 +22,11 @@ import re
 import struct
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from kinbot_core.providers import ProviderConfigError
+from kinbot_core.usage import attributed
 
 logger = logging.getLogger(__name__)
 
@@ -221,8 +223,14 @@ class HistoryIndexer:
         )
         if not batch:
             return 0
-        texts = [item.text for item in batch if item.content is not None]
-        vectors = await self._platform.providers.embed(texts) if texts else []
+        # One call per Kin, so that each Kin's history counts against it (kinbot_core.usage).
+        batch.sort(key=lambda item: item.kin_id or "")
+        vectors: list[list[float]] = []
+        for kin_id, items in groupby(batch, key=lambda item: item.kin_id):
+            texts = [item.text for item in items if item.content is not None]
+            if texts:
+                with attributed(kin_id, origin="indexing"):
+                    vectors += await self._platform.providers.embed(texts)
         done: int = await self._platform.db.write(self._store, batch, iter(vectors))
         return done
 

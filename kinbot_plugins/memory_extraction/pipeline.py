@@ -25,6 +25,7 @@ from kinbot_core.kins.service import KinNotFound, KinView
 from kinbot_core.memory import Memory
 from kinbot_core.memory import MemoryError as MemoryBackendError
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
+from kinbot_core.usage import attributed
 from kinbot_plugins.memory_extraction.prompts import (
     DECISION_SYSTEM,
     Candidate,
@@ -112,6 +113,13 @@ class MemoryExtractor:
         until none is left or a batch fails. Failures are logged, recorded on the Kin's
         extraction state and published; they are not raised."""
         report = RunReport(kin_id)
+        # The extraction's model and embedding calls count against the Kin.
+        with attributed(kin_id, origin="extraction"):
+            return await self._extract(kin_id, through_position, report)
+
+    async def _extract(
+        self, kin_id: str, through_position: int | None, report: RunReport
+    ) -> RunReport:
         async with self._locks.setdefault(kin_id, asyncio.Lock()):
             try:
                 kin = await self.platform.kins.get(kin_id)

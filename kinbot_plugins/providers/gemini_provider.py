@@ -33,6 +33,7 @@ from kinbot_core.providers import (
     Usage,
 )
 from kinbot_core.providers.types import FinishReason
+from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import API_KEY, base_url_field, from_status, validate_fields
 
 LABEL = "Gemini"
@@ -227,6 +228,7 @@ class GeminiEmbeddings:
             )
         except Exception as exc:
             raise translate(exc) from exc
+        report_usage(model=model or self._model)  # the Gemini API reports no token count here
         vectors = [list(e.values or ()) for e in result.embeddings or ()]
         if len(vectors) != len(texts) or any(not v for v in vectors):
             raise MalformedResponse(
@@ -256,6 +258,7 @@ class GeminiImages:
         for candidate in result.candidates or ():
             for part in (candidate.content.parts if candidate.content else None) or ():
                 if part.inline_data is not None and part.inline_data.data:
+                    report_usage(model=model or self._model, units=1)
                     return GeneratedImage(
                         data=part.inline_data.data,
                         mime_type=part.inline_data.mime_type or "image/png",

@@ -32,6 +32,7 @@ from kinbot_core.providers import (
     Usage,
 )
 from kinbot_core.providers.types import FinishReason
+from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import (
     API_KEY,
     base_url_field,
@@ -246,6 +247,8 @@ class OpenAIEmbeddings:
             response = await self._client.embeddings.create(model=chosen, input=texts)
         except Exception as exc:
             raise translate_stainless(exc, openai, self._label) from exc
+        tokens = response.usage.prompt_tokens if response.usage is not None else 0
+        report_usage(model=chosen, input_tokens=tokens)
         vectors = [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
         if len(vectors) != len(texts):
             raise MalformedResponse(
@@ -289,6 +292,7 @@ class OpenAIImages:
                     data = fetched.content
             else:
                 raise MalformedResponse(f"{self._label} returned an image without data.")
+            report_usage(model=chosen, units=1)
         except ProviderError:
             raise
         except Exception as exc:

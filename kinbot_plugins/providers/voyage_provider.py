@@ -23,6 +23,7 @@ from kinbot_core.providers import (
     ProviderUnavailable,
     RateLimited,
 )
+from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import API_KEY, base_url_field, retry_after, validate_fields
 
 LABEL = "Voyage AI"
@@ -87,6 +88,7 @@ class VoyageEmbeddings:
             result = await self._client.embed(list(texts), model=model or self._model)
         except Exception as exc:
             raise translate(exc) from exc
+        report_usage(model=model or self._model, input_tokens=result.total_tokens or 0)
         vectors = [list(map(float, vector)) for vector in result.embeddings]
         if len(vectors) != len(texts):
             raise MalformedResponse(

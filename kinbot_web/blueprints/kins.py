@@ -230,7 +230,9 @@ async def send_message(kin_id: str, data: MessageIn) -> tuple[dict[str, object],
     ``POST /api/kins/<id>/uploads``); the reply streams on ``/api/events``. A sub-Kin's
     session is read-only (404 here, as for any unknown Kin)."""
     user = current_user()
-    await current_platform().kins.get(kin_id)
+    kin = await current_platform().kins.get(kin_id)
+    # A spent budget refuses the message before it is queued (the turn checks again).
+    await current_platform().usage.refuse_over_budget(kin_id=kin.id, user_id=user.id)
     attached = await attachment_references(kin_id, data.attachments) if data.attachments else None
     message = await current_platform().kins.enqueue(
         kin_id,

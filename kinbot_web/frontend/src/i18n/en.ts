@@ -14,6 +14,7 @@ import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 import { en as webhooks } from "./webhooks";
 import { en as kinAccess } from "./kin-access";
+import { en as usage } from "./usage";
 
 const en = {
   app: { name: "KinBot", tagline: "Your household of helpful Kins" },
@@ -181,6 +182,7 @@ const en = {
   ...taskErrors,
   ...webhooks,
   ...kinAccess,
+  ...usage,
 };
 
 export default en;

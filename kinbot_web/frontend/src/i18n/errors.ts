@@ -151,6 +151,15 @@ export const en = {
       pairing_not_found: "This person is no longer waiting to be linked.",
       channel_identity_not_found: "This linked account no longer exists.",
       channel_identity_taken: "This messaging account is already linked to someone else.",
+      // Usage and budgets
+      budget_reached: "The monthly budget of {{name}} is spent ({{limit}}): no new replies until next month, unless an administrator raises it.",
+      budget_invalid: "This budget could not be set.",
+      budget_target_unknown: "This person or Kin no longer exists.",
+      usage_invalid: "This usage request could not be done.",
+      usage_period_invalid: "This period is not valid: it must end after it starts and last at most a year.",
+      price_invalid: "This price could not be set.",
+      price_model_invalid: "A model name is made of lower-case letters, digits, dots, dashes and colons.",
+      price_out_of_range: "A price must be between 0 and 100,000.",
       channel_link_target_invalid: "Choose a member, or a Kin this channel talks to.",
       // Webhooks
       webhook_invalid: "This webhook's settings are not valid.",
@@ -378,6 +387,15 @@ export const fr: typeof en = {
       pairing_not_found: "Cette personne n'attend plus d'être liée.",
       channel_identity_not_found: "Ce compte lié n'existe plus.",
       channel_identity_taken: "Ce compte de messagerie est déjà lié à quelqu'un d'autre.",
+      // Usage and budgets
+      budget_reached: "Le budget mensuel de {{name}} est épuisé ({{limit}}) : plus de nouvelles réponses jusqu'au mois prochain, sauf si un administrateur l'augmente.",
+      budget_invalid: "Ce budget n'a pas pu être enregistré.",
+      budget_target_unknown: "Cette personne ou ce Kin n'existe plus.",
+      usage_invalid: "Cette demande sur la consommation n'a pas pu aboutir.",
+      usage_period_invalid: "Cette période n'est pas valable : elle doit finir après son début et durer au plus un an.",
+      price_invalid: "Ce prix n'a pas pu être enregistré.",
+      price_model_invalid: "Un nom de modèle se compose de minuscules, de chiffres, de points, de tirets et de deux-points.",
+      price_out_of_range: "Un prix doit être compris entre 0 et 100 000.",
       channel_link_target_invalid: "Choisissez un membre, ou un Kin auquel ce canal parle.",
       // Webhooks
       webhook_invalid: "Les réglages de ce webhook ne sont pas valides.",

@@ -14,6 +14,7 @@ import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 import { fr as webhooks } from "./webhooks";
 import { fr as kinAccess } from "./kin-access";
+import { fr as usage } from "./usage";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
 const fr: Strings = {
@@ -182,6 +183,7 @@ const fr: Strings = {
   ...taskErrors,
   ...webhooks,
   ...kinAccess,
+  ...usage,
 };
 
 export default fr;

@@ -15,6 +15,7 @@ import { ApiError } from "@/lib/api";
 import type { ConnectionReport } from "@/lib/types";
 
 import { formatBytes, formatNumber } from "./format";
+import { formatMoney } from "./money";
 
 type Translate = TFunction | ((key: string, options?: Record<string, unknown>) => string);
 
@@ -60,6 +61,11 @@ function sentenceParams(t: Translate, details: Record<string, unknown>): Record<
   for (const [key, value] of Object.entries(details)) {
     if (typeof value === "string") params[key] = value;
     else if (typeof value === "number") params[key] = formatNumber(value, language);
+  }
+  if (typeof details.currency === "string") {
+    for (const key of ["limit", "spent"]) {
+      if (typeof details[key] === "number") params[key] = formatMoney(details[key] as number, details.currency, language);
+    }
   }
   if (typeof details.field === "string") {
     params.field = say(t, `firstRun.fields.${details.field}`, { defaultValue: params.label ?? details.field });

@@ -9,6 +9,7 @@
 import type { Approval } from "./approvals";
 import type { Cron } from "./crons";
 import type { Kin, KinState, Message, MessageStatus } from "./types";
+import type { Budget } from "./usage";
 
 /** Data of each event the stream carries that the front end uses. */
 export interface EventMap {
@@ -31,6 +32,7 @@ export interface EventMap {
   "cron.deleted": { cron_id: string; kin_id: string };
   "approval.requested": { kin_id: string; approval: Approval };
   "approval.decided": { kin_id: string; id: string; status: string };
+  "usage.budget_warning": { budget: Budget; currency: string; kin_id?: string };
 }
 
 export type EventName = keyof EventMap;
@@ -53,6 +55,7 @@ export const EVENT_NAMES: readonly EventName[] = [
   "cron.deleted",
   "approval.requested",
   "approval.decided",
+  "usage.budget_warning",
 ];
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";

@@ -3,6 +3,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { MyChannelAccounts } from "@/components/app/my-channel-accounts";
+import { MyUsage } from "@/components/app/my-usage";
 import { NotificationSettings } from "@/components/app/notification-settings";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
@@ -154,6 +155,7 @@ export default function AccountPage() {
         </Card>
         <MyChannelAccounts />
         <NotificationSettings />
+        <MyUsage />
       </div>
     </PageFrame>
   );

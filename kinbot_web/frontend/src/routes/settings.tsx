@@ -5,6 +5,7 @@ import {
   LockIcon,
   MessagesSquareIcon,
   PlugIcon,
+  ReceiptIcon,
   SearchIcon,
   ShieldQuestionIcon,
   UsersIcon,
@@ -23,6 +24,7 @@ import { McpAdmin } from "@/components/app/mcp-admin";
 import { UsersAdmin } from "@/components/app/users-admin";
 import { VaultAdmin } from "@/components/app/vault-admin";
 import { WebhooksAdmin } from "@/components/app/webhooks-admin";
+import { UsageAdmin } from "@/components/app/usage-admin";
 import { ProviderSetup } from "@/components/app/provider-setup";
 import { Badge } from "@/components/ui/badge";
 import { Switch } from "@/components/ui/switch";
@@ -149,6 +151,9 @@ export default function SettingsPage() {
           <TabsTrigger value="approvals">
             <ShieldQuestionIcon /> {t("approvals.rules.tab")}
           </TabsTrigger>
+          <TabsTrigger value="usage">
+            <ReceiptIcon /> {t("usage.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -179,6 +184,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="approvals">
           <PlatformApprovalRules />
+        </TabsContent>
+        <TabsContent value="usage">
+          <UsageAdmin />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />

@@ -2,6 +2,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
 
+import { BudgetWarnings } from "@/components/app/budget-warnings";
 import { CreateKinDialog } from "@/components/app/create-kin-dialog";
 import { NoKins } from "@/components/app/no-kins";
 import { Sidebar, SidebarDrawer, type SidebarTask } from "@/components/app/sidebar";
@@ -163,6 +164,7 @@ export default function AppShell() {
   );
   return (
     <div className="flex h-dvh overflow-hidden">
+      <BudgetWarnings stream={stream} />
       <aside className="hidden w-72 shrink-0 border-r border-border/70 md:block">{sidebar}</aside>
       <SidebarDrawer open={sidebarOpen} onOpenChange={setSidebarOpen} label={t("sidebar.navigation")}>
         {sidebar}

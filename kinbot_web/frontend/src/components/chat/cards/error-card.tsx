@@ -5,6 +5,8 @@ import { RotateCcwIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
 
 import { Button } from "@/components/ui/button";
+import { ApiError } from "@/lib/api";
+import { errorText } from "@/lib/errors";
 
 import type { ErrorMeta } from "./meta";
 import { useRetry } from "./retry";
@@ -23,10 +25,12 @@ const CODES = new Set([
 export function ErrorCard({ meta, kinId, kinName, canRetry }: { meta: ErrorMeta; kinId: string; kinName: string; canRetry: boolean }) {
   const { t } = useTranslation();
   const { retry, pending } = useRetry(kinId, kinName);
-  const code = CODES.has(meta.error_code) ? meta.error_code : "unknown";
+  const code = CODES.has(meta.error_code) || meta.error_code === "budget_reached" ? meta.error_code : "unknown";
   return (
     <div className="space-y-1.5" data-error-card={code}>
-      <p className="font-semibold">{t(`cards.error.${code}`, { name: kinName })}</p>
+      <p className="font-semibold">
+        {meta.error_code === "budget_reached" ? errorText(t, new ApiError(403, meta.error_code, "", meta.params)) : t(`cards.error.${code}`, { name: kinName })}
+      </p>
       {meta.detail ? (
         <p className="text-xs break-words text-muted-foreground" data-error-detail>
           {t("cards.error.detail", { detail: meta.detail })}

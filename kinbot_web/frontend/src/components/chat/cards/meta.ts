@@ -22,6 +22,8 @@ export interface ErrorMeta {
   error_code: string;
   detail: string | null;
   retryable: boolean;
+  /** The parameters of a refusal worded by `apiErrors.codes` (a spent budget). */
+  params?: Record<string, unknown>;
 }
 
 /** A message as the contract gives it: `meta` and `superseded` may be missing on older servers. */
@@ -73,6 +75,7 @@ export function errorMetaOf(message: MessageWithMeta): ErrorMeta | null {
     error_code: text(meta.error_code) ?? "unknown",
     detail: message.meta ? text(meta.detail) : text(legacy),
     retryable: meta.retryable !== false,
+    params: meta.params && typeof meta.params === "object" ? (meta.params as Record<string, unknown>) : undefined,
   };
 }
 

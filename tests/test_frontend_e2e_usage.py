@@ -1,0 +1,113 @@
+"""Usage in Debian's Chromium, on a desktop in English and a phone in French: Settings →
+Usage draws the cost by day and by Kin as charts (canvases with bars) with amounts and dates
+in the reader's language, and the table by model; My account shows the person's own; once
+the Kin's budget is spent, a message sent from the chat is refused with the budget sentence,
+and a message arriving from a webhook gets the refusal in the chat."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests import test_frontend_e2e as e2e
+from tests.support.browser import NEEDS_BROWSER
+from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.kin_chat import reply_to
+from tests.support.server import RunningServer
+from tests.support.sse import sse_stream
+from tests.test_frontend_e2e import sign_in
+
+browser, page, server, fake_llm = e2e.browser, e2e.page, e2e.server, e2e.fake_llm
+
+pytestmark = NEEDS_BROWSER
+
+# 1000 tokens in and 1000 out of gpt-4o: 0.0025 + 0.01.
+WORDS: dict[str, dict[str, Any]] = {
+    "en": {
+        "tab": "Usage",
+        "by_day": "Cost by day",
+        "by_kin": "Cost by Kin",
+        "cost": "$0.0125",
+        "mine": "My usage",
+        "composer": "Message Chef…",
+        "refused": re.compile(r"The monthly budget of Chef is spent \(\$0\.001\)"),
+    },
+    "fr": {
+        "tab": "Consommation",
+        "by_day": "Coût par jour",
+        "by_kin": "Coût par Kin",
+        "cost": "0,0125\u00a0$US",
+        "mine": "Ma consommation",
+        "composer": "Écrire à Chef…",
+        "refused": re.compile(r"Le budget mensuel de Chef est épuisé \(0,001\u00a0\$US\)"),
+    },
+}
+
+#: Whether the chart's canvas has painted pixels (its bars), read in the page.
+PAINTED = """(box) => {
+  const canvas = box.querySelector("canvas");
+  if (!canvas || canvas.width === 0 || canvas.height === 0) return false;
+  const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+  for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
+  return false;
+}"""
+
+
+@pytest.mark.parametrize(
+    "language,width,height", [("en", 1280, 800), ("fr", 390, 844)], ids=["desktop-en", "phone-fr"]
+)
+async def test_usage_charts_render_and_a_spent_budget_refuses_the_next_message(
+    server: RunningServer,
+    fake_llm: FakeOpenAI,
+    page: Page,
+    language: str,
+    width: int,
+    height: int,
+) -> None:
+    words = WORDS[language]
+    changed = await server.client.patch("/api/me", json={"language": language})
+    assert changed.status_code == 200, changed.text
+    await sign_in(page, server)
+    await page.set_viewport_size({"width": width, "height": height})
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    fake_llm.enqueue(Reply(text="Soup tonight.", usage=(1000, 1000)))
+    async with sse_stream(server.client) as stream:
+        sent = await server.client.post(
+            f"/api/kins/{kin_id}/messages", json={"content": "What's for dinner?"}
+        )
+        await stream.wait_for(reply_to(sent.json()["message"]["id"]))
+
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name=words["tab"]).click()
+    for title in (words["by_day"], words["by_kin"]):
+        chart = page.get_by_role("img", name=re.compile("^" + re.escape(title)))
+        await expect(chart).to_have_attribute("aria-label", re.compile(re.escape(words["cost"])))
+        await expect(chart.locator("canvas")).to_have_count(1)
+        await page.wait_for_function(PAINTED, arg=await chart.element_handle())
+    await expect(page.locator("[data-usage-total]")).to_have_text(words["cost"])
+    await expect(page.locator("[data-usage-row^='OpenAI/gpt-4o']")).to_contain_text("gpt-4o")
+
+    await page.goto(server.url + "/account")
+    mine = page.locator("[data-my-usage]")
+    await expect(mine.get_by_text(words["mine"], exact=True)).to_be_visible()
+    await expect(mine.locator("[data-usage-total]")).to_have_text(words["cost"])
+    await expect(mine.locator("[data-usage-chart] canvas").first).to_be_attached()
+
+    budget = await server.client.put(
+        "/api/usage/budgets", json={"scope": "kin", "target_id": kin_id, "monthly_limit": 0.001}
+    )
+    assert budget.json()["budget"]["reached"] is True, budget.text
+    await page.goto(server.url + f"/kins/{kin_id}")
+    composer = page.get_by_placeholder(words["composer"])
+    await composer.fill("And dessert?")
+    await composer.press("Enter")
+    await expect(page.get_by_text(words["refused"]).first).to_be_visible()
+
+    await server.platform.kins.enqueue(
+        kin_id, "The door bell rang", source="webhook", sender_id=None, sender_name="Door"
+    )
+    card = page.locator("[data-error-card='budget_reached']")
+    await expect(card).to_contain_text(words["refused"])
