@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from kinbot_core.accounts import AccountService
+from kinbot_core.backup.schedule import BackupService
 from kinbot_core.channels.runtime import ChannelRuntime
 from kinbot_core.compacting import CompactingService
 from kinbot_core.config import Settings
@@ -112,6 +113,8 @@ class Platform:
         self.notifications = NotificationService(self)
         #: The proxy Kin code's network goes through (listening from its first use).
         self.egress = EgressProxy(settings)
+        #: Scheduled and on-demand backups (``kinbot_core.backup``).
+        self.backups = BackupService(self)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)
@@ -157,6 +160,7 @@ class Platform:
         await self.plugin_settings.rebuild(self.hooks)
         await self.workers.start()
         await self.crons.start()
+        await self.backups.start()
         await self.memory.start()
         await self.channels.start()
 
@@ -177,6 +181,7 @@ class Platform:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.egress.stop()
+        await self.backups.stop()
         await self.memory.stop()
         self.live.close_all()
         await self.providers.aclose()

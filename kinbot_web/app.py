@@ -13,6 +13,7 @@ from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
     auth,
+    backups,
     channels,
     compacting,
     crons,
@@ -62,6 +63,7 @@ BLUEPRINTS = (
     uploads.blueprint,
     kin_avatars.blueprint,
     webhooks.blueprint,
+    backups.blueprint,
     hooks.blueprint,
     events.blueprint,
     plugin_routes.blueprint,

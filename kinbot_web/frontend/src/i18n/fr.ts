@@ -1,3 +1,4 @@
+import { fr as backups } from "./backups";
 import { fr as cards } from "./cards";
 import { fr as channels } from "./channels";
 import { fr as chatflow } from "./chatflow";
@@ -178,6 +179,7 @@ const fr: Strings = {
   ...statusCodes,
   ...taskErrors,
   ...webhooks,
+  ...backups,
 };
 
 export default fr;

@@ -1,4 +1,5 @@
 import {
+  ArchiveIcon,
   BlocksIcon,
   BotIcon,
   KeyRoundIcon,
@@ -12,6 +13,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
+import { BackupsAdmin } from "@/components/app/backups-admin";
 import { ChannelsAdmin } from "@/components/app/channels-admin";
 import { PageFrame } from "@/components/app/page-frame";
 import { PluginSettingsButton } from "@/components/app/plugin-settings";
@@ -139,6 +141,9 @@ export default function SettingsPage() {
           <TabsTrigger value="webhooks">
             <WebhookIcon /> {t("webhooks.tab")}
           </TabsTrigger>
+          <TabsTrigger value="backups">
+            <ArchiveIcon /> {t("backups.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -163,6 +168,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="webhooks">
           <WebhooksAdmin />
+        </TabsContent>
+        <TabsContent value="backups">
+          <BackupsAdmin />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />
