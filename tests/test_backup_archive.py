@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -287,3 +289,20 @@ def test_a_header_asking_scrypt_for_too_much_is_refused_before_deriving(tmp_path
     archive.write_bytes(MAGIC + len(header).to_bytes(4, "big") + header + bytes(64))
     with pytest.raises(ArchiveError, match="asks too much"):
         restore_backup(archive, tmp_path / "restored", PASSPHRASE, select_driver())
+
+
+def test_the_folder_of_scheduled_backups_is_left_out(source: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(source, copy, symlinks=True)
+    nas = copy / "nas"
+    (nas / "older").mkdir(parents=True)
+    (nas / "older" / "kinbot-20260101-000000.kinbot-backup").write_bytes(b"an older archive")
+    with contextlib.closing(select_driver().connect(str(copy / "kinbot.db"))) as conn:
+        conn.execute(
+            "insert into backup_settings (id, target_dir, updated_at) values (1, ?, 0)", (str(nas),)
+        )
+        conn.commit()
+    archive = _backup(copy, tmp_path / "a.kinbot-backup")
+    restore_backup(archive, tmp_path / "restored", PASSPHRASE, select_driver())
+    assert (tmp_path / "restored" / "uploads" / "ab" / "photo.bin").is_file()
+    assert not (tmp_path / "restored" / "nas").exists()

@@ -84,6 +84,16 @@ def snapshot_database(driver: ModuleType, source: Path, target: Path) -> list[st
     return [str(row[0]) for row in rows]
 
 
+def scheduled_folder(driver: ModuleType, snapshot: Path) -> Path | None:
+    """The folder the administrator chose for scheduled backups, if any (left out)."""
+    with contextlib.closing(driver.connect(str(snapshot))) as conn:
+        try:
+            row = conn.execute("select target_dir from backup_settings where id = 1").fetchone()
+        except driver.OperationalError:  # a schema from before scheduled backups
+            return None
+    return Path(row[0]).resolve() if row and row[0] else None
+
+
 def _walk(data_dir: Path, excluded: set[Path]) -> Iterator[tuple[str, Path | None]]:
     """Each path under ``data_dir`` to archive, relative; ``None`` for one that is not a
     regular file or directory (a symbolic link: left out and listed as skipped)."""
@@ -177,6 +187,9 @@ def create_backup(
         excluded.update({Path(work).resolve(), partial.resolve()})
         snapshot = Path(work) / DATABASE_NAME
         migrations = snapshot_database(driver, settings.database_path, snapshot)
+        folder = scheduled_folder(driver, snapshot)
+        if folder is not None:
+            excluded.add(folder)
         header = Header(__version__, migrations, created_at, include_key)
         manifest = Manifest(header)
         descriptor = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
