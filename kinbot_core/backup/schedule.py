@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from kinbot_core.backup.create import BACKUPS_DIR_NAME, SUFFIX, archive_name, create_backup
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db.models import BackupRunRecord, BackupSettingsRecord
 
 logger = logging.getLogger(__name__)
 
-_CONTEXT = "backup:passphrase"
+#: What the schedule's passphrase is sealed for (vault/rotation.py re-seals it).
+PASSPHRASE_SEALING_CONTEXT = "backup:passphrase"
 #: After a failed scheduled backup, the next attempt comes at most this much later.
 RETRY_SECONDS = 3600.0
 MIN_PASSPHRASE = 8
@@ -141,7 +142,7 @@ class BackupService:
                     message="The backup folder must be an absolute path, not the data directory's.",
                 )
         sealed = (
-            SecretBox(self._platform.master_key).seal(passphrase.encode(), _CONTEXT)
+            self._box().seal(passphrase.encode(), PASSPHRASE_SEALING_CONTEXT)
             if passphrase
             else None
         )
@@ -169,6 +170,9 @@ class BackupService:
         await self._platform.db.write(change)
         self._wake.set()
         return await self.schedule()
+
+    def _box(self) -> SecretBox:
+        return SecretBox(self._platform.master_key)
 
     def _directory(self, row: BackupSettingsRecord) -> Path:
         return Path(row.target_dir) if row.target_dir else self.default_directory
@@ -213,7 +217,13 @@ class BackupService:
             raise BackupError(
                 code="backup_passphrase_required", message="Set a passphrase for the backups first."
             )
-        passphrase = SecretBox(self._platform.master_key).open(row.passphrase_sealed, _CONTEXT)
+        try:
+            passphrase = self._box().open(row.passphrase_sealed, PASSPHRASE_SEALING_CONTEXT)
+        except DecryptionError:
+            raise BackupError(
+                code="backup_passphrase_required",
+                message="The passphrase cannot be read (another master key): set it again.",
+            ) from None
         directory = self._directory(row)
         started = time.time()
         name = archive_name(started)
@@ -260,17 +270,30 @@ class BackupService:
 
     async def _schedule(self) -> None:
         while True:
-            delay = await self._next_in()
-            self._wake.clear()
+            try:
+                await self._tick()
+            except Exception:  # the schedule must outlive a failing database or disk
+                logger.exception("scheduled backups: retrying in %s s", RETRY_SECONDS)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=RETRY_SECONDS)
+
+    async def _tick(self) -> None:
+        """Run the backup that is due, or wait until one is (or the schedule changes)."""
+        delay = await self._next_in()
+        self._wake.clear()
+        if delay is not None and delay <= 0:
+            try:
+                await self.back_up_now("scheduled")
+            except BackupError:  # one running (awaited below), or no readable passphrase
+                if self._running is None or self._running.done():
+                    delay = RETRY_SECONDS
+            if self._running is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self._running)
             if delay is not None and delay <= 0:
-                with contextlib.suppress(BackupError):
-                    await self.back_up_now("scheduled")
-                if self._running is not None:
-                    with contextlib.suppress(Exception):
-                        await asyncio.shield(self._running)
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=delay)
 
     async def _next_in(self) -> float | None:
         """Seconds until the next scheduled backup (``None``: off)."""
