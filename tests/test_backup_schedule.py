@@ -74,7 +74,11 @@ async def test_back_up_now_keeps_the_newest_and_reports_the_last_on_health(
     assert PASSPHRASE not in saved.text
     assert leaked(PASSPHRASE, data_dir / "kinbot.db") == []
 
-    for number in range(1, 4):
+    both = await asyncio.gather(*(server.client.post("/api/backups") for _ in range(2)))
+    assert sorted(r.status_code for r in both) == [202, 409]
+    assert {r.json().get("error", {}).get("code") for r in both} == {None, "backup_running"}
+    await runs_when(server, lambda runs: len(runs) == 1 and runs[0]["finished_at"])
+    for number in range(2, 4):
         started = await server.client.post("/api/backups")
         assert started.status_code == 202, started.text
         assert started.json()["run"]["status"] == "running"

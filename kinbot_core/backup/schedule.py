@@ -78,6 +78,7 @@ class BackupService:
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         self._running: asyncio.Task[None] | None = None
+        self._starting = asyncio.Lock()
 
     @property
     def default_directory(self) -> Path:
@@ -210,6 +211,10 @@ class BackupService:
 
         Raises ``BackupError``: ``backup_running`` while one runs,
         ``backup_passphrase_required`` before a passphrase is set."""
+        async with self._starting:  # two requests at once: one starts, the other is told
+            return await self._start_run(trigger)
+
+    async def _start_run(self, trigger: str) -> dict[str, Any]:
         if self._running is not None and not self._running.done():
             raise BackupError(code="backup_running", message="A backup is already running.")
         row = await self._platform.db.read(_row)
