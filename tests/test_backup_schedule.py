@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from kinbot_core.backup import restore_backup
+from kinbot_core.config import load_settings
 from kinbot_core.db.driver import select_driver
+from kinbot_core.db.models import BackupRunRecord
+from kinbot_core.platform import Platform
 from tests.support import server_fixtures
 from tests.support.accounts import register
 from tests.support.database_bytes import leaked
@@ -115,3 +118,19 @@ async def test_the_schedule_runs_a_backup_once_turned_on(
     assert runs[0]["trigger"] == "scheduled"
     assert (target / runs[0]["file_name"]).is_file()
     assert len(runs) == 1  # the next one is a day away
+
+
+async def test_a_backup_cut_short_by_a_stop_is_marked_interrupted(data_dir: Path) -> None:
+    first = Platform(load_settings(data_dir=data_dir), load_entry_points=False)
+    await first.start()
+    await first.db.write(
+        lambda: BackupRunRecord.create(trigger="manual", status="running", started_at=1.0)
+    )
+    await first.stop()
+    second = Platform(load_settings(data_dir=data_dir), load_entry_points=False)
+    await second.start()
+    try:
+        runs = await second.backups.runs()
+    finally:
+        await second.stop()
+    assert [(r["status"], r["error_code"]) for r in runs] == [("failed", "backup_interrupted")]
