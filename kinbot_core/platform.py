@@ -10,6 +10,7 @@ from typing import Any
 
 from kinbot_core.accounts import AccountService
 from kinbot_core.approvals import ApprovalService
+from kinbot_core.backup.schedule import BackupService
 from kinbot_core.channels.runtime import ChannelRuntime
 from kinbot_core.compacting import CompactingService
 from kinbot_core.config import Settings
@@ -126,6 +127,8 @@ class Platform:
         self.notifications = NotificationService(self)
         #: The proxy Kin code's network goes through (listening from its first use).
         self.egress = EgressProxy(settings)
+        #: Scheduled and on-demand backups (``kinbot_core.backup``).
+        self.backups = BackupService(self)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)
@@ -173,6 +176,7 @@ class Platform:
         await self.approvals.start()  # expires what expired while stopped, then watches
         await self.workers.start()
         await self.crons.start()
+        await self.backups.start()
         await self.memory.start()
         await self.channels.start()
 
@@ -194,6 +198,7 @@ class Platform:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.egress.stop()
+        await self.backups.stop()
         await self.memory.stop()
         self.live.close_all()
         await self.providers.aclose()

@@ -14,6 +14,7 @@ from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
     approvals,
     auth,
+    backups,
     channels,
     compacting,
     crons,
@@ -68,6 +69,7 @@ BLUEPRINTS = (
     webhooks.blueprint,
     approvals.blueprint,
     usage.blueprint,
+    backups.blueprint,
     hooks.blueprint,
     events.blueprint,
     plugin_routes.blueprint,

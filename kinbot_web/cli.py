@@ -25,6 +25,7 @@ from kinbot_core.master_key import MasterKeyError
 from kinbot_core.platform import Platform
 from kinbot_core.plugins import PluginInfo, PluginRequired, UnknownPlugin
 from kinbot_core.vault.rotation import RotationError, rotate_master_key
+from kinbot_web import backup_cli
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
         help="re-encrypt every secret under a new master key (stop the server first; with "
         "KINBOT_SECRET_KEY, give the new passphrase in KINBOT_NEW_SECRET_KEY)",
     )
+
+    backup_cli.add_parsers(commands, common)
 
     config = commands.add_parser(
         "config", parents=[common], help="print the effective configuration"
@@ -156,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             asyncio.run(serve(settings))
             return 0
+        if args.command in ("backup", "restore"):
+            return backup_cli.run(settings, args)
         if args.command == "vault":
             return asyncio.run(_rotate_key(settings))
         if args.command == "plugins":

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from kinbot_core.backup.schedule import PASSPHRASE_SEALING_CONTEXT
 from kinbot_core.channels.connections import sealing_context as channel_sealing_context
 from kinbot_core.config import Settings
 from kinbot_core.crypto import DecryptionError, SecretBox
@@ -72,6 +73,7 @@ SEALED_COLUMNS: tuple[SealedColumn, ...] = (
     SealedColumn("webhook", "signing_secret_sealed", webhook_sealing_context("{id}")),
     SealedColumn("push_subscription", "keys_sealed", push_sealing_context("{id}")),
     SealedColumn("vapid_key", "private_sealed", VAPID_SEALING_CONTEXT),
+    SealedColumn("backup_settings", "passphrase_sealed", PASSPHRASE_SEALING_CONTEXT),
 )
 #: Every column of settings documents with sealed secrets inside (their names say nothing).
 SEALED_DOCUMENTS: tuple[SealedDocument, ...] = (

@@ -47,12 +47,21 @@ class ChannelHealth(BaseModel):
     error_code: str | None = None
 
 
+class BackupHealth(BaseModel):
+    """The last good backup the server made (scheduled or asked for): when and how big.
+    Never where: a path says too much about the machine."""
+
+    last_at: float | None = None
+    last_size_bytes: int | None = None
+
+
 class Health(BaseModel):
     status: str
     version: str
     database: DatabaseHealth
     plugins: list[PluginHealth]
     channels: list[ChannelHealth] = []
+    backup: BackupHealth = BackupHealth()
 
 
 @blueprint.get("/api/health")
@@ -70,10 +79,19 @@ async def health() -> tuple[Health, int]:
         database = DatabaseHealth(ok=False, error="the database cannot be queried")
     plugins = [PluginHealth(name=p.name, enabled=p.enabled) for p in platform.list_plugins()]
     channels: list[ChannelHealth] = []
+    backup = BackupHealth()
     if database.ok:
         channels = [ChannelHealth(**entry) for entry in await platform.channels.health()]
+        last = await platform.backups.last_success()
+        if last is not None:
+            backup = BackupHealth(last_at=last[0], last_size_bytes=last[1])
     status = "ok" if database.ok else "error"
     health = Health(
-        status=status, version=__version__, database=database, plugins=plugins, channels=channels
+        status=status,
+        version=__version__,
+        database=database,
+        plugins=plugins,
+        channels=channels,
+        backup=backup,
     )
     return health, (200 if database.ok else 503)

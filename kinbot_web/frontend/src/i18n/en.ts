@@ -1,4 +1,5 @@
 /** English strings (the reference: fr.ts must have the same keys). */
+import { en as backups } from "./backups";
 import { en as cards } from "./cards";
 import { en as channels } from "./channels";
 import { en as chatflow } from "./chatflow";
@@ -183,6 +184,7 @@ const en = {
   ...webhooks,
   ...kinAccess,
   ...usage,
+  ...backups,
 };
 
 export default en;

@@ -168,6 +168,13 @@ export const en = {
       webhook_unsupported_type: "A webhook takes JSON, a form or text.",
       webhook_body_invalid: "The webhook's content cannot be read.",
       webhook_body_empty: "The webhook's content is empty.",
+      // Backups
+      backup_passphrase_required: "Choose a passphrase for the backups first.",
+      backup_passphrase_short: "The backup passphrase must have at least 8 characters.",
+      backup_target_invalid: "The backup folder must be a full path (starting with /), other than the data folder.",
+      backup_running: "A backup is already running.",
+      backup_failed: "The backup failed: the server's log says why.",
+      backup_interrupted: "KinBot stopped before the backup was finished.",
       // HTTP statuses
       bad_request: "The request is not valid.",
       unauthorized: "Sign in first.",
@@ -404,6 +411,13 @@ export const fr: typeof en = {
       webhook_unsupported_type: "Un webhook accepte du JSON, un formulaire ou du texte.",
       webhook_body_invalid: "Le contenu du webhook ne peut pas être lu.",
       webhook_body_empty: "Le contenu du webhook est vide.",
+      // Sauvegardes
+      backup_passphrase_required: "Choisissez d'abord une phrase secrète pour les sauvegardes.",
+      backup_passphrase_short: "La phrase secrète des sauvegardes doit compter au moins 8 caractères.",
+      backup_target_invalid: "Le dossier des sauvegardes doit être un chemin complet (commençant par /), autre que le dossier des données.",
+      backup_running: "Une sauvegarde est déjà en cours.",
+      backup_failed: "La sauvegarde a échoué : le journal du serveur dit pourquoi.",
+      backup_interrupted: "KinBot s'est arrêté avant la fin de la sauvegarde.",
       // Statuts HTTP
       bad_request: "La requête n'est pas valide.",
       unauthorized: "Connectez-vous d'abord.",

@@ -1,3 +1,4 @@
+import { fr as backups } from "./backups";
 import { fr as cards } from "./cards";
 import { fr as channels } from "./channels";
 import { fr as chatflow } from "./chatflow";
@@ -184,6 +185,7 @@ const fr: Strings = {
   ...webhooks,
   ...kinAccess,
   ...usage,
+  ...backups,
 };
 
 export default fr;

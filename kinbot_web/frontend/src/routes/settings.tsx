@@ -1,4 +1,5 @@
 import {
+  ArchiveIcon,
   BlocksIcon,
   BotIcon,
   KeyRoundIcon,
@@ -16,6 +17,7 @@ import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
 import { PlatformApprovalRules } from "@/components/app/approval-rules";
+import { BackupsAdmin } from "@/components/app/backups-admin";
 import { ChannelsAdmin } from "@/components/app/channels-admin";
 import { KinAccessAdmin } from "@/components/app/kin-access-admin";
 import { PageFrame } from "@/components/app/page-frame";
@@ -154,6 +156,9 @@ export default function SettingsPage() {
           <TabsTrigger value="usage">
             <ReceiptIcon /> {t("usage.tab")}
           </TabsTrigger>
+          <TabsTrigger value="backups">
+            <ArchiveIcon /> {t("backups.tab")}
+          </TabsTrigger>
           <TabsTrigger value="plugins">
             <BlocksIcon /> {t("settings.plugins")}
           </TabsTrigger>
@@ -187,6 +192,9 @@ export default function SettingsPage() {
         </TabsContent>
         <TabsContent value="usage">
           <UsageAdmin />
+        </TabsContent>
+        <TabsContent value="backups">
+          <BackupsAdmin />
         </TabsContent>
         <TabsContent value="plugins">
           <Plugins />
