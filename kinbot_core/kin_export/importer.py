@@ -1,0 +1,202 @@
+"""Create a new Kin from a Kin file.
+
+The whole file is read and checked first (``archive``, ``checks``); only then is the Kin
+created, and if any later step fails the new Kin is deleted again, so a file is imported
+whole or not at all. The safe choices:
+
+- the Kin gets a free name (``Name (2)`` when ``Name`` is taken);
+- its model must be offered here (or the caller names another); a memory-extraction or cron
+  model that is not offered falls back to the platform's choice / the Kin's model;
+- memories are embedded again with this platform's embedding model (vectors of another
+  model are not comparable), keeping their dates; they are found by words at once;
+- contacts lose the user or Kin they were linked to (those ids mean nothing here);
+- crons arrive paused: a person activates each one;
+- custom tools arrive with their scripts and run confined like any Kin-written script; the
+  Kin's network access is off, whatever it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kinbot_core.crons.views import Author
+from kinbot_core.db.models import ContactRecord, CustomToolRecord, KinRecord
+from kinbot_core.kin_export.archive import read_archive
+from kinbot_core.kin_export.checks import KinBundle, checked_bundle
+from kinbot_core.kin_export.errors import KinArchiveError
+from kinbot_core.kin_export.memories import restore_memories
+from kinbot_core.providers import ProviderError
+
+if TYPE_CHECKING:
+    from kinbot_core.kins.service import KinView
+    from kinbot_core.platform import Platform
+
+NAME_MAX = 80
+
+
+@dataclass(frozen=True)
+class ImportedKin:
+    """The Kin a file became, and how many of each part arrived."""
+
+    kin: KinView
+    counts: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kin": self.kin.to_dict(), "counts": dict(self.counts)}
+
+
+def free_name(wanted: str, taken: set[str]) -> str:
+    """``wanted``, or ``wanted (2)``, ``wanted (3)``… the first not in ``taken`` (case
+    ignored), within the name's length limit."""
+    lowered = {name.casefold() for name in taken}
+    if wanted.casefold() not in lowered:
+        return wanted
+    number = 2
+    while True:
+        suffix = f" ({number})"
+        candidate = wanted[: NAME_MAX - len(suffix)].rstrip() + suffix
+        if candidate.casefold() not in lowered:
+            return candidate
+        number += 1
+
+
+async def _usable(platform: Platform, model: str | None) -> bool:
+    if not model:
+        return False
+    try:
+        await platform.providers.resolve_model(model)
+    except ProviderError:
+        return False
+    return True
+
+
+def _taken_names() -> set[str]:
+    return {row.name for row in KinRecord.select(KinRecord.name).where(KinRecord.task_id.is_null())}
+
+
+def _insert_contacts(kin_id: str, bundle: KinBundle) -> None:
+    now = time.time()
+    for contact in bundle.contacts:
+        ContactRecord.create(
+            id=uuid.uuid4().hex,
+            kin=kin_id,
+            name=contact.name.strip(),
+            type=contact.type,
+            linked_id=None,
+            relation=contact.relation,
+            notes=contact.notes,
+            facts=json.dumps(contact.facts, ensure_ascii=False),
+            preferences=json.dumps(contact.preferences, ensure_ascii=False),
+            created_at=contact.created_at or now,
+            updated_at=contact.updated_at or now,
+        )
+
+
+def _write_scripts(workspace: Path, bundle: KinBundle) -> None:
+    """Write each tool's script at its path in the new (empty) workspace, never outside."""
+    root = workspace.resolve(strict=True)
+    for tool, script in bundle.custom_tools:
+        target = root / tool.path
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if root not in Path(os.path.realpath(target)).parents:
+            raise KinArchiveError(
+                "A script path leads outside the workspace.",
+                code="kin_archive_content_invalid",
+                params={"entry": "custom_tools.json"},
+            )
+        target.write_bytes(script)
+        target.chmod(0o700)
+
+
+def _insert_tools(kin_id: str, bundle: KinBundle) -> None:
+    now = time.time()
+    for tool, _script in bundle.custom_tools:
+        CustomToolRecord.create(
+            kin=kin_id,
+            name=tool.name,
+            description=tool.description.strip(),
+            parameters=json.dumps(tool.parameters),
+            path=tool.path,
+            created_at=now,
+            updated_at=now,
+        )
+
+
+async def _restore(platform: Platform, kin: KinView, bundle: KinBundle, user_id: str) -> None:
+    """Everything but the Kin's row, onto the new Kin."""
+    if bundle.kin.memory_extraction_model and await _usable(
+        platform, bundle.kin.memory_extraction_model
+    ):
+        await platform.kins.update(
+            kin.id, {"memory_extraction_model": bundle.kin.memory_extraction_model}
+        )
+    if bundle.avatar is not None:
+        await platform.kins.set_avatar(kin.id, platform.accounts.avatars, bundle.avatar)
+    await platform.db.write(_insert_contacts, kin.id, bundle)
+    await asyncio.to_thread(_write_scripts, Path(kin.workspace), bundle)
+    await platform.db.write(_insert_tools, kin.id, bundle)
+    for cron in bundle.crons:
+        fields = {
+            "kin_id": kin.id,
+            "name": cron.name,
+            "schedule": cron.schedule,
+            "timezone": cron.timezone,
+            "task_description": cron.task_description,
+            "model": cron.model if await _usable(platform, cron.model) else None,
+            "active": False,
+        }
+        await platform.crons.create(fields, Author(kind="user", id=user_id))
+    await restore_memories(platform, kin.id, bundle.memories)
+
+
+async def import_kin(
+    platform: Platform, data: bytes, *, user_id: str, model: str | None = None
+) -> ImportedKin:
+    """Create a new Kin from the Kin file ``data`` on behalf of ``user_id``; ``model``
+    replaces the file's model (needed when that one is not offered here).
+
+    Raises ``KinArchiveError`` for a file that is not acceptable, before creating anything.
+    """
+    archive = await asyncio.to_thread(read_archive, data)
+    bundle = await asyncio.to_thread(checked_bundle, archive)
+    chosen = (model or "").strip() or bundle.kin.model
+    if not await _usable(platform, chosen):
+        raise KinArchiveError(
+            f"The model {chosen!r} is not offered here: choose another one.",
+            code="kin_import_model_unavailable",
+            params={"model": chosen[:200]},
+        )
+    name = free_name(bundle.kin.name, await platform.db.read(_taken_names))
+    kin = await platform.kins.create(
+        {
+            "name": name,
+            "role": bundle.kin.role,
+            "character": bundle.kin.character,
+            "expertise": bundle.kin.expertise,
+            "model": chosen,
+            "tools": bundle.kin.tools,
+        },
+        created_by=user_id,
+    )
+    try:
+        await _restore(platform, kin, bundle, user_id)
+    except BaseException:
+        await platform.kins.delete(kin.id)
+        await asyncio.to_thread(shutil.rmtree, kin.workspace, ignore_errors=True)
+        raise
+    counts = {
+        "memories": len(bundle.memories),
+        "contacts": len(bundle.contacts),
+        "crons": len(bundle.crons),
+        "custom_tools": len(bundle.custom_tools),
+        "avatar": int(bundle.avatar is not None),
+    }
+    return ImportedKin(kin=await platform.kins.get(kin.id), counts=counts)
