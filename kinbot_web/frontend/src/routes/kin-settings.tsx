@@ -6,6 +6,7 @@ import { useNavigate, useParams } from "react-router";
 import { Advanced } from "@/components/app/advanced";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { KinCrons } from "@/components/app/kin-crons";
+import { KinExport } from "@/components/app/kin-export";
 import { KinTools } from "@/components/app/kin-tools";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
@@ -396,6 +397,7 @@ export default function KinSettingsPage() {
         </TabsList>
         <TabsContent value="profile">
           <Profile kin={kin} user={user} onChange={setKin} />
+          <KinExport kin={kin} />
         </TabsContent>
         <TabsContent value="memories">
           <Memories kin={kin} />

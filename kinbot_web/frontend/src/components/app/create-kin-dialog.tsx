@@ -1,6 +1,7 @@
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { KinImport } from "@/components/app/kin-import";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/input";
@@ -156,6 +157,7 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
           <DialogTitle>{title ?? t("kin.newTitle")}</DialogTitle>
           <DialogDescription>{description ?? t("kin.newSubtitle")}</DialogDescription>
         </DialogHeader>
+        <KinImport models={models} onImported={(kin) => { created.current = true; onCreated(kin); onOpenChange(false); }} />
         <form className="flex flex-col gap-4" onSubmit={(event) => void submit(event)}>
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label={t("kin.name")} htmlFor="kin-name">
