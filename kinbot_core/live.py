@@ -11,12 +11,48 @@ import asyncio
 import contextlib
 import itertools
 import json
+import logging
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+logger = logging.getLogger(__name__)
+
+#: Every kind of item the feed carries (docs/api.md, "Live events"). An item of another kind
+#: is sent to nobody: a new kind is declared here, and classified by the test that checks who
+#: sees what (tests/test_kin_access_matrix.py), before it reaches a browser.
+KINDS = frozenset(
+    {
+        "message",
+        "message.redacted",
+        "message.restored",
+        "message.status",
+        "message.superseded",
+        "kin.delta",
+        "kin.tool",
+        "kin.queue",
+        "kin.state",
+        "kin.message.to_kin",
+        "kin.created",
+        "kin.updated",
+        "kin.deleted",
+        "kin.compacting",
+        "memory.added",
+        "memory.merged",
+        "memory.duplicate",
+        "memory.extraction",
+        "memory.embedding",
+        "task.updated",
+        "cron.created",
+        "cron.updated",
+        "cron.deleted",
+        "cron.triggered",
+        "cron.skipped",
+        "cron.execution.completed",
+    }
+)
 #: How many recent items are kept for clients resuming with Last-Event-ID.
 BUFFER_SIZE = 2000
 #: Items one slow client may have waiting before it is disconnected (it will resume).
@@ -97,12 +133,30 @@ class LiveFeed:
         self._ids = itertools.count(self._first_id)
         self._recent: deque[LiveItem] = deque(maxlen=BUFFER_SIZE)
         self._subscriptions: set[LiveSubscription] = set()
+        #: Who may see an item about a Kin (its type and data -> user ids, ``None``: every
+        #: signed-in user); narrows the audience given to ``publish``.
+        self.audience_of: Callable[[str, Mapping[str, Any]], frozenset[str] | None] | None = None
 
     def publish(
-        self, type: str, data: dict[str, Any], audience: Iterable[str] | None = None
+        self,
+        type: str,
+        data: dict[str, Any],
+        audience: Iterable[str] | None = None,
+        *,
+        narrow: bool = True,
     ) -> LiveItem:
-        """Send an item to the streams that may see it."""
-        item = LiveItem(next(self._ids), type, data, frozenset(audience) if audience else None)
+        """Send an item to the streams that may see it: ``audience`` (user ids; ``None``:
+        everyone), narrowed to the people who may use the Kins it names (unless ``narrow``
+        is False: telling people who lost a Kin that it is gone)."""
+        allowed = frozenset(audience) if audience is not None else None
+        if type not in KINDS:
+            logger.error("live item of undeclared kind %r: sent to nobody", type)
+            allowed = frozenset()
+        if narrow and self.audience_of is not None:
+            about_kins = self.audience_of(type, data)
+            if about_kins is not None:
+                allowed = about_kins if allowed is None else allowed & about_kins
+        item = LiveItem(next(self._ids), type, data, allowed)
         self._recent.append(item)
         for subscription in list(self._subscriptions):
             subscription.offer(item)

@@ -25,6 +25,7 @@ from kinbot_core.events.catalogue import (
     PluginError,
     UserAccessChanged,
 )
+from kinbot_core.kins.access import KinAccessMap
 from kinbot_core.kins.messaging import InterKinMessaging
 from kinbot_core.kins.service import KinService
 from kinbot_core.kins.workers import KinWorkers
@@ -89,6 +90,9 @@ class Platform:
             self.db, self.bus, self.registries, settings, lambda: self.master_key
         )
         self.live = LiveFeed()
+        #: Who may use each Kin (in memory); the live feed shows an item about a Kin only to them.
+        self.kin_access = KinAccessMap(self.db)
+        self.live.audience_of = self.kin_access.audience_of_event
         self.vault = VaultService(self.db, self.bus, self.live, lambda: self.master_key)
         self.kins = KinService(
             self.db,
@@ -142,6 +146,7 @@ class Platform:
         applied = await self.db.open()
         if applied:
             logger.info("database migrations applied: %s", ", ".join(applied))
+        await self.kin_access.load()
         await self.vault.open()  # before anything logs or runs a turn: values get masked
         await self.notifications.start()
         states = await self.db.read(_persisted_plugin_states)

@@ -8,7 +8,7 @@ from quart_schema import Info, QuartSchema
 
 from kinbot_core import __version__
 from kinbot_core.platform import Platform
-from kinbot_web import errors, host_guard, keep_alive
+from kinbot_web import errors, host_guard, keep_alive, kin_guard
 from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
@@ -22,6 +22,7 @@ from kinbot_web.blueprints import (
     health,
     history_search,
     hooks,
+    kin_access,
     kin_avatars,
     kin_transfer,
     kins,
@@ -52,6 +53,7 @@ BLUEPRINTS = (
     providers.ai_blueprint,
     providers.search_blueprint,
     kins.blueprint,
+    kin_access.blueprint,
     kin_transfer.blueprint,
     history_search.blueprint,
     compacting.blueprint,
@@ -94,6 +96,7 @@ def create_app(platform: Platform) -> Quart:
     )
     errors.register(app)
     middleware.install(app)
+    kin_guard.install(app)  # after the access policy: knows the user
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     host_guard.install(app, settings)  # inside the proxy rewriting: sees the forwarded Host

@@ -24,6 +24,7 @@ from kinbot_core.db.models import (
     ChannelDeliveryRecord,
     ChannelInboundRecord,
 )
+from kinbot_core.kins.access import user_may_use_now
 from kinbot_core.kins.service import KinError
 from kinbot_core.upload_content import UploadError
 from kinbot_core.uploads import MAX_ATTACHMENTS, UploadStore
@@ -94,7 +95,7 @@ class ConnectionInbox:
             return await self._skipped(message, "pairing")
         is_command, name = kin_choice.command_of(message.text)
         if is_command and linked.contact_kin_id is None:
-            await self._choose_kin(message, name)
+            await self._choose_kin(message, name, linked.user_id)
             return await self._skipped(message, "ignored")
         kin_id = await self._kin_for(linked, message.chat_id)
         if kin_id is None:
@@ -131,8 +132,11 @@ class ConnectionInbox:
         it), else the Kin the chat chose, else the first Kin the connection talks to."""
         connection_id = self._connection_id
 
+        platform = self._runtime.platform
+
         def pick() -> str | None:
             kins = [kin.id for kin in kin_choice.bound_kins(connection_id)]
+            kins = [k for k in kins if user_may_use_now(platform, linked.user_id, k)]
             if linked.contact_kin_id is not None:
                 return linked.contact_kin_id if linked.contact_kin_id in kins else None
             chosen = kin_choice.chosen_kin(connection_id, chat_id)
@@ -143,11 +147,16 @@ class ConnectionInbox:
         found: str | None = await self._runtime.platform.db.read(pick)
         return found
 
-    async def _choose_kin(self, message: IncomingMessage, name: str | None) -> None:
-        """Answer ``/kin`` (which Kins this chat may talk to) or ``/kin <name>`` (switch)."""
+    async def _choose_kin(
+        self, message: IncomingMessage, name: str | None, user_id: str | None
+    ) -> None:
+        """Answer ``/kin`` (which Kins this chat may talk to) or ``/kin <name>`` (switch),
+        among the Kins the person may use."""
         connection_id = self._connection_id
-        db = self._runtime.platform.db
+        platform = self._runtime.platform
+        db = platform.db
         kins = await db.read(kin_choice.bound_kins, connection_id)
+        kins = [kin for kin in kins if user_may_use_now(platform, user_id, kin.id)]
         if not kins:
             return
         language = message.sender.language

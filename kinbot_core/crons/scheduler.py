@@ -283,7 +283,13 @@ class CronScheduler:
         )
         self._platform.live.publish(
             "cron.execution.completed",
-            {"cron_id": cron.id, "task_id": None, "status": "failed", "error": error},
+            {
+                "cron_id": cron.id,
+                "kin_id": cron.kin_id,
+                "task_id": None,
+                "status": "failed",
+                "error": error,
+            },
         )
         await self._publish(cron.id)
 
@@ -321,7 +327,12 @@ class CronScheduler:
         )
         self._platform.live.publish(
             "cron.execution.completed",
-            {"cron_id": cron_id, "task_id": task.id, "status": status},
+            {
+                "cron_id": cron_id,
+                "kin_id": task.parent_kin_id,
+                "task_id": task.id,
+                "status": status,
+            },
         )
         await self._publish(cron_id)
 

@@ -160,6 +160,8 @@ class KinRecord(BaseModel):
     task_id = peewee.TextField(null=True)
     #: Whether its own code (custom tools) may reach the network, through the egress proxy.
     network_access = peewee.BooleanField(default=False)
+    #: Who may use it: ``everyone``, ``members`` or ``private`` (``kinbot_core.kins.access``).
+    access = peewee.TextField(default="everyone")
 
     class Meta:
         table_name = "kin"
@@ -543,3 +545,14 @@ class WebhookRecord(BaseModel):
 
     class Meta:
         table_name = "webhook"
+
+
+class KinMemberRecord(BaseModel):
+    """A user allowed to use a restricted Kin (``kinbot_core.kins.access``)."""
+
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    user = peewee.ForeignKeyField(User, on_delete="CASCADE", backref="+")
+
+    class Meta:
+        table_name = "kin_member"
+        primary_key = peewee.CompositeKey("kin", "user")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kinbot_core.accounts.rate_limit import SlidingWindowLimiter
 from kinbot_core.db.models import KinRequestRecord, MessageRecord
 from kinbot_core.events.catalogue import KinMessageRefused, KinMessageToKin
+from kinbot_core.kins.access import shown_in
 from kinbot_core.kins.service import KinNotFound
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class InterKinMessaging:
             raise MessagingError(
                 f"There is no Kin with id {to_kin_id!r}. Use list_kins to find a Kin's id."
             ) from exc
+        self._check_access(sender_id, to_kin_id, answerable=type == "request")
         depth = await self._next_depth(sender_id, to_kin_id, trigger_id)
         self._check_rate(sender_id, to_kin_id)
         request_id = f"req_{uuid.uuid4().hex}" if type == "request" else None
@@ -136,6 +138,7 @@ class InterKinMessaging:
             raise MessagingError(await self._why_not_answerable(sender_id, request_id))
         requester = _id_of(request, "from_kin")
         try:
+            self._check_access(sender_id, requester, answerable=False)
             self._check_rate(sender_id, requester)
             # A reply closes an exchange and opens nothing: it is not refused for its depth.
             depth = await self._trigger_depth(trigger_id) + 1
@@ -179,6 +182,18 @@ class InterKinMessaging:
                 "messaging other Kins."
             )
         return depth
+
+    def _check_access(self, sender_id: str, to_kin_id: str, *, answerable: bool) -> None:
+        """A restricted Kin's words must not reach people who may not use it through the
+        recipient's session (nor the answer to a request come back the other way)."""
+        platform = self._platform
+        if not shown_in(platform, to_kin_id, sender_id) or (
+            answerable and not shown_in(platform, sender_id, to_kin_id)
+        ):
+            raise MessagingError(
+                "Refused: this Kin and that one are not used by the same people, so what one "
+                "says cannot be shown in the other's conversation."
+            )
 
     def _check_rate(self, sender_id: str, to_kin_id: str) -> None:
         key = f"{sender_id}>{to_kin_id}"

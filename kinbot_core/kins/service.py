@@ -93,6 +93,8 @@ class KinView:
     created_by: str | None = None
     #: The code of ``last_error`` (``kinbot_core.kins.meta.ERROR_CODES``), for the UI.
     last_error_code: str | None = None
+    #: Who may use it: ``everyone``, ``members`` or ``private`` (``kinbot_core.kins.access``).
+    access: str = "everyone"
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -115,6 +117,7 @@ class KinView:
             network_access=bool(row.network_access),
             created_by=row.__data__.get("created_by"),
             last_error_code=row.__data__.get("last_error_code"),
+            access=row.access,
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -129,6 +132,7 @@ class KinView:
             "memory_extraction_model": self.memory_extraction_model,
             "tools": list(self.tools),
             "network_access": self.network_access,
+            "access": self.access,
             "created_by": self.created_by,
             "workspace": self.workspace,
             "state": self.state,

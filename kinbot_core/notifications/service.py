@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kinbot_core.accounts.rate_limit import SlidingWindowLimiter
 from kinbot_core.crypto import SecretBox
 from kinbot_core.db.models import NotificationPreferenceRecord
+from kinbot_core.kins.access import user_may_use_now
 from kinbot_core.notifications import vapid
 from kinbot_core.notifications.recipients import default_recipient
 from kinbot_core.notifications.subscriptions import SubscriptionStore
@@ -178,8 +179,11 @@ class NotificationService:
             user_id = await default_recipient(
                 self._platform, session_kin_id or kin_id, kin_id, speaker
             )
-        if user_id is None:
-            return Outcome("no_recipient")
+        if user_id is None or (
+            kin_id is not None
+            and not user_may_use_now(self._platform, user_id, session_kin_id or kin_id)
+        ):
+            return Outcome("no_recipient")  # a restricted Kin tells only its own people
         if kin_id is not None:
             wait = self._limiter.retry_after(kin_id)
             if wait is not None:

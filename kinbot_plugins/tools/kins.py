@@ -6,11 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from kinbot_core import hookimpl
+from kinbot_core.kins.access import shown_in
 from kinbot_core.tools import Tool, ToolContext, ToolError
 
 
 class ListKinsTool:
-    """``list_kins()``: every Kin of the platform as ``{id, name, role}``."""
+    """``list_kins()``: the Kins of the platform as ``{id, name, role}`` (those everyone who
+    may use the calling Kin may use too)."""
 
     name = "list_kins"
     description = (
@@ -32,7 +34,9 @@ class ListKinsTool:
         if arguments:
             raise ToolError(f"list_kins takes no arguments (got {', '.join(sorted(arguments))}).")
         kins = await context.platform.kins.list_all()
-        return [{"id": kin.id, "name": kin.name, "role": kin.role} for kin in kins]
+        # Only Kins whose name everyone reading this session may see (kinbot_core.kins.access).
+        shown = [k for k in kins if shown_in(context.platform, context.kin_id, k.id)]
+        return [{"id": kin.id, "name": kin.name, "role": kin.role} for kin in shown]
 
 
 @hookimpl

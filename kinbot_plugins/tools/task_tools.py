@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kinbot_core import hookimpl
+from kinbot_core.kins.access import shown_in
 from kinbot_core.tasks import TaskError, TaskSpec, TaskView
 from kinbot_core.tasks.service import describe
 from kinbot_core.tools import (
@@ -136,9 +137,17 @@ class SpawnKinTool(_TaskTool):
     )
 
     async def call(self, context: ToolContext, arguments: dict[str, Any]) -> Any:
+        identity = required_text(arguments, "kin_id")
+        if context.platform.kin_access.known(identity) and not shown_in(
+            context.platform, context.kin_id, identity
+        ):
+            raise ToolError(
+                "Refused: that Kin is not used by the same people as you, so its sub-Kin's "
+                "work cannot be shown in your conversation."
+            )
         spec = TaskSpec(
             parent_kin_id=context.kin_id,
-            kin_id=required_text(arguments, "kin_id"),
+            kin_id=identity,
             description=required_text(arguments, "task_description"),
             mode=_mode(arguments),
             model=optional_text(arguments, "model"),

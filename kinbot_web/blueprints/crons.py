@@ -10,6 +10,7 @@ from kinbot_core.crons import Author, CronError
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.errors import ApiError, error_response
+from kinbot_web.kin_guard import usable
 
 blueprint = Blueprint("crons", __name__)
 
@@ -60,7 +61,7 @@ async def cron_error(exc: CronError) -> Response:
 async def list_crons(query_args: CronsQuery) -> dict[str, object]:
     """Every cron, or those running on one Kin (``?kin_id=``), oldest first."""
     crons = current_platform().crons
-    found = await crons.list(query_args.kin_id or None)
+    found = usable(current_user(), await crons.list(query_args.kin_id or None), lambda c: c.kin_id)
     return {"crons": [crons.describe(cron) for cron in found]}
 
 

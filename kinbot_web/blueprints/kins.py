@@ -23,6 +23,7 @@ from kinbot_web.blueprints.schemas import AvatarIn, Identifier, RowId, SqlInt, r
 from kinbot_web.blueprints.uploads import attachment_references, upload_store
 from kinbot_web.errors import ApiError, error_response
 from kinbot_web.images import avatar_response, uploaded_avatar
+from kinbot_web.kin_guard import usable
 
 blueprint = Blueprint("kins", __name__)
 
@@ -102,10 +103,10 @@ async def vault_error(exc: VaultError) -> Response:
 @blueprint.get("/api/kins")
 @signed_in
 async def list_kins() -> dict[str, object]:
-    """Every Kin of the platform, with its state and queue length."""
+    """Every Kin the signed-in user may use, with its state and queue length."""
     platform = current_platform()
     queues = await platform.kins.queue_lengths()
-    kins = await platform.kins.list_all()
+    kins = usable(current_user(), await platform.kins.list_all(), lambda kin: kin.id)
     return {"kins": [kin.to_dict(queues.get(kin.id, 0)) for kin in kins]}
 
 

@@ -8,9 +8,10 @@ from quart_schema import validate_querystring
 
 from kinbot_core.tasks import ENDED
 from kinbot_web.app_context import current_platform
-from kinbot_web.auth import signed_in
+from kinbot_web.auth import current_user, signed_in
 from kinbot_web.blueprints.schemas import RowId, SqlInt
 from kinbot_web.errors import ApiError
+from kinbot_web.kin_guard import usable
 
 blueprint = Blueprint("tasks", __name__)
 
@@ -48,7 +49,8 @@ async def list_tasks(query_args: TasksQuery) -> dict[str, object]:
         active_only=status == "active",
         limit=min(max(query_args.limit, 1), 500),
     )
-    return {"tasks": [task.to_dict() for task in tasks]}
+    shown = usable(current_user(), tasks, lambda t: t.parent_kin_id, lambda t: t.kin_id)
+    return {"tasks": [task.to_dict() for task in shown]}
 
 
 @blueprint.get("/api/tasks/<task_id>")

@@ -16,6 +16,7 @@ from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, current_user
 from kinbot_web.blueprints.schemas import Identifier
 from kinbot_web.errors import error_response
+from kinbot_web.kin_guard import usable
 
 blueprint = Blueprint("webhooks", __name__)
 
@@ -56,8 +57,10 @@ def _issued(issued: IssuedToken) -> dict[str, Any]:
 @blueprint.get("/api/webhooks")
 @admin_only
 async def list_webhooks() -> dict[str, object]:
-    """Every webhook (administrators), without tokens or secrets."""
-    webhooks = await current_platform().webhooks.list_all()
+    """Every webhook of a Kin the administrator may use, without tokens or secrets."""
+    webhooks = usable(
+        current_user(), await current_platform().webhooks.list_all(), lambda w: w.kin_id
+    )
     return {"webhooks": [webhook.to_dict() for webhook in webhooks]}
 
 

@@ -1,0 +1,141 @@
+"""Restricted Kins are invisible to whoever may not use them (``kinbot_core.kins.access``).
+
+Runs before every ``/api`` request, after the access policy: a request that names a Kin —
+in its path (``kin_id``), through one of the Kin's tasks, crons, uploads or webhooks
+(``task_id``, ``cron_id``, ``upload_id``, ``webhook_id``), in its query (``?kin_id=``) or in
+its JSON body (``kin_id``, ``kin_ids``) — is answered 404 ``not_found``, exactly as for a Kin
+that does not exist, unless its user may use every Kin it names. Routes that list several
+Kins' things filter them with ``usable``.
+
+A view marked ``manages_kin_access`` (reading or changing who may use a Kin) is reachable by
+administrators for any Kin, so that a mistake can always be fixed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+from quart import Quart, g, request
+
+from kinbot_core.accounts import AccountView
+from kinbot_core.crons.views import CronNotFound
+from kinbot_core.kins.access import may_use, usable_ids
+from kinbot_core.platform import Platform
+from kinbot_core.tasks import TaskNotFound
+from kinbot_core.upload_content import UploadError
+from kinbot_core.uploads import UploadStore
+from kinbot_core.webhooks import WebhookError
+from kinbot_web.app_context import current_platform
+from kinbot_web.errors import ApiError
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+MANAGES_KIN_ACCESS = "kinbot_manages_kin_access"
+#: Body fields that name Kins.
+BODY_KIN_FIELDS = ("kin_id", "kin_ids")
+
+
+def manages_kin_access(view: F) -> F:
+    """Mark a view that reads or changes a Kin's access: administrators reach it always."""
+    setattr(view, MANAGES_KIN_ACCESS, True)
+    return view
+
+
+async def _task_kins(platform: Platform, task_id: str) -> list[str]:
+    try:
+        task = await platform.tasks.get(task_id)
+    except TaskNotFound:
+        return []
+    return [task.parent_kin_id, task.kin_id]
+
+
+async def _cron_kins(platform: Platform, cron_id: str) -> list[str]:
+    try:
+        return [(await platform.crons.get(cron_id)).kin_id]
+    except CronNotFound:
+        return []
+
+
+async def _upload_kins(platform: Platform, upload_id: str) -> list[str]:
+    try:
+        return [(await UploadStore(platform.db, platform.settings).get(upload_id)).kin_id]
+    except UploadError:
+        return []
+
+
+async def _webhook_kins(platform: Platform, webhook_id: str) -> list[str]:
+    try:
+        return [(await platform.webhooks.get(webhook_id)).kin_id]
+    except WebhookError:
+        return []
+
+
+async def _itself(platform: Platform, kin_id: str) -> list[str]:
+    return [kin_id]
+
+
+#: Path parameters that name a Kin, and how to find it.
+PATH_KINS: dict[str, Callable[[Platform, str], Awaitable[list[str]]]] = {
+    "kin_id": _itself,
+    "task_id": _task_kins,
+    "cron_id": _cron_kins,
+    "upload_id": _upload_kins,
+    "webhook_id": _webhook_kins,
+}
+
+
+async def kins_named(platform: Platform, *, skip_path_kin: bool = False) -> list[str]:
+    """Every Kin the current request names in its path (directly or through a task, cron,
+    upload or webhook of it)."""
+    named: list[str] = []
+    for name, value in (request.view_args or {}).items():
+        if name in PATH_KINS and isinstance(value, str):
+            if name == "kin_id" and skip_path_kin:
+                continue
+            named += await PATH_KINS[name](platform, value)
+    return named
+
+
+async def kins_given(platform: Platform) -> list[str]:
+    """Every existing Kin the current request gives in its query or JSON body (an unknown id
+    is left to the route, which says what is wrong with it)."""
+    named = [value for value in request.args.getlist("kin_id") if value]
+    if request.is_json and request.method not in ("GET", "HEAD"):
+        body = await request.get_json(silent=True)
+        if isinstance(body, dict):
+            for field in BODY_KIN_FIELDS:
+                value = body.get(field)
+                values = value if isinstance(value, list) else [value]
+                named += [v for v in values if isinstance(v, str) and v]
+    access = platform.kin_access
+    return [kin_id for kin_id in named if await access.audience(kin_id) or access.known(kin_id)]
+
+
+def install(app: Quart) -> None:
+    """Refuse, as not found, every request naming a Kin its user may not use."""
+
+    @app.before_request
+    async def hide_restricted_kins() -> None:
+        user: AccountView | None = g.get("user")
+        if user is None or request.endpoint is None or not request.path.startswith("/api/"):
+            return
+        view = app.view_functions.get(request.endpoint)
+        platform = current_platform()
+        skip = user.is_admin and getattr(view, MANAGES_KIN_ACCESS, False)
+        named = await kins_named(platform, skip_path_kin=skip) + await kins_given(platform)
+        for kin_id in named:
+            if not await may_use(platform, user, kin_id):
+                raise ApiError(404, "not_found", "No such Kin.")
+
+
+def usable(user: AccountView, items: Iterable[T], *kin_ids: Callable[[T], str | None]) -> list[T]:
+    """The items (tasks, crons, webhooks…) whose Kins ``user`` may use, in order: each of
+    ``kin_ids`` gives one Kin an item belongs to."""
+    platform = current_platform()
+    kept = []
+    for item in items:
+        named = [kin_id for get in kin_ids if (kin_id := get(item)) is not None]
+        if len(usable_ids(platform, user, named)) == len(named):
+            kept.append(item)
+    return kept
