@@ -19,7 +19,7 @@ from PIL import Image
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_plugins.custom_tools import runtime_of
-from tests.support.accounts import set_up_admin
+from tests.support.accounts import register, set_up_admin
 from tests.support.fakes import FakeOpenAI
 from tests.support.provider_setups import API_KEY, add_local_memory_providers, add_openai_provider
 from tests.support.server import RunningServer, running_server
@@ -112,6 +112,8 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
     source: RunningServer, target: RunningServer
 ) -> None:
     kin_id = await furnished_kin(source)
+    private = await source.client.put(f"/api/kins/{kin_id}/access", json={"access": "private"})
+    assert private.status_code == 200, private.text
     exported = await source.client.get(f"/api/kins/{kin_id}/export")
     assert exported.status_code == 200, exported.text
     assert exported.headers["content-type"] == "application/zip"
@@ -139,6 +141,10 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
         "Chat/gpt-4o",
     )  # fmt: skip
     assert new["network_access"] is False
+    # Private where it came from: private to the person who imported it here.
+    me = (await target.client.get("/api/me")).json()["user"]["id"]
+    access = (await target.client.get(f"/api/kins/{new['id']}/access")).json()
+    assert access == {"access": "private", "members": [me]}
     client, platform, new_id = target.client, target.platform, new["id"]
 
     # Memories: found by meaning (no shared word) and by words, through the API and each signal.
@@ -326,3 +332,14 @@ async def test_hostile_or_wrong_files_are_refused_and_create_nothing(small: Runn
     )  # fmt: skip
     assert chosen.status_code == 201, chosen.text
     assert chosen.json()["kin"]["model"] == "OpenAI/gpt-4o"
+    assert chosen.json()["kin"]["access"] == "everyone"  # shared where it came from
+
+    # Someone who may not use a Kin cannot export it: for them it does not exist.
+    kin_id = chosen.json()["kin"]["id"]
+    async with small.new_client() as marie:
+        await register(client, marie)
+        assert (await marie.get(f"/api/kins/{kin_id}/export")).status_code == 200
+        private = await client.put(f"/api/kins/{kin_id}/access", json={"access": "private"})
+        assert private.status_code == 200, private.text
+        hidden = await marie.get(f"/api/kins/{kin_id}/export")
+        assert (hidden.status_code, hidden.json()["error"]["code"]) == (404, "not_found")

@@ -40,6 +40,8 @@ class KinDocument(_Document):
     tools: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]] = Field(
         default_factory=list, max_length=200
     )
+    #: Only some people could use it where it was exported.
+    restricted: bool = False
 
 
 class MemoryDocument(_Document):

@@ -27,6 +27,7 @@ from kinbot_core.kin_export.archive import (
     KinArchive,
     write_archive,
 )
+from kinbot_core.kins.access import EVERYONE
 
 if TYPE_CHECKING:
     from kinbot_core.kins.service import KinView
@@ -42,6 +43,8 @@ def _kin_document(kin: KinView) -> dict[str, Any]:
         "model": kin.model,
         "memory_extraction_model": kin.memory_extraction_model,
         "tools": list(kin.tools),
+        #: Whether only some people may use it here (it is imported private to its importer).
+        "restricted": kin.access != EVERYONE,
     }
 
 

@@ -11,6 +11,7 @@ whole or not at all. The safe choices:
   model are not comparable), keeping their dates; they are found by words at once;
 - contacts lose the user or Kin they were linked to (those ids mean nothing here);
 - crons arrive paused: a person activates each one;
+- a Kin only some people could use arrives private to the person who imports it;
 - custom tools arrive with their scripts and run confined like any Kin-written script; the
   Kin's network access is off, whatever it was.
 """
@@ -33,9 +34,12 @@ from kinbot_core.kin_export.archive import read_archive
 from kinbot_core.kin_export.checks import KinBundle, checked_bundle
 from kinbot_core.kin_export.errors import KinArchiveError
 from kinbot_core.kin_export.memories import restore_memories
+from kinbot_core.kins.access import PRIVATE
+from kinbot_core.kins.access_settings import set_access
 from kinbot_core.providers import ProviderError
 
 if TYPE_CHECKING:
+    from kinbot_core.accounts import AccountView
     from kinbot_core.kins.service import KinView
     from kinbot_core.platform import Platform
 
@@ -158,9 +162,9 @@ async def _restore(platform: Platform, kin: KinView, bundle: KinBundle, user_id:
 
 
 async def import_kin(
-    platform: Platform, data: bytes, *, user_id: str, model: str | None = None
+    platform: Platform, data: bytes, *, user: AccountView, model: str | None = None
 ) -> ImportedKin:
-    """Create a new Kin from the Kin file ``data`` on behalf of ``user_id``; ``model``
+    """Create a new Kin from the Kin file ``data`` on behalf of ``user``; ``model``
     replaces the file's model (needed when that one is not offered here).
 
     Raises ``KinArchiveError`` for a file that is not acceptable, before creating anything.
@@ -184,10 +188,12 @@ async def import_kin(
             "model": chosen,
             "tools": bundle.kin.tools,
         },
-        created_by=user_id,
+        created_by=user.id,
     )
     try:
-        await _restore(platform, kin, bundle, user_id)
+        if bundle.kin.restricted:
+            await set_access(platform, kin.id, PRIVATE, [user.id], by=user)
+        await _restore(platform, kin, bundle, user.id)
     except BaseException:
         await platform.kins.delete(kin.id)
         await asyncio.to_thread(shutil.rmtree, kin.workspace, ignore_errors=True)

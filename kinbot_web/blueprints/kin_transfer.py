@@ -1,7 +1,8 @@
 """``/api/kins/<id>/export`` and ``/api/kins/import``: one Kin as one file, and back.
 
 Whoever may use a Kin may export it (the file holds what its settings already show them, no
-secret); any signed-in user may import one, as they may create a Kin. See
+secret); for anyone else it does not exist (404). Any signed-in user may import one, as they
+may create a Kin; a Kin that was restricted arrives private to them. See
 ``kinbot_core.kin_export`` for what the file holds and what an import restores.
 """
 
@@ -18,6 +19,7 @@ from quart_schema.pydantic import File
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from kinbot_core.kin_export import KinArchiveError, export_kin, import_kin
+from kinbot_core.kins.access import may_use
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.errors import ApiError, error_response
@@ -53,7 +55,10 @@ def file_name(kin_name: str) -> str:
 async def export(kin_id: str) -> Response:
     """The Kin as one file (a zip): identity, character, expertise, avatar, memories,
     contacts, crons and custom tools with their scripts; never secrets or the session."""
-    kin, data = await export_kin(current_platform(), kin_id)
+    platform = current_platform()
+    if not await may_use(platform, current_user(), kin_id):
+        raise ApiError(404, "not_found", "No such Kin.")
+    kin, data = await export_kin(platform, kin_id)
     name = file_name(kin.name)
     response = Response(data, mimetype=MEDIA_TYPE)
     response.headers["Content-Disposition"] = (
@@ -88,5 +93,5 @@ async def import_file() -> tuple[dict[str, object], int]:
     if len(data) > limit:
         raise too_large
     model = (form.get("model") or "").strip()[:200] or None
-    imported = await import_kin(platform, data, user_id=current_user().id, model=model)
+    imported = await import_kin(platform, data, user=current_user(), model=model)
     return imported.to_dict(), 201
