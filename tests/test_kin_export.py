@@ -157,6 +157,9 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
     assert found.json()["memories"][0]["content"] == plumber
     listed = (await client.get(f"/api/kins/{new_id}/memories")).json()["memories"]
     assert {(m["content"], m["category"], m["subject"]) for m in listed} == set(MEMORIES)
+    before = (await source.client.get(f"/api/kins/{kin_id}/memories")).json()["memories"]
+    dates = {m["content"]: (m["created_at"], m["updated_at"]) for m in before}
+    assert {m["content"]: (m["created_at"], m["updated_at"]) for m in listed} == dates
     progress = await client.get(f"/api/kins/{new_id}/memories/embedding")
     assert progress.json()["memories_pending"] == 0
 
@@ -327,11 +330,18 @@ async def test_hostile_or_wrong_files_are_refused_and_create_nothing(small: Runn
     chosen = await import_file(
         client,
         valid(**{"kin.json": {**KIN, "model": "Elsewhere/gpt-9"},
-                 "custom_tools.json": [TOOL], "scripts/0": SCRIPT}),
+                 "custom_tools.json": [TOOL], "scripts/0": SCRIPT,
+                 "memories.json": [{"content": "Marie is allergic to peanuts",
+                                    "category": "fact"}]}),
         model="OpenAI/gpt-4o",
     )  # fmt: skip
     assert chosen.status_code == 201, chosen.text
     assert chosen.json()["kin"]["model"] == "OpenAI/gpt-4o"
+    # Its memory arrived, found by its words.
+    found = await small.platform.memory.recall(
+        chosen.json()["kin"]["id"], "peanuts", mode="fulltext"
+    )
+    assert [memory.content for memory in found] == ["Marie is allergic to peanuts"]
     assert chosen.json()["kin"]["access"] == "everyone"  # shared where it came from
 
     # Someone who may not use a Kin cannot export it: for them it does not exist.
