@@ -23,6 +23,7 @@ from tests.support.accounts import register, set_up_admin
 from tests.support.fakes import FakeOpenAI
 from tests.support.provider_setups import API_KEY, add_local_memory_providers, add_openai_provider
 from tests.support.server import RunningServer, running_server
+from tests.support.sse import sse_stream
 
 MEMORIES = [
     ("The plumber comes on Tuesday morning to fix the kitchen sink", "fact", "house"),
@@ -130,8 +131,28 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
     for secret in (VAULT_VALUE.encode(), API_KEY.encode(), key_file, kin_id.encode()):
         assert secret not in everything
 
-    imported = await import_file(target.client, data)
-    assert imported.status_code == 201, imported.text
+    async with target.new_client() as marie:
+        await register(target.client, marie)
+        async with sse_stream(marie) as feed:
+            imported = await import_file(target.client, data)
+            assert imported.status_code == 201, imported.text
+            marker = await target.client.post(
+                "/api/kins", json={"name": "Marker", "model": "Chat/gpt-4o"}
+            )
+            assert marker.status_code == 201, marker.text
+            await feed.wait_for(
+                lambda e: e.type == "kin.created" and e.data["kin"]["name"] == "Marker"
+            )
+        # Private here: someone else never saw who it is, not even as it was created.
+        seen = json.dumps([event.data for event in feed.events])
+        assert "Majordome" not in seen and "Calm and precise" not in seen
+        assert (
+            await marie.get(f"/api/kins/{imported.json()['kin']['id']}/export")
+        ).status_code == 404
+        # Her own import of it is not numbered: a Kin hidden from her takes no name.
+        hers = await import_file(marie, data)
+        assert hers.status_code == 201, hers.text
+        assert hers.json()["kin"]["name"] == "Majordome"
     body = imported.json()
     new = body["kin"]
     assert body["counts"] == {"memories": 3, "contacts": 1, "crons": 1, "custom_tools": 1,

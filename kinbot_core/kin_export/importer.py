@@ -34,7 +34,7 @@ from kinbot_core.kin_export.archive import read_archive
 from kinbot_core.kin_export.checks import KinBundle, checked_bundle
 from kinbot_core.kin_export.errors import KinArchiveError
 from kinbot_core.kin_export.memories import restore_memories
-from kinbot_core.kins.access import PRIVATE
+from kinbot_core.kins.access import PRIVATE, usable_ids
 from kinbot_core.kins.access_settings import set_access
 from kinbot_core.providers import ProviderError
 
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from kinbot_core.platform import Platform
 
 NAME_MAX = 80
+#: The name a restricted Kin is created under, until it is private (see ``import_kin``).
+RESTRICTED_PLACEHOLDER = "Kin"
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,17 @@ async def _usable(platform: Platform, model: str | None) -> bool:
     return True
 
 
-def _taken_names() -> set[str]:
-    return {row.name for row in KinRecord.select(KinRecord.name).where(KinRecord.task_id.is_null())}
+def _names() -> dict[str, str]:
+    """Every Kin's name by id (not the hidden rows of sub-Kins)."""
+    rows = KinRecord.select(KinRecord.id, KinRecord.name).where(KinRecord.task_id.is_null())
+    return {row.id: row.name for row in rows}
+
+
+async def _taken_names(platform: Platform, user: AccountView) -> set[str]:
+    """The names of the Kins ``user`` may use: a Kin hidden from them does not make a name
+    taken (which would tell them it exists)."""
+    names = await platform.db.read(_names)
+    return {names[kin_id] for kin_id in usable_ids(platform, user, names)}
 
 
 def _insert_contacts(kin_id: str, bundle: KinBundle) -> None:
@@ -178,21 +189,22 @@ async def import_kin(
             code="kin_import_model_unavailable",
             params={"model": chosen[:200]},
         )
-    name = free_name(bundle.kin.name, await platform.db.read(_taken_names))
-    kin = await platform.kins.create(
-        {
-            "name": name,
-            "role": bundle.kin.role,
-            "character": bundle.kin.character,
-            "expertise": bundle.kin.expertise,
-            "model": chosen,
-            "tools": bundle.kin.tools,
-        },
-        created_by=user.id,
-    )
+    identity = {
+        "name": free_name(bundle.kin.name, await _taken_names(platform, user)),
+        "role": bundle.kin.role,
+        "character": bundle.kin.character,
+        "expertise": bundle.kin.expertise,
+        "tools": bundle.kin.tools,
+    }
+    # A restricted Kin is announced to everyone as it is created (all Kins start shared), so
+    # it is created without its identity, made private, and only then given it.
+    restricted = bundle.kin.restricted
+    shown = {"name": RESTRICTED_PLACEHOLDER} if restricted else identity
+    kin = await platform.kins.create({**shown, "model": chosen}, created_by=user.id)
     try:
-        if bundle.kin.restricted:
+        if restricted:
             await set_access(platform, kin.id, PRIVATE, [user.id], by=user)
+            await platform.kins.update(kin.id, identity)
         await _restore(platform, kin, bundle, user.id)
     except BaseException:
         await platform.kins.delete(kin.id)
