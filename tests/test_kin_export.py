@@ -5,6 +5,7 @@ no secret and no file of the server; hostile or wrong files are refused with a c
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import zipfile
@@ -20,7 +21,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_plugins.custom_tools import runtime_of
 from tests.support.accounts import register, set_up_admin
-from tests.support.fakes import FakeOpenAI
+from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import API_KEY, add_local_memory_providers, add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import sse_stream
@@ -374,3 +375,35 @@ async def test_hostile_or_wrong_files_are_refused_and_create_nothing(small: Runn
         assert private.status_code == 200, private.text
         hidden = await marie.get(f"/api/kins/{kin_id}/export")
         assert (hidden.status_code, hidden.json()["error"]["code"]) == (404, "not_found")
+
+
+async def embedded(server: RunningServer, kin_id: str, what: str) -> None:
+    """Wait until the background indexer (it looks every 2 s) has embedded the Kin's ``what``."""
+    for _ in range(600):
+        progress = await server.client.get(f"/api/kins/{kin_id}/memories/embedding")
+        if progress.json()[what] == 0:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the Kin's {what} were never embedded")
+
+
+async def test_memories_an_import_could_not_embed_are_found_by_words_then_embedded_later(
+    small: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    # The background indexer is at work with the embedding model already (a message embedded).
+    first = await small.client.post("/api/kins", json={"name": "First", "model": "OpenAI/gpt-4o"})
+    first_id = first.json()["kin"]["id"]
+    await small.platform.kins.add_message(first_id, role="user", source="user", content="Hello")
+    await embedded(small, first_id, "messages_pending")
+    fake_llm.enqueue(Reply(status=400), endpoint="embeddings")  # the provider refuses, once
+    boiler = "The boiler is serviced every October"
+    imported = await import_file(
+        small.client, valid(**{"memories.json": [{"content": boiler, "category": "fact"}]})
+    )
+    assert imported.status_code == 201, imported.text
+    assert fake_llm.pending("embeddings") == 0  # the import met the refusal
+    kin_id = imported.json()["kin"]["id"]
+    memory = small.platform.memory
+    assert [m.content for m in await memory.recall(kin_id, "boiler", mode="fulltext")] == [boiler]
+    await embedded(small, kin_id, "memories_pending")  # later, in the background
+    assert [m.content for m in await memory.recall(kin_id, boiler, mode="dense")] == [boiler]
