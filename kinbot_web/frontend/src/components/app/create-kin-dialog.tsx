@@ -157,7 +157,6 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
           <DialogTitle>{title ?? t("kin.newTitle")}</DialogTitle>
           <DialogDescription>{description ?? t("kin.newSubtitle")}</DialogDescription>
         </DialogHeader>
-        <KinImport models={models} onImported={(kin) => { created.current = true; onCreated(kin); onOpenChange(false); }} />
         <form className="flex flex-col gap-4" onSubmit={(event) => void submit(event)}>
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label={t("kin.name")} htmlFor="kin-name">
@@ -235,6 +234,7 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
             </Button>
           </DialogFooter>
         </form>
+        <KinImport models={models} onImported={(kin) => { created.current = true; onCreated(kin); onOpenChange(false); }} />
       </DialogContent>
     </Dialog>
   );
