@@ -275,6 +275,11 @@ HOSTILE = {
         400,
         "kin_archive_content_invalid",
     ),
+    "millions of tiny values": (
+        valid(**{"contacts.json": b"[" + b"[]," * 1_200_000 + b"[]]"}),
+        400,
+        "kin_archive_content_invalid",
+    ),
     "no Kin": (kin_file({"manifest.json": MANIFEST}), 400, "kin_archive_content_invalid"),
     "a Kin without name": (
         valid(**{"kin.json": {"model": "OpenAI/gpt-4o"}}),

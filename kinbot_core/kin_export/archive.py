@@ -37,6 +37,10 @@ SCRIPT_ENTRY = re.compile(r"^scripts/([0-9]{1,3})$")
 SCRIPT_MAX_BYTES = 1024 * 1024
 MAX_ENTRIES = len(DOCUMENTS) + 1 + 100
 MAX_TOTAL_BYTES = 96 * 1024 * 1024
+#: The most values (counted by ``structure_size``) one JSON document may hold.
+MAX_JSON_VALUES = 1_000_000
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRUCTURE = re.compile(rb"[\[{,]")
 
 
 @dataclass
@@ -114,15 +118,25 @@ def _read(zipped: zipfile.ZipFile, info: zipfile.ZipInfo, bound: int) -> bytes:
     return data
 
 
+def structure_size(data: bytes) -> int:
+    """How many containers and separators (``{``, ``[``, ``,``) the JSON ``data`` has outside
+    its strings: an upper bound of the values it decodes to."""
+    return len(_STRUCTURE.findall(_STRING.sub(b'""', data)))
+
+
 def _json(name: str, data: bytes) -> Any:
+    invalid = KinArchiveError(
+        f"The entry {name!r} is not valid JSON.",
+        code="kin_archive_content_invalid",
+        params={"entry": name},
+    )
+    # Millions of tiny values ("[[],[],…]") would take many times their bytes in memory.
+    if structure_size(data) > MAX_JSON_VALUES:
+        raise invalid
     try:
         return json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
-        raise KinArchiveError(
-            f"The entry {name!r} is not valid JSON.",
-            code="kin_archive_content_invalid",
-            params={"entry": name},
-        ) from None
+        raise invalid from None
 
 
 def read_archive(data: bytes) -> KinArchive:
