@@ -308,6 +308,20 @@ HOSTILE = {
         400,
         "kin_archive_content_invalid",
     ),
+    "a script path under another script": (
+        valid(
+            **{
+                "custom_tools.json": [
+                    TOOL,
+                    {**TOOL, "name": "other", "path": "greet.sh/x.sh", "script": 1},
+                ],
+                "scripts/0": b"x",
+                "scripts/1": b"y",
+            }
+        ),
+        400,
+        "kin_archive_content_invalid",
+    ),
     "a tool without its script": (
         valid(**{"custom_tools.json": [TOOL]}),
         400,

@@ -118,17 +118,21 @@ def _insert_contacts(kin_id: str, bundle: KinBundle) -> None:
 def _write_scripts(workspace: Path, bundle: KinBundle) -> None:
     """Write each tool's script at its path in the new (empty) workspace, never outside."""
     root = workspace.resolve(strict=True)
+    refused = KinArchiveError(
+        "A script cannot be written where the file says.",
+        code="kin_archive_content_invalid",
+        params={"entry": "custom_tools.json"},
+    )
     for tool, script in bundle.custom_tools:
         target = root / tool.path
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if root not in Path(os.path.realpath(target)).parents:
-            raise KinArchiveError(
-                "A script path leads outside the workspace.",
-                code="kin_archive_content_invalid",
-                params={"entry": "custom_tools.json"},
-            )
-        target.write_bytes(script)
-        target.chmod(0o700)
+        try:
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if root not in Path(os.path.realpath(target)).parents or target.is_dir():
+                raise refused
+            target.write_bytes(script)
+            target.chmod(0o700)
+        except OSError:  # one script's path is another's directory, say
+            raise refused from None
 
 
 def _insert_tools(kin_id: str, bundle: KinBundle) -> None:
