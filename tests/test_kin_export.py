@@ -332,6 +332,16 @@ HOSTILE = {
         400,
         "kin_archive_content_invalid",
     ),
+    "a blank cron name": (
+        valid(**{"crons.json": [{"name": "  ", "schedule": "0 8 * * *", "task_description": "y"}]}),
+        400,
+        "kin_archive_content_invalid",
+    ),
+    "a blank memory": (
+        valid(**{"memories.json": [{"content": "   ", "category": "fact"}]}),
+        400,
+        "kin_archive_content_invalid",
+    ),
     "an avatar that is no image": (
         valid(**{"avatar.webp": b"<svg/>"}),
         400,

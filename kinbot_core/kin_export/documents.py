@@ -47,7 +47,7 @@ class KinDocument(_Document):
 class MemoryDocument(_Document):
     """One memory of ``memories.json``."""
 
-    content: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+    content: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     category: Literal["fact", "preference", "decision", "knowledge"]
     subject: Annotated[str, StringConstraints(max_length=200)] = ""
     created_at: Timestamp | None = None
@@ -57,7 +57,7 @@ class MemoryDocument(_Document):
 class ContactDocument(_Document):
     """One contact of ``contacts.json`` (without the user or Kin it was linked to there)."""
 
-    name: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
     type: Literal["human", "kin"]
     relation: Annotated[str, StringConstraints(max_length=500)] = ""
     notes: Annotated[str, StringConstraints(max_length=10_000)] = ""
@@ -70,10 +70,12 @@ class ContactDocument(_Document):
 class CronDocument(_Document):
     """One cron of ``crons.json`` (what it does and when; never its runs)."""
 
-    name: Annotated[str, StringConstraints(min_length=1, max_length=120)]
-    schedule: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
+    schedule: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
     timezone: Annotated[str, StringConstraints(max_length=100)] | None = None
-    task_description: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+    task_description: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20_000)
+    ]
     model: Annotated[str, StringConstraints(max_length=200)] | None = None
     #: Whether it was active where it was exported (it is imported paused anyway).
     active: bool = False
@@ -83,7 +85,9 @@ class CustomToolDocument(_Document):
     """One custom tool of ``custom_tools.json``; its script is the entry ``scripts/<script>``."""
 
     name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{1,62}$")]
-    description: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+    description: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)
+    ]
     parameters: dict[str, Any]
     #: Where the script lived in the workspace (where it is written again).
     path: Annotated[str, StringConstraints(min_length=1, max_length=500)]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kinbot_core.crons.views import Author
+from kinbot_core.crons.views import Author, CronError
 from kinbot_core.db.models import ContactRecord, CustomToolRecord, KinRecord
 from kinbot_core.kin_export.archive import read_archive
 from kinbot_core.kin_export.checks import KinBundle, checked_bundle
@@ -172,7 +172,14 @@ async def _restore(platform: Platform, kin: KinView, bundle: KinBundle, user_id:
             "model": cron.model if await _usable(platform, cron.model) else None,
             "active": False,
         }
-        await platform.crons.create(fields, Author(kind="user", id=user_id))
+        try:
+            await platform.crons.create(fields, Author(kind="user", id=user_id))
+        except CronError as exc:
+            raise KinArchiveError(
+                f"A cron cannot be created: {exc}",
+                code="kin_archive_content_invalid",
+                params={"entry": "crons.json"},
+            ) from None
     await restore_memories(platform, kin.id, bundle.memories)
 
 
