@@ -107,6 +107,11 @@ class HistoryIndexer:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
+    def reembed_memories_soon(self) -> None:
+        """Have the next batches embed memories stored without a vector of the current
+        model (restored ones the provider could not embed at the time)."""
+        self._reindexing = True
+
     async def pending(self, kin_id: str | None = None) -> int:
         """How many queued messages (of one Kin, or in all) wait for their embedding."""
         db = self._platform.db

@@ -34,6 +34,7 @@ from kinbot_core.search import (
     spread_to_neighbours,
 )
 from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table
+from kinbot_plugins.memory.restore import restore_memories
 from kinbot_plugins.memory.vector_cache import VectorCache
 
 logger = logging.getLogger(__name__)
@@ -124,7 +125,9 @@ async def _or_nothing(search: Awaitable[list[int]]) -> list[int]:
         return []
 
 
-def _check(content: str, category: str) -> str:
+def check_memory(content: str, category: str) -> str:
+    """The memory's content, stripped, or ``MemoryError`` for empty or too long content or an
+    unknown category."""
     content = content.strip()
     if not content:
         raise MemoryError("A memory needs some content.")
@@ -221,7 +224,7 @@ class SqliteMemoryBackend:
                 self._drop_vector(db, row)
                 row.embedding_model, row.dimension = model, len(vector)
                 row.save()
-                self._store_vector(db, row.id, row.__data__["kin"], vector)
+                self.store_vector(db, row.id, row.__data__["kin"], vector)
 
         await db.write(store)
         for kin_id in {row.__data__["kin"] for row in rows}:
@@ -240,7 +243,7 @@ class SqliteMemoryBackend:
         *,
         source_message_id: int | None = None,
     ) -> Memory:
-        content = _check(content, category)
+        content = check_memory(content, category)
         subject = subject.strip()[:200]
         vector, model = await self._embed(platform, f"{subject}: {content}" if subject else content)
         db = platform.db
@@ -260,7 +263,7 @@ class SqliteMemoryBackend:
             )
             db.sql("insert into memory_fts (rowid, content, subject) values (?, ?, ?)",
                    (row.id, content, subject))  # fmt: skip
-            self._store_vector(db, row.id, kin_id, vector)
+            self.store_vector(db, row.id, kin_id, vector)
             return row
 
         stored = _memory(await db.write(insert))
@@ -269,7 +272,7 @@ class SqliteMemoryBackend:
 
     async def update(self, platform: Any, kin_id: str, memory_id: int, content: str) -> Memory:
         current = await self._get(platform, kin_id, memory_id)
-        content = _check(content, current.category)
+        content = check_memory(content, current.category)
         text = f"{current.subject}: {content}" if current.subject else content
         vector, model = await self._embed(platform, text)
         db = platform.db
@@ -283,7 +286,7 @@ class SqliteMemoryBackend:
             db.sql("delete from memory_fts where rowid = ?", (memory_id,))
             db.sql("insert into memory_fts (rowid, content, subject) values (?, ?, ?)",
                    (memory_id, content, row.subject))  # fmt: skip
-            self._store_vector(db, memory_id, kin_id, vector)
+            self.store_vector(db, memory_id, kin_id, vector)
             return row
 
         updated = _memory(await db.write(update))
@@ -302,6 +305,13 @@ class SqliteMemoryBackend:
 
         await db.write(delete)
         self.vectors.invalidate(kin_id)
+
+    async def restore_memories(
+        self, platform: Any, kin_id: str, items: list[dict[str, Any]]
+    ) -> int:
+        """Store many memories at once (a Kin file's), keeping their dates; see
+        ``kinbot_plugins.memory.restore``."""
+        return await restore_memories(self, platform, kin_id, items)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -485,7 +495,8 @@ class SqliteMemoryBackend:
         (vector,) = await platform.providers.embed([text])
         return vector, await platform.providers.embedding_model()
 
-    def _store_vector(self, db: Any, memory_id: int, kin_id: str, vector: list[float]) -> None:
+    def store_vector(self, db: Any, memory_id: int, kin_id: str, vector: list[float]) -> None:
+        """Store a memory's vector in the table of its size (inside a write)."""
         table = _vec_table(len(vector))
         db.sql(
             f"create virtual table if not exists {table} using vec0("

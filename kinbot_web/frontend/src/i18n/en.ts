@@ -4,6 +4,7 @@ import { en as cards } from "./cards";
 import { en as channels } from "./channels";
 import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
+import { en as kinFiles } from "./kin-files";
 import { en as apiErrors } from "./errors";
 import { en as markdown } from "./markdown";
 import { en as notifications } from "./notifications";
@@ -172,6 +173,7 @@ const en = {
   ...apiErrors,
   ...cards,
   ...crons,
+  ...kinFiles,
   ...markdown,
   ...notifications,
   ...onboardingExtra,

@@ -115,6 +115,13 @@ export const en = {
       pending_secret_invalid: "This secret can no longer be stored.",
       // Uploads
       upload_too_large: "This file is too large.",
+      // Kin files (export and import)
+      kin_archive_invalid: "This is not a Kin file KinBot can read (exported from a Kin's settings).",
+      kin_archive_too_new: "This Kin file comes from a newer KinBot: update this one to import it.",
+      kin_archive_content_invalid: "This Kin file is damaged or incomplete: export the Kin again.",
+      kin_archive_too_many: "This Kin file holds more than can be imported (at most {{limit}} of a kind).",
+      kin_archive_too_large: "This Kin file is larger than the upload limit.",
+      kin_import_model_unavailable: "The model “{{model}}” is not offered here: choose another model for this Kin.",
       unsupported_type: "This kind of file cannot be sent.",
       type_mismatch: "This file's content does not match its name.",
       unreadable: "This file cannot be read.",
@@ -358,6 +365,13 @@ export const fr: typeof en = {
       pending_secret_invalid: "Ce secret ne peut plus être enregistré.",
       // Envois de fichiers
       upload_too_large: "Ce fichier est trop volumineux.",
+      // Fichiers de Kin (export et import)
+      kin_archive_invalid: "Ce n'est pas un fichier de Kin que KinBot sait lire (exporté depuis les réglages d'un Kin).",
+      kin_archive_too_new: "Ce fichier de Kin vient d'un KinBot plus récent : mettez celui-ci à jour pour l'importer.",
+      kin_archive_content_invalid: "Ce fichier de Kin est abîmé ou incomplet : exportez le Kin à nouveau.",
+      kin_archive_too_many: "Ce fichier de Kin contient plus que ce qui peut être importé (au plus {{limit}} d'un même type).",
+      kin_archive_too_large: "Ce fichier de Kin dépasse la taille maximale d'envoi.",
+      kin_import_model_unavailable: "Le modèle « {{model}} » n'est pas proposé ici : choisissez un autre modèle pour ce Kin.",
       unsupported_type: "Ce type de fichier ne peut pas être envoyé.",
       type_mismatch: "Le contenu de ce fichier ne correspond pas à son nom.",
       unreadable: "Ce fichier ne peut pas être lu.",

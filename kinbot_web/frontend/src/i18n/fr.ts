@@ -3,6 +3,7 @@ import { fr as cards } from "./cards";
 import { fr as channels } from "./channels";
 import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
+import { fr as kinFiles } from "./kin-files";
 import { fr as apiErrors } from "./errors";
 import { fr as markdown } from "./markdown";
 import { fr as notifications } from "./notifications";
@@ -173,6 +174,7 @@ const fr: Strings = {
   ...apiErrors,
   ...cards,
   ...crons,
+  ...kinFiles,
   ...markdown,
   ...notifications,
   ...onboardingExtra,

@@ -7,6 +7,7 @@ import { Advanced } from "@/components/app/advanced";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { KinAccessCard } from "@/components/app/kin-access";
 import { KinCrons } from "@/components/app/kin-crons";
+import { KinExport } from "@/components/app/kin-export";
 import { KinTools } from "@/components/app/kin-tools";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
@@ -398,6 +399,7 @@ export default function KinSettingsPage() {
         </TabsList>
         <TabsContent value="profile">
           <Profile kin={kin} user={user} onChange={setKin} />
+          <KinExport kin={kin} />
         </TabsContent>
         <TabsContent value="memories">
           <Memories kin={kin} />

@@ -1,6 +1,7 @@
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { KinImport } from "@/components/app/kin-import";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/input";
@@ -233,6 +234,7 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
             </Button>
           </DialogFooter>
         </form>
+        <KinImport models={models} onImported={(kin) => { created.current = true; onCreated(kin); onOpenChange(false); }} />
       </DialogContent>
     </Dialog>
   );
