@@ -51,6 +51,9 @@ KINDS = frozenset(
         "cron.triggered",
         "cron.skipped",
         "cron.execution.completed",
+        "approval.requested",
+        "approval.decided",
+        "usage.budget_warning",
     }
 )
 #: How many recent items are kept for clients resuming with Last-Event-ID.

@@ -137,7 +137,11 @@ async def test_a_backup_during_a_turn_restores_everything_and_answers(
     await until(streaming)
 
     async def settled() -> bool:
-        return await platform.db.read(lambda: unindexed_but_ended(platform.db.sql)) == 0
+        if await platform.db.read(lambda: unindexed_but_ended(platform.db.sql)):
+            return False
+        # The usage of the embedding calls made is stored after them, in the background.
+        await platform.usage.recorder.flush()
+        return True
 
     await until(settled)
     before = await platform.db.read(lambda: all_rows(platform.db.sql))

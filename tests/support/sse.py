@@ -36,7 +36,7 @@ class SseReader:
         self._changed.set()
 
     async def wait_for(
-        self, predicate: Callable[[SseEvent], bool], seconds: float = 20.0
+        self, predicate: Callable[[SseEvent], bool], seconds: float = 60.0
     ) -> SseEvent:
         """The first event (already received or to come) matching ``predicate``."""
         async with asyncio.timeout(seconds):
