@@ -73,7 +73,9 @@ async def other_kin(platform: Platform) -> str:
 
 @pytest.fixture
 def context(platform: Platform, contacts: ContactService, kin: str) -> ToolContext:
-    services = SimpleNamespace(contacts=contacts, kins=StoredKins(platform))
+    services = SimpleNamespace(
+        contacts=contacts, kins=StoredKins(platform), kin_access=platform.kin_access
+    )
     return ToolContext(platform=services, kin_id=kin, kin_name="Aria")
 
 

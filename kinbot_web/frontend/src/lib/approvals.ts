@@ -28,6 +28,9 @@ export type Decision = "allow_once" | "always" | "decline";
 const pending = new Map<string, Approval>();
 const listeners = new Set<() => void>();
 let version = 0;
+/** Ids the live events added or removed, by the `version` they did it at: a list loaded
+ * before them (its answer may arrive after the event) does not undo them. */
+const liveChanges = new Map<string, { at: number; added: boolean }>();
 
 function key(turn: number | null | undefined, callId: string): string {
   return `${turn ?? ""}:${callId}`;
@@ -40,17 +43,26 @@ function changed(): void {
 
 function add(approval: Approval): void {
   pending.set(key(approval.turn, approval.tool_call_id), approval);
+  liveChanges.set(approval.id, { at: version, added: true });
   changed();
 }
 
 function remove(id: string): void {
   for (const [name, approval] of pending) if (approval.id === id) pending.delete(name);
+  liveChanges.set(id, { at: version, added: false });
   changed();
 }
 
-function replaceKin(kinId: string, approvals: Approval[]): void {
-  for (const [name, approval] of pending) if (approval.kin_id === kinId) pending.delete(name);
-  for (const approval of approvals) pending.set(key(approval.turn, approval.tool_call_id), approval);
+/** The Kin's pending requests as a list asked for at `asked` says, except what a live event
+ * changed since. */
+function replaceKin(kinId: string, approvals: Approval[], asked: number): void {
+  const newer = (id: string) => (liveChanges.get(id)?.at ?? -1) >= asked;
+  for (const [name, approval] of pending) {
+    if (approval.kin_id === kinId && !newer(approval.id)) pending.delete(name);
+  }
+  for (const approval of approvals) {
+    if (!newer(approval.id)) pending.set(key(approval.turn, approval.tool_call_id), approval);
+  }
   changed();
 }
 
@@ -62,10 +74,12 @@ function subscribe(listener: () => void): () => void {
 /** Load the Kin's pending requests and follow them live while its chat is open. */
 export function useApprovalFeed(kinId: string, stream: EventStream): void {
   React.useEffect(() => {
-    const load = () =>
+    const load = () => {
+      const asked = version;
       void api<{ approvals: Approval[] }>(`/api/kins/${kinId}/approvals`)
-        .then(({ approvals }) => replaceKin(kinId, approvals))
+        .then(({ approvals }) => replaceKin(kinId, approvals, asked))
         .catch(() => undefined); // the chat says when the server is unreachable
+    };
     load();
     const off = [
       stream.on("approval.requested", ({ approval }) => approval.kin_id === kinId && add(approval)),
