@@ -65,6 +65,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/api/backups"): ADMIN,
     ("PUT", "/api/backups/schedule"): ADMIN,
     ("POST", "/api/backups"): ADMIN,
+    ("GET", "/api/backups/<int:run_id>/file"): ADMIN,
     ("GET", "/api/auth/invitations/<code>"): NOT_CALLED,  # public: an invitation's code
     ("POST", "/api/auth/login"): NOT_CALLED,  # public: signing in
     ("POST", "/api/auth/logout"): NOT_CALLED,  # ends Paul's own session
@@ -402,6 +403,7 @@ async def test_a_member_not_allowed_sees_nothing_of_a_restricted_kin(
             "memory_id": str(memories[0]["id"]),
             "user_id": paul_id,
             "number": "1",
+            "run_id": "1",
             "plugin": "metrics",
             "rest": "prometheus",
         }

@@ -16,6 +16,7 @@ import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 import { en as webhooks } from "./webhooks";
 import { en as kinAccess } from "./kin-access";
+import { en as toolNames } from "./tool-names";
 import { en as usage } from "./usage";
 
 const en = {
@@ -185,6 +186,7 @@ const en = {
   ...taskErrors,
   ...webhooks,
   ...kinAccess,
+  ...toolNames,
   ...usage,
   ...backups,
 };

@@ -16,6 +16,7 @@ import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 import { fr as webhooks } from "./webhooks";
 import { fr as kinAccess } from "./kin-access";
+import { fr as toolNames } from "./tool-names";
 import { fr as usage } from "./usage";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
@@ -186,6 +187,7 @@ const fr: Strings = {
   ...taskErrors,
   ...webhooks,
   ...kinAccess,
+  ...toolNames,
   ...usage,
   ...backups,
 };
