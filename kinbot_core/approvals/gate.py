@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from hookspecs import HookVeto, NeedsApproval
 from hookspecs.types import KinRef, ToolCall
+from kinbot_core.approvals.notice import tell_the_asker
 from kinbot_core.db.models import MessageRecord
 from kinbot_core.providers import ToolCallEvent
 
@@ -74,6 +75,7 @@ async def check(
         reason=asked.reason if asked is not None else None,
         asked_by=asked.plugin if asked is not None else None,
     )
+    await tell_the_asker(platform, kin)  # only a main session asks (above)
     raise ApprovalPending(request.id)
 
 
