@@ -21,6 +21,7 @@ from kinbot_core.providers import (
     ChatRequest,
     ConfigField,
     ConnectionReport,
+    ContextWindow,
     Finish,
     GeneratedImage,
     MalformedResponse,
@@ -133,6 +134,15 @@ class GeminiChat:
 
     def supports_vision(self, model: str) -> bool:
         return model.startswith("gemini")
+
+    async def context_window(self, model: str) -> ContextWindow | None:
+        """The model's ``inputTokenLimit`` in the Gemini API's model metadata."""
+        try:
+            info = await self._client.aio.models.get(model=model)
+        except Exception as exc:
+            raise translate(exc) from exc
+        tokens = info.input_token_limit
+        return ContextWindow(tokens, "provider") if tokens else None
 
     async def list_models(self) -> list[ModelInfo]:
         models: list[ModelInfo] = await self._list_models()
