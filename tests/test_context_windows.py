@@ -23,6 +23,7 @@ from kinbot_core.providers.context_windows import (
 )
 from tests.support.fakes import FakeAnthropic, FakeGemini, FakeOpenAI
 from tests.support.fakes.local_metadata import llama_cpp_props, lm_studio_model, ollama_show
+from tests.support.kin_chat import make_kin, serve_with_openai
 from tests.support.provider_setups import API_KEY
 
 MODEL = "smollm2-135m-instruct"
@@ -280,3 +281,49 @@ async def test_a_server_that_says_nothing_is_not_an_error(
     # Every way was tried: the models list, llama.cpp's, Ollama's and LM Studio's.
     paths = {request.path for request in fake.requests}
     assert {"/v1/models", "/props", "/api/show", f"/api/v0/models/{MODEL}"} <= paths
+
+
+# -- over HTTP -------------------------------------------------------------------------------
+
+
+async def test_a_kins_window_and_its_source_over_http(data_dir: Path, fake: FakeOpenAI) -> None:
+    fake.models.append("gpt-4o")
+    fake.local.ollama[MODEL] = ollama_show(32768, num_ctx=2048)
+    async with serve_with_openai(data_dir, fake) as server:
+        client = server.client
+        added = await client.post(
+            "/api/providers",
+            json={
+                "type": "openai-compatible",
+                "name": "Local models",
+                "config": {"base_url": f"{fake.base_url}/v1"},
+            },
+        )
+        assert added.status_code == 201, added.text
+        kin_id = await make_kin(client, model=f"Local models/{MODEL}")
+        answer = await client.get(f"/api/kins/{kin_id}/context-window")
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == {
+            "model": f"Local models/{MODEL}",
+            "tokens": 2048,
+            "source": "server",
+        }
+        moved = await client.patch(f"/api/kins/{kin_id}", json={"model": "OpenAI/gpt-4o"})
+        assert moved.status_code == 200, moved.text
+        answer = await client.get(f"/api/kins/{kin_id}/context-window")
+        assert answer.json()["tokens"] == 128_000
+        assert answer.json()["source"] == "known_model"
+        # The model's provider is gone: what KinBot knows without it.
+        gone = await client.delete(f"/api/providers/{added.json()['provider']['id']}")
+        assert gone.status_code == 204, gone.text
+        removed = await client.get("/api/providers")
+        openai_id = next(p["id"] for p in removed.json()["providers"] if p["name"] == "OpenAI")
+        assert (await client.delete(f"/api/providers/{openai_id}")).status_code == 204
+        answer = await client.get(f"/api/kins/{kin_id}/context-window")
+        assert answer.json() == {
+            "model": "OpenAI/gpt-4o",
+            "tokens": 128_000,
+            "source": "known_model",
+        }
+        missing = await client.get("/api/kins/no-such-kin/context-window")
+        assert missing.status_code == 404
