@@ -204,6 +204,9 @@ async def test_admin_then_server_then_known_models_then_fallback(
             ContextWindow(80_000, "fallback")
         )
         # A Kin's model no provider serves: the setting, the table, the fallback.
+        assert await windows.context_window("removed-provider", "gpt-4o") == (
+            ContextWindow(128_000, "known_model")
+        )
         assert await windows.context_window(None, "qwen2.5:0.5b") == ContextWindow(3000, "admin")
         assert await windows.context_window(None, "Gone/gpt-4o") == (
             ContextWindow(128_000, "known_model")

@@ -332,7 +332,7 @@ async def test_a_models_window_is_reported_by_the_server_or_provider_else_none(
     request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
 ) -> None:
     setup = request.node.callspec.params["provider"]
-    llm = provider.llm
+    llm: Any = provider.llm
     if not isinstance(llm, ReportsContextWindow):  # optional: the known models answer then
         assert setup.type_name == "openai"
         return

@@ -153,7 +153,10 @@ class ContextWindows:
             cached = self._fresh(key)
             if cached is not None:
                 return admin_window(overrides, model, cached[1]) or cached[0]
-            view = await providers.get(provider_id)
+            try:
+                view = await providers.get(provider_id)
+            except ProviderError:  # removed meanwhile: as for a model no provider serves
+                return admin_window(overrides, model, None) or self._offline(model)
             given = admin_window(overrides, model, view.name)
             if given is not None:
                 return given
