@@ -8,14 +8,14 @@ context window and whether it can call tools are asked of the server in its own 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
-
-import openai
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import (
     Capability,
+    ChatEvent,
+    ChatRequest,
     ConfigField,
     ContextWindow,
     ModelInfo,
@@ -39,15 +39,25 @@ CONTEXT_WINDOW_FIELD = ConfigField(
 )
 
 
-class CompatibleChat(OpenAIChat):
-    """Chat with a compatible server, which also says a model's window and tool support."""
+class CompatibleChat:
+    """Chat with a compatible server: the OpenAI chat, and the server's own word on a
+    model's window and tool support (``ServerMetadata``)."""
 
-    def __init__(self, *args: Any, metadata: ServerMetadata, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, chat: OpenAIChat, metadata: ServerMetadata) -> None:
+        self._chat = chat
         self._metadata = metadata
+
+    def chat(self, request: ChatRequest) -> AsyncIterator[ChatEvent]:
+        return self._chat.chat(request)
 
     def supports_tools(self, model: str) -> bool:
         return self._metadata.supports_tools(model)
+
+    def supports_vision(self, model: str) -> bool:
+        return self._chat.supports_vision(model)
+
+    async def list_models(self) -> list[ModelInfo]:
+        return await self._chat.list_models()
 
     async def context_window(self, model: str) -> ContextWindow | None:
         """What the server says of ``model``'s window (``ReportsContextWindow``)."""
@@ -58,24 +68,13 @@ class CompatibleProvider(OpenAIProvider):
     """An OpenAI-compatible endpoint: capabilities follow what it serves."""
 
     def __init__(
-        self,
-        client: openai.AsyncOpenAI,
-        label: str,
-        *,
-        embedding_configured: bool,
-        metadata: ServerMetadata,
-        **kwargs: Any,
+        self, *args: Any, embedding_configured: bool, metadata: ServerMetadata, **kwargs: Any
     ) -> None:
-        super().__init__(client, label, **kwargs)
+        super().__init__(*args, **kwargs)
         self._embedding_configured = embedding_configured
         if self.llm is not None:
-            self.llm = CompatibleChat(
-                client,
-                label,
-                max_tokens_parameter=kwargs["max_tokens_parameter"],
-                list_models=self.all_models,
-                metadata=metadata,
-            )
+            # Any ``LLMCapability`` will do; the base class types the attribute as its chat.
+            self.llm = CompatibleChat(self.llm, metadata)  # type: ignore[assignment]
 
     def detected_capabilities(self, models: list[ModelInfo]) -> tuple[Capability, ...]:
         offered: list[Capability] = []
