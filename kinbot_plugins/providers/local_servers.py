@@ -16,7 +16,9 @@ The OpenAI API has no field for a model's context window, so each server says it
   under 24 GiB of VRAM, per its documentation), which its API does not report: KinBot then
   assumes ``OLLAMA_DEFAULT_WINDOW``, never more than the model's maximum.
 - LM Studio: ``GET /api/v0/models/{model}``: ``loaded_context_length`` once the model is
-  loaded, and ``max_context_length`` (the model's maximum, used until it is loaded).
+  loaded, and ``max_context_length`` (the model's maximum). A model not loaded yet is loaded
+  on the first request with LM Studio's default length, which the API does not report:
+  KinBot assumes ``UNLOADED_WINDOW`` until then, never more than the model's maximum.
 - llama-cpp-python's server says nothing: the window is set by hand (the provider's
   "context window" field).
 
@@ -41,6 +43,9 @@ from kinbot_core.providers import ContextWindow, ProviderTimeout, ProviderUnavai
 OLLAMA_DEFAULT_WINDOW = 4096
 #: Time limit of one metadata request (seconds).
 PROBE_TIMEOUT = 5.0
+#: What KinBot assumes of an LM Studio model not loaded yet (a small length errs on the side
+#: of requests that fit).
+UNLOADED_WINDOW = 4096
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
 
 Probe = Callable[[httpx.AsyncClient, str], Awaitable[ContextWindow | None]]
@@ -136,7 +141,8 @@ class ServerMetadata:
         found = await self._json(await http.get(f"{self._root}/api/v0/models/{model}"))
         if not isinstance(found, dict):
             return None
-        tokens = _positive(found.get("loaded_context_length")) or _positive(
-            found.get("max_context_length")
-        )
-        return ContextWindow(tokens, "server") if tokens else None
+        loaded = _positive(found.get("loaded_context_length"))
+        if loaded is not None:
+            return ContextWindow(loaded, "server")
+        maximum = _positive(found.get("max_context_length"))
+        return ContextWindow(min(UNLOADED_WINDOW, maximum), "server") if maximum else None
