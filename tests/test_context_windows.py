@@ -117,6 +117,11 @@ async def test_vllm_max_model_len_in_the_models_list(platform: Platform, fake: F
     window = await platform.providers.context_window(provider_id, MODEL)
     assert window == ContextWindow(16384, "server")
     assert asked(fake, "/props") == 0  # the first answer is enough
+    listed = await platform.providers.models(provider_id, refresh=True)
+    assert {m.id: m.context_window for m in listed if m.capability == "llm"} == {
+        MODEL: 16384,
+        "qwen2.5:0.5b": None,
+    }
 
 
 async def test_openrouter_context_length_is_the_providers_metadata(
@@ -126,6 +131,8 @@ async def test_openrouter_context_length_is_the_providers_metadata(
     provider_id = await add_local(platform, fake)
     window = await platform.providers.context_window(provider_id, MODEL)
     assert window == ContextWindow(131072, "provider")
+    listed = await platform.providers.models(provider_id)
+    assert next(m.context_window for m in listed if m.id == MODEL) == 131072
 
 
 async def test_lm_studio_loaded_context_else_a_small_one(
@@ -150,6 +157,8 @@ async def test_gemini_input_token_limit(platform: Platform) -> None:
         )
         window = await platform.providers.context_window(view.id, "gemini-2.5-flash")
     assert window == ContextWindow(1_048_576, "provider")
+    listed = await platform.providers.models(view.id)
+    assert {m.context_window for m in listed if m.capability == "llm"} == {1_048_576}
 
 
 async def test_anthropic_max_input_tokens_else_the_known_models(platform: Platform) -> None:
@@ -166,6 +175,8 @@ async def test_anthropic_max_input_tokens_else_the_known_models(platform: Platfo
         assert await platform.providers.context_window(view.id, model) == (
             ContextWindow(1_000_000, "provider")
         )
+        listed = await platform.providers.models(view.id, refresh=True)
+        assert next(m.context_window for m in listed if m.id == model) == 1_000_000
 
 
 # -- precedence ----------------------------------------------------------------------------

@@ -122,6 +122,7 @@ class AnthropicChat:
                     label=model.display_name,
                     supports_tools=True,
                     supports_vision=True,
+                    context_window=model.max_input_tokens,
                 )
                 async for model in self._client.models.list(limit=100)
             ]

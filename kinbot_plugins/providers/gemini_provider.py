@@ -301,8 +301,14 @@ class GeminiProvider:
                 elif "predict" in actions or name.startswith("imagen"):
                     capability = "image"
                 if capability is not None and name:
+                    window = model.input_token_limit if capability == "llm" else None
                     found.append(
-                        ModelInfo(id=name, capability=capability, label=model.display_name)
+                        ModelInfo(
+                            id=name,
+                            capability=capability,
+                            label=model.display_name,
+                            context_window=window,
+                        )
                     )
         except Exception as exc:
             raise translate(exc) from exc

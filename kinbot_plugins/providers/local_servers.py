@@ -55,6 +55,16 @@ def _positive(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def _listed_window(entry: dict[str, Any]) -> ContextWindow | None:
+    """The window of one models-list entry: vLLM's ``max_model_len``, OpenRouter's
+    ``context_length``."""
+    if (tokens := _positive(entry.get("max_model_len"))) is not None:
+        return ContextWindow(tokens, "server")
+    if (tokens := _positive(entry.get("context_length"))) is not None:
+        return ContextWindow(tokens, "provider")
+    return None
+
+
 class ServerMetadata:
     """Asks one OpenAI-compatible server about its models (one per configured provider)."""
 
@@ -94,6 +104,22 @@ class ServerMetadata:
                     return found
         return None
 
+    async def listed_windows(self) -> dict[str, int]:
+        """The windows the models list gives (vLLM's, OpenRouter's), by model; empty when
+        it gives none or cannot be read."""
+        try:
+            async with httpx.AsyncClient(timeout=PROBE_TIMEOUT, headers=self._headers) as http:
+                listed = await self._json(await http.get(f"{self._base}/models"))
+        except httpx.HTTPError:
+            return {}
+        entries = listed.get("data") if isinstance(listed, dict) else None
+        windows: dict[str, int] = {}
+        for entry in entries if isinstance(entries, list) else ():
+            window = _listed_window(entry) if isinstance(entry, dict) else None
+            if window is not None and isinstance(entry.get("id"), str):
+                windows[entry["id"]] = window.tokens
+        return windows
+
     async def _json(self, response: httpx.Response) -> Any:
         if response.status_code != 200:
             return None
@@ -106,12 +132,8 @@ class ServerMetadata:
         listed = await self._json(await http.get(f"{self._base}/models"))
         entries = listed.get("data") if isinstance(listed, dict) else None
         for entry in entries if isinstance(entries, list) else ():
-            if not isinstance(entry, dict) or entry.get("id") != model:
-                continue
-            if (tokens := _positive(entry.get("max_model_len"))) is not None:
-                return ContextWindow(tokens, "server")
-            if (tokens := _positive(entry.get("context_length"))) is not None:
-                return ContextWindow(tokens, "provider")
+            if isinstance(entry, dict) and entry.get("id") == model:
+                return _listed_window(entry)
         return None
 
     async def _from_llama_cpp(self, http: httpx.AsyncClient, model: str) -> ContextWindow | None:

@@ -9,6 +9,7 @@ context window and whether it can call tools are asked of the server in its own 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from kinbot_core import hookimpl
@@ -72,9 +73,21 @@ class CompatibleProvider(OpenAIProvider):
     ) -> None:
         super().__init__(*args, **kwargs)
         self._embedding_configured = embedding_configured
+        self._metadata = metadata
         if self.llm is not None:
             # Any ``LLMCapability`` will do; the base class types the attribute as its chat.
             self.llm = CompatibleChat(self.llm, metadata)  # type: ignore[assignment]
+
+    async def all_models(self) -> list[ModelInfo]:
+        """Every model the server lists, with the window its list gives (vLLM, OpenRouter)."""
+        models = await super().all_models()
+        windows = await self._metadata.listed_windows()
+        return [
+            replace(model, context_window=windows.get(model.id))
+            if model.capability == "llm"
+            else model
+            for model in models
+        ]
 
     def detected_capabilities(self, models: list[ModelInfo]) -> tuple[Capability, ...]:
         offered: list[Capability] = []
