@@ -1,6 +1,7 @@
 """A Kin's context window in its settings, in Debian's Chromium (desktop in English, phone in
-French): the figure a llama.cpp server reports and that it is the server's, then the figure an
-administrator types in the provider's form and that it is theirs."""
+French): the figure a llama.cpp server reports and that it is the server's, a model list's
+window among the model choices, then the figure an administrator types in the provider's form
+and that it is theirs."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ WORDS = {
         "settings": "Kin settings",
         "title": "Context window",
         "reported": "2,048 tokens, reported by the server",
+        "listed": "gpt-4o-mini · Local · 65,536 tokens",
         "edit": "Edit Local",
         "field": "Context window (tokens)",
         "save": "Save",
@@ -35,6 +37,7 @@ WORDS = {
         "settings": "Réglages du Kin",
         "title": "Fenêtre de contexte",
         "reported": f"2{THIN}048 jetons (chiffre fourni par le serveur)",
+        "listed": f"gpt-4o-mini · Local · 65{THIN}536 jetons",
         "edit": "Modifier Local",
         "field": "Fenêtre de contexte (jetons)",
         "save": "Enregistrer",
@@ -61,6 +64,7 @@ async def test_the_kins_settings_show_its_window_and_where_it_comes_from(
     async with open_page(browser) as page:
         await sign_in(page, server)
         fake_llm.local.props = llama_cpp_props(n_ctx=2048)
+        fake_llm.local.model_fields["gpt-4o-mini"] = {"context_length": 65536}
         added = await server.client.post(
             "/api/providers",
             json={
@@ -80,6 +84,9 @@ async def test_the_kins_settings_show_its_window_and_where_it_comes_from(
         await expect(card.get_by_text(words["title"])).to_be_visible()
         await expect(card.get_by_text(words["reported"])).to_be_visible()
         await expect(card).to_have_attribute("data-context-window", "server")
+        # A model whose list gives its window says it among the choices.
+        choice = page.locator("#kin-model option", has_text=words["listed"])
+        await expect(choice).to_have_count(1)
 
         # The administrator gives the window in the provider's form: it wins.
         await page.goto(server.url + "/settings")

@@ -3,6 +3,7 @@
 export const en = {
   contextWindow: {
     title: "Context window",
+    tokens: "{{tokens}} tokens",
     value: "{{tokens}} tokens, {{source}}",
     hint: "How much of the conversation {{name}}'s model can read in one go: KinBot keeps each request within it.",
     sources: {
@@ -19,6 +20,7 @@ export const en = {
 export const fr: typeof en = {
   contextWindow: {
     title: "Fenêtre de contexte",
+    tokens: "{{tokens}} jetons",
     value: "{{tokens}} jetons ({{source}})",
     hint: "La part de la conversation que le modèle de {{name}} peut lire d'un coup : KinBot y fait tenir chaque requête.",
     sources: {

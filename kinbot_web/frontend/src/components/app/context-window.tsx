@@ -3,9 +3,16 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import i18n from "@/i18n";
 import { api } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
-import type { Kin } from "@/lib/types";
+import type { Kin, ProviderModel } from "@/lib/types";
+
+/** A model in a list of choices: "gpt-4o · OpenAI · 128,000 tokens" (the window when the provider's list says it). */
+export function modelChoiceLabel(model: ProviderModel, providerName: string): string {
+  const base = `${model.label || model.id} · ${providerName}`;
+  return model.context_window ? `${base} · ${i18n.t("contextWindow.tokens", { tokens: formatNumber(model.context_window) })}` : base;
+}
 
 /** Where a window's figure comes from (`GET /api/kins/<id>/context-window`). */
 type WindowSource = "server" | "provider" | "known_model" | "admin" | "fallback";
