@@ -30,14 +30,13 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from kinbot_core.config import Settings
 from kinbot_core.providers.errors import ProviderError
 
 logger = logging.getLogger(__name__)
 
-WindowSource = Literal["server", "provider", "known_model", "admin", "fallback"]
 #: The configuration field in which a provider type lets an administrator give the window.
 CONFIG_FIELD = "context_window"
 #: Smallest and largest window an administrator may give (tokens).
