@@ -117,6 +117,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/api/kins/<kin_id>/avatar/generate"): KIN,
     ("GET", "/api/kins/<kin_id>/avatar/modes"): KIN,
     ("GET", "/api/kins/<kin_id>/compacting"): KIN,
+    ("GET", "/api/kins/<kin_id>/context-window"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting/purge"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting/rollback"): KIN,

@@ -1,5 +1,6 @@
 """Providers: the capability interfaces, their values and errors, and the provider service."""
 
+from kinbot_core.providers.context_windows import ContextWindow
 from kinbot_core.providers.errors import (
     AuthenticationFailed,
     BadRequest,
@@ -49,6 +50,7 @@ __all__ = [
     "ChatRequest",
     "ConfigField",
     "ConnectionReport",
+    "ContextWindow",
     "EmbeddingCapability",
     "Finish",
     "GeneratedImage",

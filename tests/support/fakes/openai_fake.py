@@ -19,6 +19,7 @@ from tests.support.fakes._server import (
     Response,
     bearer_token,
 )
+from tests.support.fakes.local_metadata import ENDPOINTS, LocalServerMetadata, local_route
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -43,11 +44,12 @@ class FakeOpenAI(FakeServer):
     OpenAI-compatible client uses the same ``.../v1`` base URL. Endpoints: ``"chat"``
     (POST /v1/chat/completions, the default), ``"embeddings"`` (POST /v1/embeddings),
     ``"images"`` (POST /v1/images/generations) and ``"models"`` (GET /v1/models and
-    /v1/models/{id}). Key: ``Authorization: Bearer``.
+    /v1/models/{id}). Key: ``Authorization: Bearer``. ``fake.local`` switches on what local
+    servers say of their models' context (``local_metadata``).
     """
 
     provider = "OpenAI"
-    endpoints = ("chat", "embeddings", "images", "models")
+    endpoints = ("chat", "embeddings", "images", "models", *ENDPOINTS)
     default_models = (
         "gpt-4o",
         "gpt-4o-mini",
@@ -58,7 +60,13 @@ class FakeOpenAI(FakeServer):
         "gpt-image-1",
     )
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.local = LocalServerMetadata()
+
     def _route(self, method: str, path: str, body: Any) -> tuple[str, Handler] | None:
+        if (local := local_route(self.local, method, path)) is not None:
+            return local
         routes: dict[tuple[str, str], tuple[str, Handler]] = {
             ("POST", "/v1/chat/completions"): ("chat", self._chat),
             ("POST", "/v1/embeddings"): ("embeddings", self._embeddings),
@@ -278,9 +286,9 @@ class FakeOpenAI(FakeServer):
 
     # -- models -------------------------------------------------------------------------
 
-    @staticmethod
-    def _model(model_id: str) -> dict[str, Any]:
-        return {"id": model_id, "object": "model", "created": 1715367049, "owned_by": "openai"}
+    def _model(self, model_id: str) -> dict[str, Any]:
+        entry = {"id": model_id, "object": "model", "created": 1715367049, "owned_by": "openai"}
+        return {**entry, **self.local.model_fields.get(model_id, {})}
 
     def _list_models(self, request: RecordedRequest, reply: Reply) -> Response:
         if reply.malformed:

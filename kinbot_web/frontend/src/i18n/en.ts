@@ -1,5 +1,6 @@
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as backups } from "./backups";
+import { en as contextWindow } from "./context-window";
 import { en as cards } from "./cards";
 import { en as channels } from "./channels";
 import { en as chatflow } from "./chatflow";
@@ -189,6 +190,7 @@ const en = {
   ...toolNames,
   ...usage,
   ...backups,
+  ...contextWindow,
 };
 
 export default en;

@@ -1,4 +1,5 @@
 import { fr as backups } from "./backups";
+import { fr as contextWindow } from "./context-window";
 import { fr as cards } from "./cards";
 import { fr as channels } from "./channels";
 import { fr as chatflow } from "./chatflow";
@@ -190,6 +191,7 @@ const fr: Strings = {
   ...toolNames,
   ...usage,
   ...backups,
+  ...contextWindow,
 };
 
 export default fr;
