@@ -418,3 +418,29 @@ async def test_the_person_who_asked_is_notified_in_their_language_without_the_ar
         assert notice.title == "Chef demande avant d'agir"
         assert notice.link == f"/kins/{kin_id}"
         assert "tax-return" not in notice.title + notice.body
+
+
+async def test_a_call_resumed_after_approval_gets_the_secret_its_turn_read(
+    data_dir: Path, fake_llm: FakeOpenAI
+) -> None:
+    secret = "correct-horse-battery-9"
+    async with serve_with_openai(data_dir, fake_llm) as server:
+        client = server.client
+        kin_id = await make_kin(client)
+        stored = await client.post("/api/vault", json={"key": "HOME_WIFI", "value": secret})
+        assert stored.status_code == 201, stored.text
+        await ask_before(client, kin_id, "write_file")
+        folder = await workspace(server, kin_id)
+        fake_llm.enqueue(
+            Reply(tool_calls=[("get_secret", {"key": "HOME_WIFI"})]),
+            Reply(tool_calls=[("write_file", {"path": "wifi.txt", "content": secret})]),
+            Reply(text="Saved for the guests."),
+        )
+        async with sse_stream(client) as stream:
+            sent = await tell(client, kin_id, "Write the wifi password for the guests")
+            approval = await waiting_request(stream, kin_id, sent)
+            assert secret not in json.dumps(approval)  # the card shows the placeholder
+            decided = await decide(client, approval["id"], decision="allow_once")
+            assert decided.status_code == 200, decided.text
+            await stream.wait_for(status_of(sent, "done"))
+        assert (folder / "wifi.txt").read_text() == secret

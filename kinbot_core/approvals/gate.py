@@ -88,7 +88,8 @@ def refusal_text(refusal: BaseException) -> str:
 
 async def unanswered_calls(platform: Platform, trigger_id: int) -> list[ToolCallEvent]:
     """The tool calls of the turn's newest step (its latest assistant message, superseded
-    ones left out) that have no result yet: what a resumed turn runs first."""
+    ones left out) that have no result yet: what a resumed turn runs first, with the secrets
+    the turn read back in their arguments (stored masked)."""
 
     def read() -> list[ToolCallEvent]:
         outputs = (MessageRecord.turn_of == trigger_id) & ~MessageRecord.superseded
@@ -110,7 +111,9 @@ async def unanswered_calls(platform: Platform, trigger_id: int) -> list[ToolCall
             ToolCallEvent(
                 id=call["id"],
                 name=call["name"],
-                arguments=dict(call.get("arguments") or {}),
+                arguments=platform.vault.reveal_arguments(
+                    trigger_id, dict(call.get("arguments") or {})
+                ),
                 extra=dict(call.get("extra") or {}),
             )
             for call in json.loads(step.tool_calls)
