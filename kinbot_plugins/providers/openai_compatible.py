@@ -68,6 +68,9 @@ class OpenAICompatibleProviderType:
             image_model=None,
             max_tokens_parameter="max_tokens",
             embedding_configured=bool(config.get("embedding_model")),
+            # Models without native tool support write their calls in the text, which
+            # llama.cpp, Ollama and LM Studio pass through.
+            tool_calls_in_text=True,
         )
 
 
