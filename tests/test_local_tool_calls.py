@@ -1,10 +1,12 @@
 """Tool calls streamed as local servers send them (llama.cpp, Ollama, LM Studio, vLLM), through
 the OpenAI-compatible provider: arguments in one piece or many, empty or missing ids, deltas
 without an index, several calls in one message, and calls written in the text by models
-without native tool support. The fake server switches forms (``FakeOpenAI.stream_form``)."""
+without native tool support. The fake server switches forms (``FakeOpenAI.stream_form``); the
+real llama.cpp server (tests marked ``local_models``) sends both kinds from SmolLM2-135M."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.fakes.openai_stream_forms import STREAM_FORMS
 from tests.support.kin_chat import make_kin, reply_to, session, tell
+from tests.support.llama_server import LlamaServer, llama_server
 from tests.support.provider_setups import API_KEY
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import sse_stream
@@ -40,6 +43,9 @@ TOOLS = (
     ToolSpec("get_time", "The current time in a city.", CITY),
     ToolSpec("get_weather", "The weather in a city.", CITY),
 )
+#: llama.cpp's server told to offer tools as Hermes and Qwen templates do (SmolLM2's own
+#: template has no tools: the server then passes a written call through as text).
+TOOLS_TEMPLATE = Path(__file__).parent / "data" / "chatml_tool_calls.jinja"
 TWO_CALLS = [("get_time", {"city": "Rome"}), ("get_weather", {"city": 'Paris, "Île"'})]
 
 
@@ -211,3 +217,79 @@ async def test_a_kin_runs_a_call_its_model_wrote_in_the_text(
     (answered,) = [m for m in sent if m["role"] == "tool"]
     assert asked["tool_calls"][0]["id"] == answered["tool_call_id"]
     assert asked["tool_calls"][0]["function"]["name"] == "get_time"
+
+
+# -- the real llama.cpp server -------------------------------------------------------------
+
+
+def weather_call(city: str) -> str:
+    return (
+        f'<tool_call>\n{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}\n</tool_call>'
+    )
+
+
+#: Two examples before the question: a 135M model follows them reliably at temperature 0 (the
+#: server samples greedily), where a bare question gets a made-up answer instead of a call.
+SHOWN_HOW = ChatRequest(
+    model="",
+    system="You answer questions about the weather by calling the get_weather tool.",
+    messages=(
+        ChatMessage("user", "What is the weather in Lyon?"),
+        ChatMessage("assistant", weather_call("Lyon")),
+        ChatMessage("user", "What is the weather in Rome?"),
+        ChatMessage("assistant", weather_call("Rome")),
+        ChatMessage("user", "What is the weather in Paris?"),
+    ),
+    tools=TOOLS,
+    max_tokens=60,
+)
+
+
+async def llama_events(server: LlamaServer) -> list[ChatEvent]:
+    provider = openai_compatible_type.create({"base_url": server.base_url}, timeout=600)
+    try:
+        assert provider.llm is not None
+        request = dataclasses.replace(SHOWN_HOW, model=server.model)
+        return [event async for event in provider.llm.chat(request)]
+    finally:
+        await provider.aclose()
+
+
+@pytest.fixture(scope="module")
+def llama_plain(
+    local_models_python: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LlamaServer]:
+    """SmolLM2 with its own template: no tools, so calls come back as text."""
+    log = tmp_path_factory.mktemp("llama-plain") / "server.log"
+    with llama_server(local_models_python, log, max_answer=60) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def llama_tools(
+    local_models_python: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LlamaServer]:
+    """SmolLM2 with a template offering tools: llama.cpp parses the calls and streams them."""
+    log = tmp_path_factory.mktemp("llama-tools") / "server.log"
+    with llama_server(
+        local_models_python, log, max_answer=60, chat_template=TOOLS_TEMPLATE
+    ) as server:
+        yield server
+
+
+@pytest.mark.local_models
+async def test_a_call_llama_cpp_passes_through_as_text(llama_plain: LlamaServer) -> None:
+    events = await llama_events(llama_plain)
+    assert [(c.name, c.arguments) for c in calls_of(events)] == [("get_weather", {"city": "Paris"})]
+    assert "<tool_call>" not in text_of(events)
+    assert events[-1] == Finish("tool_calls")
+
+
+@pytest.mark.local_models
+async def test_a_call_llama_cpp_streams_natively(llama_tools: LlamaServer) -> None:
+    events = await llama_events(llama_tools)
+    (call,) = calls_of(events)
+    assert (call.name, call.arguments) == ("get_weather", {"city": "Paris"})
+    assert call.id
+    assert text_of(events).strip() == ""
+    assert events[-1] == Finish("tool_calls")
