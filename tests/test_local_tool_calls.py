@@ -261,7 +261,7 @@ def llama_plain(
 ) -> Iterator[LlamaServer]:
     """SmolLM2 with its own template: no tools, so calls come back as text."""
     log = tmp_path_factory.mktemp("llama-plain") / "server.log"
-    with llama_server(local_models_python, log, max_answer=60) as server:
+    with llama_server(local_models_python, log) as server:
         yield server
 
 
@@ -271,9 +271,7 @@ def llama_tools(
 ) -> Iterator[LlamaServer]:
     """SmolLM2 with a template offering tools: llama.cpp parses the calls and streams them."""
     log = tmp_path_factory.mktemp("llama-tools") / "server.log"
-    with llama_server(
-        local_models_python, log, max_answer=60, chat_template=TOOLS_TEMPLATE
-    ) as server:
+    with llama_server(local_models_python, log, chat_template=TOOLS_TEMPLATE) as server:
         yield server
 
 

@@ -97,14 +97,12 @@ def llama_server(
     log: Path,
     *,
     context: int = 2048,
-    max_answer: int = -1,
     chat_template: Path | None = None,
 ) -> Iterator[LlamaServer]:
-    """Start llama.cpp's server with ``context`` tokens of context (and answers of at most
-    ``max_answer`` tokens, the server's ``--n-predict``); yield it once ``/health`` says it
-    is ready; stop it when the block ends."""
+    """Start llama.cpp's server with ``context`` tokens of context (and ``chat_template``
+    instead of the model's own); yield it once ``/health`` says it is ready; stop it when the
+    block ends."""
     command = [str(python), str(SERVER_SCRIPT), "--context", str(context)]
-    command += ["--max-answer", str(max_answer)]
     if chat_template is not None:
         command += ["--chat-template", str(chat_template)]
     with log.open("w") as log_file:

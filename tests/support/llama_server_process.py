@@ -28,7 +28,6 @@ def model_path() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--context", type=int, required=True, help="the context size (n_ctx)")
-    parser.add_argument("--max-answer", type=int, default=-1, help="the server's n_predict")
     parser.add_argument("--chat-template", default="", help="a Jinja chat template file")
     parser.add_argument("--check", action="store_true", help="print the model's path and exit")
     options = parser.parse_args()
@@ -44,7 +43,6 @@ def main() -> None:
     params.model.path = model_path()
     params.model_alias = {MODEL_ALIAS}
     params.n_ctx = options.context
-    params.n_predict = options.max_answer
     params.hostnames = ["127.0.0.1"]
     params.port = 0
     params.ui = False
