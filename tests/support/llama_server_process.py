@@ -49,6 +49,8 @@ def main() -> None:
     # Greedy sampling: the same prompt gives the same answer. A request's own temperature
     # still wins, as with any llama-server started with --temp 0.
     params.sampling.temp = 0.0
+    # Greedy sampling loops in a small model; llama.cpp's former default penalty ends that.
+    params.sampling.penalty_repeat = 1.1
     # One thread, never spinning: on two cores shared with other tests, llama.cpp's threads
     # wait on each other (measured under load: 18 tokens/s with one thread, under 1 with two).
     for cpu in (params.cpuparams, params.cpuparams_batch):
