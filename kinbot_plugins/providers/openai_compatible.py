@@ -148,6 +148,9 @@ class OpenAICompatibleProviderType:
             max_tokens_parameter="max_tokens",
             embedding_configured=bool(config.get("embedding_model")),
             metadata=ServerMetadata(config["base_url"], config.get("api_key"), label),
+            # Models without native tool support write their calls in the text, which
+            # llama.cpp, Ollama and LM Studio pass through.
+            tool_calls_in_text=True,
         )
 
 

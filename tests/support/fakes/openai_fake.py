@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tests.support.fakes._data import embedding_base64, fake_embedding, png_image
-from tests.support.fakes._reply import Reply, pieces
+from tests.support.fakes._reply import Reply
 from tests.support.fakes._server import (
     BadRequest,
     FakeServer,
@@ -20,6 +20,7 @@ from tests.support.fakes._server import (
     bearer_token,
 )
 from tests.support.fakes.local_metadata import ENDPOINTS, LocalServerMetadata, local_route
+from tests.support.fakes.openai_stream_forms import STREAM_FORMS, TEXT_FORMS
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -41,7 +42,9 @@ class FakeOpenAI(FakeServer):
     """The OpenAI REST API on loopback, under ``/v1``.
 
     Point the SDK at it with ``AsyncOpenAI(api_key=..., base_url=f"{fake.base_url}/v1")``; an
-    OpenAI-compatible client uses the same ``.../v1`` base URL. Endpoints: ``"chat"``
+    OpenAI-compatible client uses the same ``.../v1`` base URL. ``stream_form`` names the form
+    of streamed tool calls (``openai_stream_forms``: ``"openai"``, or one local servers send).
+    Endpoints: ``"chat"``
     (POST /v1/chat/completions, the default), ``"embeddings"`` (POST /v1/embeddings),
     ``"images"`` (POST /v1/images/generations) and ``"models"`` (GET /v1/models and
     /v1/models/{id}). Key: ``Authorization: Bearer``. ``fake.local`` switches on what local
@@ -59,6 +62,7 @@ class FakeOpenAI(FakeServer):
         "dall-e-3",
         "gpt-image-1",
     )
+    stream_form = "openai"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -113,7 +117,8 @@ class FakeOpenAI(FakeServer):
     # -- chat ---------------------------------------------------------------------------
 
     def _finish_reason(self, reply: Reply) -> str:
-        return reply.stop_reason or ("tool_calls" if reply.tool_calls else "stop")
+        calls = reply.tool_calls and self.stream_form not in TEXT_FORMS
+        return reply.stop_reason or ("tool_calls" if calls else "stop")
 
     def _usage(self, reply: Reply) -> dict[str, int]:
         prompt, completion = reply.usage
@@ -192,19 +197,7 @@ class FakeOpenAI(FakeServer):
                 b'data: {"id": "' + completion_id.encode() + b'", "choices": [{"delta": \n\n'
             )
             return Response.sse(events)
-        events += [chunk({"content": piece}) for piece in pieces(reply.text, reply.chunk_size)]
-        for index, (name, arguments) in enumerate(reply.tool_calls):
-            opened = {
-                "index": index,
-                "id": self._next_id("call_fake_"),
-                "type": "function",
-                "function": {"name": name, "arguments": ""},
-            }
-            events.append(chunk({"tool_calls": [opened]}))
-            for piece in pieces(json.dumps(arguments), reply.chunk_size):
-                events.append(
-                    chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-                )
+        events += [chunk(delta) for delta in STREAM_FORMS[self.stream_form](reply, self._next_id)]
         events.append(chunk({}, self._finish_reason(reply)))
         if include_usage:
             events.append(
