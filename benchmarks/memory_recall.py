@@ -287,7 +287,7 @@ async def latency(platform: Platform, count: int, queries: list[str]) -> dict[st
     return results
 
 
-async def run(path: Path, latency_memories: int) -> None:
+async def run(path: Path, latency_memories: int, latency_queries: int) -> None:
     skipped: Counter[str] = Counter()
     conversations = load(path, skipped)
     asked = sum(len(c.questions) for c in conversations)
@@ -309,8 +309,8 @@ async def run(path: Path, latency_memories: int) -> None:
             print(f"(evidence turns cited by some observation fact: {ceiling:.1f} %)")
             if latency_memories:
                 queries = [q.text for c in conversations for q in c.questions]
-                queries = (queries * (LATENCY_QUERIES // max(1, len(queries)) + 1))[
-                    :LATENCY_QUERIES
+                queries = (queries * (latency_queries // max(1, len(queries)) + 1))[
+                    :latency_queries
                 ]
                 timings = await latency(platform, latency_memories, queries)
                 print(f"\nrecall over {latency_memories} memories of one Kin "
@@ -330,11 +330,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=LATENCY_MEMORIES,
         help="generated memories for the latency measure (0: skip it)",
     )
+    parser.add_argument(
+        "--latency-queries",
+        type=int,
+        default=LATENCY_QUERIES,
+        help="queries timed per search mode in the latency measure",
+    )
     arguments = parser.parse_args(argv)
     path = arguments.dataset.expanduser()
     if not path.is_file():
         sys.exit(f"no such file: {path}")
-    asyncio.run(run(path.resolve(), arguments.latency_memories))
+    asyncio.run(run(path.resolve(), arguments.latency_memories, arguments.latency_queries))
 
 
 if __name__ == "__main__":

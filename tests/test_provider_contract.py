@@ -300,7 +300,7 @@ async def test_every_provider_type_is_covered_by_this_suite(
 
 
 def test_gemini_gets_its_thought_signatures_back_and_never_made_up_ids() -> None:
-    from kinbot_plugins.providers.gemini_provider import gemini_contents
+    from kinbot_plugins.providers.gemini_client import gemini_contents
 
     history = (
         ChatMessage("user", "Weather in Rome?"),

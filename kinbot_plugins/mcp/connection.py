@@ -14,7 +14,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import mcp_types
@@ -24,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
+from kinbot_plugins.mcp.shared import CallFailed, Timeouts, ToolInfo
 from kinbot_plugins.mcp.store import ServerConfig
 
 logger = logging.getLogger(__name__)
@@ -40,29 +40,6 @@ STATUS_ERROR_CODES = (
     "mcp_health_failed",
     "mcp_closed",
 )
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    """One tool a server offers."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """The limits a connection works within (from the settings)."""
-
-    connect: float
-    call: float
-    health_interval: float
-    reconnect_max: float
-
-
-class CallFailed(Exception):
-    """A tool call did not give a result; the message is for the model."""
 
 
 class ServerConnection:

@@ -10,15 +10,18 @@ import logging
 import re
 import weakref
 from dataclasses import replace
-from typing import Any
-
-import mcp_types
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import PluginDisabled
 from kinbot_core.tools import ToolContext, ToolError
-from kinbot_plugins.mcp.connection import CallFailed, ServerConnection, Timeouts, ToolInfo
+from kinbot_plugins.mcp.shared import CallFailed, Timeouts, ToolInfo
 from kinbot_plugins.mcp.store import VAULT_REFERENCE, McpConfigError, McpStore, ServerConfig
+
+if TYPE_CHECKING:
+    import mcp_types
+
+    from kinbot_plugins.mcp.connection import ServerConnection
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +75,8 @@ class McpTool:
 
 def result_text(result: mcp_types.CallToolResult) -> str:
     """A tool result as text for the model (other content kinds are named, not inlined)."""
+    import mcp_types  # loaded with the connection that gave the result
+
     parts: list[str] = []
     for item in result.content:
         if isinstance(item, mcp_types.TextContent):
@@ -212,6 +217,8 @@ class McpManager:
     def _connect(self, config: ServerConfig) -> None:
         if not config.enabled:
             return
+        from kinbot_plugins.mcp.connection import ServerConnection  # imports the MCP SDK
+
         connection = ServerConnection(config, self.timeouts(), self.resolve)
         task = self.platform.spawn(connection.run(), name=f"mcp-server:{config.name}")
         if task is None:

@@ -1,12 +1,15 @@
-"""Anthropic: llm through the Messages API and the official ``anthropic`` SDK."""
+"""Anthropic: llm through the Messages API and the official ``anthropic`` SDK.
+
+The SDK is imported when a provider is created, not with the plugin: importing it takes
+seconds of CPU, which every ``kinbot`` command would pay even where no Anthropic account is set up.
+"""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
-
-import anthropic
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import (
@@ -34,6 +37,9 @@ from kinbot_plugins.providers._common import (
     validate_fields,
 )
 
+if TYPE_CHECKING:
+    import anthropic
+
 LABEL = "Anthropic"
 _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -43,6 +49,13 @@ _FINISH: dict[str, FinishReason] = {
     "max_tokens": "length",
     "refusal": "content_filter",
 }
+
+
+def _sdk() -> ModuleType:
+    """The ``anthropic`` module, imported on first use (see the module's docstring)."""
+    import anthropic
+
+    return anthropic
 
 
 def anthropic_messages(messages: tuple[ChatMessage, ...]) -> list[dict[str, Any]]:
@@ -127,7 +140,7 @@ class AnthropicChat:
                 async for model in self._client.models.list(limit=100)
             ]
         except Exception as exc:
-            raise translate_stainless(exc, anthropic, LABEL) from exc
+            raise translate_stainless(exc, _sdk(), LABEL) from exc
 
     async def chat(self, request: ChatRequest) -> AsyncIterator[ChatEvent]:
         arguments: dict[str, Any] = {
@@ -148,7 +161,7 @@ class AnthropicChat:
         try:
             stream = await self._client.messages.create(**arguments)
         except Exception as exc:
-            raise translate_stainless(exc, anthropic, LABEL) from exc
+            raise translate_stainless(exc, _sdk(), LABEL) from exc
         tools: dict[int, list[str]] = {}
         input_tokens = output_tokens = 0
         stop_reason: str | None = None
@@ -176,7 +189,7 @@ class AnthropicChat:
         except ProviderError:
             raise
         except Exception as exc:
-            raise translate_stainless(exc, anthropic, LABEL) from exc
+            raise translate_stainless(exc, _sdk(), LABEL) from exc
         finally:
             await stream.close()
         if stop_reason is None:
@@ -225,6 +238,7 @@ class AnthropicProviderType:
         return validate_fields(self.config_fields, config, LABEL)
 
     def create(self, config: Mapping[str, Any], *, timeout: float) -> AnthropicProvider:
+        anthropic = _sdk()
         client = anthropic.AsyncAnthropic(
             api_key=config["api_key"],
             base_url=config.get("base_url"),

@@ -1,13 +1,14 @@
-"""Voyage AI: embeddings through the official ``voyageai`` SDK."""
+"""Voyage AI: embeddings through the official ``voyageai`` SDK.
+
+The SDK is imported when a provider is created or one of its errors translated, not with the
+plugin: importing it takes most of a second of CPU, which every ``kinbot`` command would pay.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import Any
-
-from voyageai import error as voyage_errors
-from voyageai.client_async import AsyncClient as VoyageAsyncClient
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import (
@@ -26,6 +27,9 @@ from kinbot_core.providers import (
 from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import API_KEY, base_url_field, retry_after, validate_fields
 
+if TYPE_CHECKING:
+    from voyageai.client_async import AsyncClient as VoyageAsyncClient
+
 LABEL = "Voyage AI"
 DEFAULT_MODEL = "voyage-3.5"
 MODELS = {
@@ -40,6 +44,8 @@ def translate(exc: BaseException) -> ProviderError:
     """A typed error for what the voyageai SDK raises."""
     if isinstance(exc, ProviderError):
         return exc
+    from voyageai import error as voyage_errors  # see the module's docstring
+
     if isinstance(exc, voyage_errors.RateLimitError):
         return RateLimited(
             f"{LABEL} is rate limiting requests.", retry_after=retry_after(exc.headers)
@@ -140,6 +146,8 @@ class VoyageProviderType:
         return validate_fields(self.config_fields, config, LABEL)
 
     def create(self, config: Mapping[str, Any], *, timeout: float) -> VoyageProvider:
+        from voyageai.client_async import AsyncClient as VoyageAsyncClient
+
         client = VoyageAsyncClient(
             api_key=config["api_key"],
             max_retries=0,
