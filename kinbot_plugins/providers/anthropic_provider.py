@@ -122,7 +122,7 @@ class AnthropicChat:
         try:
             info = await self._client.models.retrieve(model)
         except Exception as exc:
-            raise translate_stainless(exc, anthropic, LABEL) from exc
+            raise translate_stainless(exc, _sdk(), LABEL) from exc
         tokens = info.max_input_tokens
         return ContextWindow(tokens, "provider") if tokens else None
 
