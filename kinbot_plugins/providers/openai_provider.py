@@ -22,6 +22,7 @@ from kinbot_core.providers import (
     ChatRequest,
     ConfigField,
     ConnectionReport,
+    ContextOverflowError,
     Finish,
     GeneratedImage,
     MalformedResponse,
@@ -171,6 +172,7 @@ class OpenAIChat:
             raise translate_stainless(exc, openai, self._label) from exc
         calls: dict[int, list[str]] = {}
         finish: str | None = None
+        said = False
         try:
             async for chunk in stream:
                 if chunk.usage is not None:
@@ -178,6 +180,7 @@ class OpenAIChat:
                 for choice in chunk.choices:
                     delta = choice.delta
                     if delta.content:
+                        said = True
                         yield TextDelta(delta.content)
                     for call in delta.tool_calls or ():
                         slot = calls.setdefault(call.index, ["", "", ""])
@@ -199,6 +202,12 @@ class OpenAIChat:
             if not name:
                 raise MalformedResponse(f"{self._label} sent a tool call without a name.")
             yield ToolCallEvent(call_id or f"call_{index}", name, parse_arguments(raw, self._label))
+        if not said and not calls and finish in (None, "length"):
+            # Nothing at all, cut short or stopped for length: the prompt filled the window.
+            raise ContextOverflowError(
+                f"{self._label} ended the answer before its first word: the prompt does not "
+                "leave the model room to answer in its context window."
+            )
         if finish is None:
             raise MalformedResponse(f"{self._label} ended the answer without finishing it.")
         yield Finish(_FINISH.get(finish, "stop"))
