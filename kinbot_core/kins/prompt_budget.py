@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from hookspecs.types import ChatContext
 from kinbot_core.compacting.tokens import context_window, estimate_tokens, message_tokens
 from kinbot_core.kins import prompt_shedding
-from kinbot_core.providers import ProviderError
+from kinbot_core.providers import ChatRequest, ProviderError
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 REPLY_SHARE = 0.2
 REPLY_MIN_TOKENS = 256
 REPLY_MAX_TOKENS = 8192
+#: The longest answer a turn's call asks for (a window permitting).
+ANSWER_MAX_TOKENS = ChatRequest.max_tokens
 #: Tokens a tool's definition costs beyond its JSON (the provider's wrapping).
 TOOL_OVERHEAD_TOKENS = 8
 #: A harder budget (after the server refused a prompt as too long) keeps this share of it.
@@ -179,6 +181,14 @@ class FittedPrompt:
     @property
     def fits(self) -> bool:
         return self.tokens <= self.budget.prompt
+
+    @property
+    def answer_tokens(self) -> int:
+        """The longest answer to ask for: the room kept for it and what the prompt left of
+        its budget, at most ``ANSWER_MAX_TOKENS`` (a server that counts the asked length
+        against its window, as llama-cpp-python and vLLM do, then accepts the call)."""
+        spare = max(self.budget.prompt - self.tokens, 0)
+        return min(self.budget.reply + spare, ANSWER_MAX_TOKENS)
 
     @property
     def needed(self) -> int:

@@ -309,7 +309,7 @@ class Turn:
                 self.platform,
                 self.kin.id,
                 fitted,
-                self._call_model,
+                lambda fitted: self._call_model(fitted.context, fitted.answer_tokens),
                 lambda harder: self._fitted(tools, harder),
             )
             message = await self.platform.kins.add_message(
@@ -508,9 +508,12 @@ class Turn:
                 logger.exception("memory backend %s failed", backend.name)
         return None
 
-    async def _call_model(self, context: ChatContext) -> tuple[str, list[ToolCallEvent]]:
+    async def _call_model(
+        self, context: ChatContext, max_tokens: int
+    ) -> tuple[str, list[ToolCallEvent]]:
         request = ChatRequest(
             model=context.model,
+            max_tokens=max_tokens,
             system="\n\n".join(context.system_prompt),
             messages=chat_messages(context.messages),
             tools=tuple(

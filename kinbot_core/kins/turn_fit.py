@@ -9,6 +9,7 @@ See ``kinbot_core.kins.prompt_budget`` for the budget and what is shed to meet i
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,6 @@ from kinbot_core.kins.prompt_budget import FittedPrompt, PromptBudget
 from kinbot_core.providers import ContextOverflowError, ModelNotLoaded, ToolCallEvent
 
 if TYPE_CHECKING:
-    from hookspecs.types import ChatContext
     from kinbot_core.platform import Platform
 
 logger = logging.getLogger(__name__)
@@ -29,10 +29,10 @@ async def answer(
     platform: Platform,
     kin_id: str,
     fitted: FittedPrompt,
-    call: Callable[[ChatContext], Awaitable[Answer]],
+    call: Callable[[FittedPrompt], Awaitable[Answer]],
     refit: Callable[[PromptBudget], Awaitable[FittedPrompt]],
 ) -> Answer:
-    """``call`` the model with the ``fitted`` context. On a context overflow: compact the
+    """``call`` the model with the ``fitted`` prompt. On a context overflow: compact the
     Kin's session harder, ``refit`` under a harder budget and call once more; a second
     overflow raises a ``ContextOverflowError`` with the window and the tokens needed."""
     try:
@@ -51,9 +51,11 @@ async def answer(
         raise gave_up(error, fitted, retry) from None
 
 
-async def _called(call: Callable[[ChatContext], Awaitable[Answer]], fitted: FittedPrompt) -> Answer:
+async def _called(
+    call: Callable[[FittedPrompt], Awaitable[Answer]], fitted: FittedPrompt
+) -> Answer:
     try:
-        return await call(fitted.context)
+        return await call(fitted)
     except ModelNotLoaded as error:
         error.params.setdefault("model", fitted.context.model.split("/", 1)[-1])
         raise
@@ -75,7 +77,7 @@ def gave_up(
     and about how many tokens the turn needs (the server's count, else the estimate of the
     first attempt, with the answer's room), when that is more than the window."""
     window = error.window or retry.budget.window.tokens
-    needed = max(error.needed or 0, first.needed)
+    needed = int(math.ceil(max(error.needed or 0, first.needed) / 100) * 100)
     if needed <= window:  # the estimate says it fits: no number worth showing
         needed = 0
     about = f", about {needed:,} tokens needed" if needed else ""
