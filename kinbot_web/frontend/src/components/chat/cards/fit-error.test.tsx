@@ -1,5 +1,4 @@
 import { cleanup, render as renderBare, screen } from "@testing-library/react";
-import * as React from "react";
 import { afterEach, describe, expect, it } from "vitest";
 
 import i18n from "@/i18n";
