@@ -213,8 +213,9 @@ def test_the_budget_sheds_what_matters_least_first() -> None:
     assert least.needed >= least.tokens
 
 
-def test_a_model_without_tools_gets_none_and_is_told_so() -> None:
-    fitted = fit(sample_context(), SAMPLES, budget(100_000, tools=False))
+@pytest.mark.parametrize("tokens", [100_000, 1], ids=["roomy", "everything shed"])
+def test_a_model_without_tools_gets_none_and_is_told_so(tokens: int) -> None:
+    fitted = fit(sample_context(), SAMPLES, budget(tokens, tools=False))
     assert fitted.context.tools == []
     prompt = "\n\n".join(fitted.context.system_prompt)
     assert "cannot use tools" in prompt and "- weather:" not in prompt

@@ -47,6 +47,8 @@ class Draft:
     hints: dict[str, str] = field(default_factory=dict)
     #: Whether the tool section lists the tools (else it is the lean, fixed one).
     listed: bool = True
+    #: The tool section whatever is shed (a model that cannot call tools).
+    fixed_section: str | None = None
 
     @classmethod
     def of(cls, context: ChatContext, tools: list[Tool]) -> Draft:
@@ -137,6 +139,7 @@ class Draft:
         """No tools at all, and ``section`` in place of the tool section."""
         self.tools = []
         self.hints = {}
+        self.fixed_section = section
         index = self._index(TOOLS)
         if index is None:
             self.sections.append(section)
@@ -152,7 +155,9 @@ class Draft:
         index = self._index(TOOLS)
         if index is None:
             return
-        if not self.tools:
+        if self.fixed_section is not None:
+            self.sections[index] = self.fixed_section
+        elif not self.tools:
             self.sections[index] = "## Tools\nYou have no tools in this session."
         elif not self.listed:
             self.sections[index] = LEAN_TOOLS_SECTION

@@ -54,7 +54,7 @@ _NOT_LOADED = re.compile(
     r"try pulling|not loaded|no models? (?:are |is )?loaded|model \S.{0,100} not found",
     re.IGNORECASE,
 )
-_STARTING = re.compile(r"loading model|model is loading|still loading", re.IGNORECASE)
+_STARTING = re.compile(r"\bloading model\b", re.IGNORECASE)
 
 
 def recognised(
