@@ -223,3 +223,27 @@ async def test_a_server_that_stays_loading_ends_the_turn_with_its_code(
     assert failure["meta"]["error_code"] == "provider_starting"
     assert failure["meta"]["retryable"] is True
     assert len(turns(fake)) == 3
+
+
+async def test_a_failed_turns_sentence_names_no_address_of_the_server(
+    server: RunningServer, fake: FakeOpenAI
+) -> None:
+    """The stored sentence (what API clients, channels and older screens read) leaves the
+    local server's address out, as the provider's words in ``detail`` already did."""
+    added = await server.client.post(
+        "/api/providers",
+        json={
+            "type": "openai-compatible",
+            "name": "Local models",
+            "config": {"base_url": f"{fake.base_url}/v1"},
+        },
+    )
+    assert added.status_code == 201, added.text
+    kin_id = await make_kin(server.client, model="Local models/gpt-4o-mini")
+    fake.enqueue(Reply(text="Half an ans", malformed=True))
+    failure = await exchange(server, kin_id, "Hello?")
+    assert failure["is_error"] and failure["content"].startswith("Chef could not answer: ")
+    assert "[address]" in failure["content"], failure["content"]
+    assert "127.0.0.1" not in failure["content"] and fake.base_url not in failure["content"]
+    response = await server.client.get(f"/api/kins/{kin_id}")
+    assert "127.0.0.1" not in str(response.json()["kin"].get("last_error"))
