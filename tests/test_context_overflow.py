@@ -15,6 +15,7 @@ import pytest
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_core.providers import ChatMessage, ChatRequest, ContextOverflowError, TextDelta
+from kinbot_plugins.providers._server_errors import recognised
 from kinbot_plugins.providers.openai_compatible import openai_compatible_type
 from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
@@ -247,3 +248,39 @@ async def test_a_failed_turns_sentence_names_no_address_of_the_server(
     assert "127.0.0.1" not in failure["content"] and fake.base_url not in failure["content"]
     response = await server.client.get(f"/api/kins/{kin_id}")
     assert "127.0.0.1" not in str(response.json()["kin"].get("last_error"))
+
+
+@pytest.mark.parametrize(
+    "status,words,window,needed",
+    [
+        (400, "prompt is too long: 210000 tokens > 200000 maximum", 200_000, 210_000),
+        (
+            400,
+            "Trying to keep the first 2950 tokens when context the overflows. However, the model "
+            "is loaded with context length of only 2048 tokens, which is not enough.",
+            2048,
+            2950,
+        ),
+        (400, "the request exceeds the available context size, try increasing it", None, None),
+        (
+            400,
+            "This model's maximum context length is 2048 tokens and your request has 2950 input "
+            "tokens. Please reduce the length of the input messages.",
+            2048,
+            2950,
+        ),
+    ],
+    ids=["anthropic", "lm-studio", "llama.cpp-older", "vllm-newer"],
+)
+def test_other_servers_wordings_of_an_overflow(
+    status: int, words: str, window: int | None, needed: int | None
+) -> None:
+    error = recognised(status, words, None, "The server")
+    assert isinstance(error, ContextOverflowError)
+    assert (error.window, error.needed) == (window, needed)
+
+
+def test_words_about_something_else_are_left_alone() -> None:
+    assert recognised(400, "Invalid value for 'temperature'.", None, "The server") is None
+    assert recognised(503, "Model is overloaded.", None, "The server") is None
+    assert recognised(404, "The model `gpt-9` does not exist.", None, "The server") is None
