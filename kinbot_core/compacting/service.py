@@ -206,8 +206,9 @@ class CompactingService:
         then the absolute fallback applies) and the room the window leaves the session (the
         window less the answer's room and the stable prompt; ``None`` when unknown).
 
-        The threshold is the configured share of the window, or that room when smaller, so
-        that compacting comes before a call would overflow."""
+        The threshold is the configured share of the window, or that room when smaller (but
+        not under ``SESSION_MIN_SHARE`` of the window), so that compacting comes before a
+        call would overflow."""
         settings = self._platform.settings
         window = await prompt_budget.model_window(self._platform, kin.model)
         if window.source == "fallback":
@@ -215,7 +216,9 @@ class CompactingService:
         tokens = window.tokens
         room = tokens - prompt_budget.reply_room(tokens) - self._stable.get(kin.id, 0)
         share = int(tokens * settings.compacting_threshold_share)
-        least = max(min(share, tokens // 10), 1)  # a stable prompt that fills the window
+        # However large the stable prompt would be, the session keeps its share (the turn
+        # sheds tools to make room for it).
+        least = max(min(share, int(tokens * prompt_budget.SESSION_MIN_SHARE)), 1)
         return max(min(share, room), least), tokens, max(room, least)
 
     # -- API -----------------------------------------------------------------------------------

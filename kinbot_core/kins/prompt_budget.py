@@ -54,6 +54,9 @@ TOOL_OVERHEAD_TOKENS = 8
 HARDER_SHARE = 0.75
 #: The stages of :func:`fit`, in the order they apply.
 STAGES = ("memories", "tool_descriptions", "tools", "lean_prompt", "history")
+#: Share of the window the session (summary and recent messages) may always fill before it is
+#: compacted, however large the rest of the prompt would like to be (tools are shed for it).
+SESSION_MIN_SHARE = 0.25
 #: What the prompt of a model that cannot call tools says instead of the tool section.
 NO_TOOLS_SECTION = (
     "## Tools\nThe model you run on cannot use tools. When someone asks for something that "
@@ -172,7 +175,8 @@ class FittedPrompt:
     context: ChatContext
     #: Estimated tokens of the whole prompt (system, tools, messages).
     tokens: int
-    #: Of which the system prompt and the tools' definitions.
+    #: The system prompt and the tools' definitions the turn would send if the session left
+    #: them room (before tools are dropped for it): what compacting leaves room for.
     stable_tokens: int
     budget: PromptBudget
     #: The stages applied (``STAGES``), in order.
@@ -204,12 +208,15 @@ def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> Fitted
     if not budget.tools:
         draft.drop_all_tools(NO_TOOLS_SECTION)
     shed: list[str] = []
+    wanted: int | None = None
     for stage in STAGES:
         if _size(draft) <= budget.prompt:
             break
+        if stage == "tools":
+            wanted = _stable(draft)
         if getattr(draft, f"shed_{stage}")(lambda: _size(draft) <= budget.prompt):
             shed.append(stage)
-    stable = system_tokens(draft.sections) + tools_tokens(draft.tools)
+    stable = _stable(draft) if wanted is None else wanted
     fitted = replace(
         context,
         system_prompt=list(draft.sections),
@@ -218,6 +225,10 @@ def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> Fitted
         extra=dict(context.extra),
     )
     return FittedPrompt(fitted, _size(draft), stable, budget, tuple(shed))
+
+
+def _stable(draft: prompt_shedding.Draft) -> int:
+    return system_tokens(draft.sections) + tools_tokens(draft.tools)
 
 
 def _size(draft: prompt_shedding.Draft) -> int:
