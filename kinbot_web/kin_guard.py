@@ -139,3 +139,10 @@ def usable(user: AccountView, items: Iterable[T], *kin_ids: Callable[[T], str | 
         if len(usable_ids(platform, user, named)) == len(named):
             kept.append(item)
     return kept
+
+
+def hidden_from(user: AccountView) -> frozenset[str]:
+    """The Kins (and sub-Kin sessions) restricted to other people: what a list query leaves
+    out before its limit, so that a person's page is full of what they may see."""
+    restricted = current_platform().kin_access.restricted()
+    return frozenset(kin_id for kin_id, members in restricted.items() if user.id not in members)

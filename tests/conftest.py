@@ -12,6 +12,9 @@ import pytest
 from kinbot_core.config import Settings, load_settings
 from kinbot_core.platform import Platform
 
+#: The real llama.cpp server's option, marker and fixture (tests/support/llama_server.py).
+pytest_plugins = ("tests.support.llama_server",)
+
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,6 +5,7 @@ expires (also across a restart) and the model is told; a plugin asks through
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from kinbot_core import NeedsApproval, hookimpl
 from kinbot_core.approvals.gate import EXPIRED, NOT_IN_TASK
 from kinbot_core.crons import Clock
 from kinbot_core.db.models import KinMemberRecord, KinRecord
-from tests.support.accounts import register
+from kinbot_core.notifications.types import Notification
+from tests.support.accounts import MARIE, register
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.kin_chat import make_kin, serve_with_openai, session, tell, tool_results
 from tests.support.server import RunningServer
@@ -381,3 +383,64 @@ async def test_a_sub_kin_is_refused_a_tool_that_needs_approval(
         ]
         assert (folder / "a.txt").exists()
         assert await server.platform.approvals.pending(boss) == []
+
+
+async def test_the_person_who_asked_is_notified_in_their_language_without_the_arguments(
+    data_dir: Path, fake_llm: FakeOpenAI
+) -> None:
+    async with serve_with_openai(data_dir, fake_llm) as server:
+        kin_id = await make_kin(server.client)
+        await ask_before(server.client, kin_id, "delete_file")
+        await workspace(server, kin_id, "tax-return-2026.pdf")
+        delivered: list[tuple[str, Notification]] = []
+
+        arrived = asyncio.Event()
+
+        async def capture(user_id: str, notification: Notification) -> None:
+            delivered.append((user_id, notification))
+            arrived.set()
+
+        server.platform.notifications.add_route("test:capture", capture, label="Captured")
+        fake_llm.enqueue(Reply(tool_calls=[("delete_file", {"path": "tax-return-2026.pdf"})]))
+        async with server.new_client() as marie_client:
+            marie = await register(server.client, marie_client, {**MARIE, "language": "fr"})
+            chosen = await marie_client.patch(
+                "/api/me/notifications", json={"route": "test:capture"}
+            )
+            assert chosen.status_code == 200, chosen.text
+            async with sse_stream(marie_client) as stream:
+                sent = await tell(marie_client, kin_id, "Supprime la déclaration")
+                await waiting_request(stream, kin_id, sent)
+        async with asyncio.timeout(60):  # the notice follows the request's event
+            await arrived.wait()
+        assert [user_id for user_id, _ in delivered] == [marie["id"]]
+        notice = delivered[0][1]
+        assert notice.title == "Chef demande avant d'agir"
+        assert notice.link == f"/kins/{kin_id}"
+        assert "tax-return" not in notice.title + notice.body
+
+
+async def test_a_call_resumed_after_approval_gets_the_secret_its_turn_read(
+    data_dir: Path, fake_llm: FakeOpenAI
+) -> None:
+    secret = "correct-horse-battery-9"
+    async with serve_with_openai(data_dir, fake_llm) as server:
+        client = server.client
+        kin_id = await make_kin(client)
+        stored = await client.post("/api/vault", json={"key": "HOME_WIFI", "value": secret})
+        assert stored.status_code == 201, stored.text
+        await ask_before(client, kin_id, "write_file")
+        folder = await workspace(server, kin_id)
+        fake_llm.enqueue(
+            Reply(tool_calls=[("get_secret", {"key": "HOME_WIFI"})]),
+            Reply(tool_calls=[("write_file", {"path": "wifi.txt", "content": secret})]),
+            Reply(text="Saved for the guests."),
+        )
+        async with sse_stream(client) as stream:
+            sent = await tell(client, kin_id, "Write the wifi password for the guests")
+            approval = await waiting_request(stream, kin_id, sent)
+            assert secret not in json.dumps(approval)  # the card shows the placeholder
+            decided = await decide(client, approval["id"], decision="allow_once")
+            assert decided.status_code == 200, decided.text
+            await stream.wait_for(status_of(sent, "done"))
+        assert (folder / "wifi.txt").read_text() == secret

@@ -98,6 +98,12 @@ async def test_back_up_now_keeps_the_newest_and_reports_the_last_on_health(
     assert str(data_dir) not in health.text
 
     newest = data_dir / "backups" / runs[0]["file_name"]
+    downloaded = await server.client.get(f"/api/backups/{runs[0]['id']}/file")
+    assert downloaded.status_code == 200, downloaded.text
+    assert downloaded.content == newest.read_bytes()
+    assert runs[0]["file_name"] in downloaded.headers["content-disposition"]
+    pruned = await server.client.get(f"/api/backups/{runs[2]['id']}/file")
+    assert pruned.status_code == 404 and pruned.json()["error"]["code"] == "not_found"
     restored = tmp_path / "restored"
     result = await asyncio.to_thread(restore_backup, newest, restored, PASSPHRASE, select_driver())
     assert not result.header.includes_key

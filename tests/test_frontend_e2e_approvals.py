@@ -108,11 +108,15 @@ async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
         await expect(first).to_be_visible()
         await expect(first.get_by_role("heading", name=words["title"])).to_be_visible()
         await expect(card(other, language, "a.txt")).to_be_visible()
+        # Only the request shows: the call's own card would say it is done, which it is not.
+        await expect(page.locator("[data-tool-card='delete_file']")).to_have_count(0)
         assert (workspace / "a.txt").exists()
         await first.get_by_role("button", name=words["allow_once"]).click()
         await expect(bubble(page, "assistant", "Deleted a.")).to_be_visible()
         await expect(first).to_have_count(0)
         await expect(card(other, language, "a.txt")).to_have_count(0)
+        done = page.locator("[data-tool-card='delete_file'][data-state='done']")
+        await expect(done).to_be_visible()
     finally:
         await other.close()
     assert not (workspace / "a.txt").exists()

@@ -28,6 +28,9 @@ WORDS = {
         "menu": "Open navigation",
         "lock": "Restricted to some members",
         "admin_tab": "Kin access",
+        "listed": "Only Nico",
+        "unavailable": "This Kin is not here",
+        "open_chef": "Open Chef",
     },
     "fr": {
         "tab": "Accès",
@@ -37,6 +40,9 @@ WORDS = {
         "menu": "Ouvrir la navigation",
         "lock": "Réservé à certains membres",
         "admin_tab": "Accès aux Kins",
+        "listed": "Seulement Nico",
+        "unavailable": "Ce Kin n'est pas là",
+        "open_chef": "Ouvrir Chef",
     },
 }
 
@@ -99,6 +105,12 @@ async def test_an_admin_restricts_a_kin_and_the_other_member_no_longer_sees_it(
         await marie.goto(f"{server.url}/kins/{budget_id}/settings")
         await expect(marie.get_by_role("tab", name=words["tab"])).to_have_count(0)
         assert "Budget" not in await marie.content()
+        # Its chat's address says only that it is not here, and leads back to a Kin she has.
+        await marie.goto(f"{server.url}/kins/{budget_id}")
+        await expect(marie.get_by_role("heading", name=words["unavailable"])).to_be_visible()
+        assert "Budget" not in await marie.content()
+        await marie.get_by_role("button", name=words["open_chef"]).click()
+        await expect(marie).to_have_url(re.compile(r"/kins/(?!" + budget_id + ")"))
 
         # Nicolas's sidebar shows the lock beside it, and not beside Chef.
         await nico.goto(f"{server.url}/kins/{budget_id}")
@@ -114,4 +126,4 @@ async def test_an_admin_restricts_a_kin_and_the_other_member_no_longer_sees_it(
         await nico.get_by_role("tab", name=words["admin_tab"]).click()
         listed = nico.get_by_role("listitem", name="Budget")
         await expect(listed.get_by_role("img", name=words["lock"])).to_be_visible()
-        await expect(listed).to_contain_text(words["members"])
+        await expect(listed).to_contain_text(words["listed"])

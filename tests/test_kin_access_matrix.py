@@ -23,6 +23,7 @@ import pytest
 from PIL import Image
 from werkzeug.routing import Rule
 
+from kinbot_core.db.models import TaskRecord
 from kinbot_core.live import KINDS
 from kinbot_web.auth.access import access_of
 from kinbot_web.auth.middleware import LIBRARY_PUBLIC_ENDPOINTS
@@ -65,6 +66,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/api/backups"): ADMIN,
     ("PUT", "/api/backups/schedule"): ADMIN,
     ("POST", "/api/backups"): ADMIN,
+    ("GET", "/api/backups/<int:run_id>/file"): ADMIN,
     ("GET", "/api/auth/invitations/<code>"): NOT_CALLED,  # public: an invitation's code
     ("POST", "/api/auth/login"): NOT_CALLED,  # public: signing in
     ("POST", "/api/auth/logout"): NOT_CALLED,  # ends Paul's own session
@@ -116,6 +118,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/api/kins/<kin_id>/avatar/generate"): KIN,
     ("GET", "/api/kins/<kin_id>/avatar/modes"): KIN,
     ("GET", "/api/kins/<kin_id>/compacting"): KIN,
+    ("GET", "/api/kins/<kin_id>/context-window"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting/purge"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting/rollback"): KIN,
@@ -323,6 +326,10 @@ async def test_a_member_not_allowed_sees_nothing_of_a_restricted_kin(
         paul_id = (await register(admin, paul, PAUL))["id"]
         admin_id = (await admin.get("/api/me")).json()["user"]["id"]
         shared = await make_kin(admin, "Hall")
+        old_task = {"parent_kin": shared, "kin": shared, "title": "Old", "description": "Old",
+                    "mode": "async", "model": "gpt-4o", "status": "completed",
+                    "depth": 1}  # fmt: skip
+        await platform.db.write(lambda: TaskRecord.create(id="hall", created_at=1.0, **old_task))
         kin_id = await make_kin(admin, KIN_NAME)
         restricted = await admin.put(
             f"/api/kins/{kin_id}/access",
@@ -402,6 +409,7 @@ async def test_a_member_not_allowed_sees_nothing_of_a_restricted_kin(
             "memory_id": str(memories[0]["id"]),
             "user_id": paul_id,
             "number": "1",
+            "run_id": "1",
             "plugin": "metrics",
             "rest": "prometheus",
         }
@@ -434,6 +442,9 @@ async def test_a_member_not_allowed_sees_nothing_of_a_restricted_kin(
         assert any(k["id"] == kin_id and k["access"] == "members" for k in listed)
         assert (await paul.get(f"/api/uploads/{upload_id}")).status_code == 404
         assert (await marie.get(f"/api/uploads/{upload_id}")).status_code == 200
+        # A list's limit counts what Paul may see: the older shared task fills his page.
+        newest = (await paul.get("/api/tasks?limit=1")).json()["tasks"]
+        assert [task["id"] for task in newest] == ["hall"]
 
 
 async def test_who_may_change_a_kins_access(server: RunningServer) -> None:

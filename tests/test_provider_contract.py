@@ -16,6 +16,7 @@ from kinbot_core.providers import (
     Finish,
     MalformedResponse,
     Provider,
+    ProviderError,
     ProviderTimeout,
     ProviderType,
     ProviderUnavailable,
@@ -26,6 +27,7 @@ from kinbot_core.providers import (
     ToolSpec,
     Usage,
 )
+from kinbot_core.providers.context_windows import ReportsContextWindow
 from kinbot_core.providers.types import ChatEvent
 from tests.support.fakes import FakeServer, Reply
 from tests.support.provider_setups import (
@@ -323,3 +325,19 @@ def test_gemini_gets_its_thought_signatures_back_and_never_made_up_ids() -> None
     responses = [p.function_response for p in contents[2].parts or []]
     assert [r.id for r in responses if r] == ["abc", None]
     assert [r.name for r in responses if r] == ["get_weather", "get_weather"]
+
+
+@both(LLM_SETUPS)
+async def test_a_models_window_is_reported_by_the_server_or_provider_else_none(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    setup = request.node.callspec.params["provider"]
+    llm: Any = provider.llm
+    if not isinstance(llm, ReportsContextWindow):  # optional: the known models answer then
+        assert setup.type_name == "openai"
+        return
+    window = await llm.context_window(setup.model)
+    assert window is None or (window.tokens > 0 and window.source in ("server", "provider"))
+    fake.stop()  # a server that cannot be reached: a typed error, which the platform survives
+    with pytest.raises(ProviderError):
+        await llm.context_window(setup.model)

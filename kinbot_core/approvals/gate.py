@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from hookspecs import HookVeto, NeedsApproval
 from hookspecs.types import KinRef, ToolCall
+from kinbot_core.approvals.notice import tell_the_asker
 from kinbot_core.db.models import MessageRecord
 from kinbot_core.providers import ToolCallEvent
 
@@ -74,6 +75,7 @@ async def check(
         reason=asked.reason if asked is not None else None,
         asked_by=asked.plugin if asked is not None else None,
     )
+    await tell_the_asker(platform, kin)  # only a main session asks (above)
     raise ApprovalPending(request.id)
 
 
@@ -86,7 +88,8 @@ def refusal_text(refusal: BaseException) -> str:
 
 async def unanswered_calls(platform: Platform, trigger_id: int) -> list[ToolCallEvent]:
     """The tool calls of the turn's newest step (its latest assistant message, superseded
-    ones left out) that have no result yet: what a resumed turn runs first."""
+    ones left out) that have no result yet: what a resumed turn runs first, with the secrets
+    the turn read back in their arguments (stored masked)."""
 
     def read() -> list[ToolCallEvent]:
         outputs = (MessageRecord.turn_of == trigger_id) & ~MessageRecord.superseded
@@ -108,7 +111,9 @@ async def unanswered_calls(platform: Platform, trigger_id: int) -> list[ToolCall
             ToolCallEvent(
                 id=call["id"],
                 name=call["name"],
-                arguments=dict(call.get("arguments") or {}),
+                arguments=platform.vault.reveal_arguments(
+                    trigger_id, dict(call.get("arguments") or {})
+                ),
                 extra=dict(call.get("extra") or {}),
             )
             for call in json.loads(step.tool_calls)

@@ -191,6 +191,19 @@ class BackupService:
         found: list[dict[str, Any]] = await self._platform.db.read(recent)
         return found
 
+    async def archive(self, run_id: int) -> Path | None:
+        """The file of a finished run, while it is still in the backup folder."""
+
+        def find() -> Path | None:
+            row = BackupRunRecord.get_or_none(id=run_id)
+            if row is None or row.status != "done" or row.file_name is None:
+                return None
+            path = self._directory(_row()) / row.file_name
+            return path if path.is_file() else None
+
+        found: Path | None = await self._platform.db.read(find)
+        return found
+
     async def last_success(self) -> tuple[float, int] | None:
         """When the last good backup finished, and its size in bytes."""
 

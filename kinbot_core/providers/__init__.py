@@ -1,5 +1,6 @@
 """Providers: the capability interfaces, their values and errors, and the provider service."""
 
+from kinbot_core.providers.context_windows import ContextWindow
 from kinbot_core.providers.errors import (
     AuthenticationFailed,
     BadRequest,
@@ -53,6 +54,7 @@ __all__ = [
     "ConfigField",
     "ConnectionReport",
     "ContextOverflowError",
+    "ContextWindow",
     "EmbeddingCapability",
     "Finish",
     "GeneratedImage",

@@ -21,6 +21,7 @@ from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import ProviderAdded, ProviderRemoved
 from kinbot_core.events.catalogue import ProviderError as ProviderErrorEvent
 from kinbot_core.plugins import Registries
+from kinbot_core.providers.context_windows import ContextWindow, ContextWindows
 from kinbot_core.providers.detail import shown_detail
 from kinbot_core.providers.errors import (
     ModelResolutionError,
@@ -150,6 +151,8 @@ class ProviderService:
         self._resolution_cache: dict[str, ResolvedModel] = {}
         self._lock = asyncio.Lock()
         self.retry_policy = RetryPolicy(max_retries=settings.llm_max_retries)
+        #: Models' context windows, learned and cached (``context_windows``).
+        self.windows = ContextWindows(settings)
 
     # -- types ---------------------------------------------------------------------------
 
@@ -307,6 +310,7 @@ class ProviderService:
 
         updated = await self._db.write(save)
         self._resolution_cache.clear()
+        self.windows.forget(provider_id)
         if replacement is not None:
             previous = self._instances.pop(provider_id, None)
             self._instances[provider_id] = replacement
@@ -321,6 +325,7 @@ class ProviderService:
             lambda: ProviderRecord.delete().where(ProviderRecord.id == provider_id).execute()
         )
         self._resolution_cache.clear()
+        self.windows.forget(provider_id)
         instance = self._instances.pop(provider_id, None)
         if instance is not None:
             await instance.aclose()
@@ -330,6 +335,7 @@ class ProviderService:
         """Test a stored provider now."""
         row = await self._record(provider_id, kind)
         provider = await self.instance(provider_id)
+        self.windows.forget(provider_id)
         return await self._test(provider, self._open(row))
 
     async def models(
@@ -410,6 +416,11 @@ class ProviderService:
                 )
                 self._instances[provider_id] = provider
         return provider
+
+    async def context_window(self, provider_id: str | None, model: str) -> ContextWindow:
+        """The context window of ``model`` on ``provider_id`` and where it comes from
+        (``kinbot_core.providers.context_windows``); never raises for a network error."""
+        return await self.windows.lookup(self, provider_id, model)
 
     async def resolve_model(self, model: str) -> ResolvedModel:
         """The provider serving ``model``: ``<provider name>/<model id>`` or a bare model id

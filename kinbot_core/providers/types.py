@@ -126,6 +126,9 @@ class ModelInfo:
     dimension: int | None = None
     supports_tools: bool | None = None
     supports_vision: bool | None = None
+    #: Chat models: the context window in tokens, when the provider's list says it (vLLM,
+    #: OpenRouter, Gemini, Anthropic); ``providers.context_window`` says the one in force.
+    context_window: int | None = None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from hookspecs import HookVeto
@@ -103,11 +103,18 @@ class TaskService:
         status: str | None = None,
         active_only: bool = False,
         limit: int = 100,
+        hidden_kins: Collection[str] = (),
     ) -> list[TaskView]:
-        """Tasks, newest first: of one parent, in one state, or still running."""
+        """Tasks, newest first: of one parent, in one state, or still running; none of the
+        Kins in ``hidden_kins`` (those the person asking may not use), before the limit."""
 
         def select() -> list[TaskRecord]:
             query = TaskRecord.select()
+            if hidden_kins:
+                hidden = list(hidden_kins)
+                query = query.where(
+                    TaskRecord.parent_kin.not_in(hidden) & TaskRecord.kin.not_in(hidden)
+                )
             if parent_kin_id is not None:
                 query = query.where(TaskRecord.parent_kin == parent_kin_id)
             if status is not None:

@@ -349,6 +349,30 @@ class VaultService:
             revealed.append(message)
         return revealed
 
+    def reveal_arguments(self, turn: int, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A stored call's ``arguments`` (masked when stored) with the placeholders of the
+        secrets read during ``turn`` replaced by their values: a call resumed after an
+        approval runs as the model wrote it. Other placeholders stay: a call cannot reach a
+        secret its turn did not read with ``get_secret``."""
+        keys = self._revealed.get(turn)
+        if not keys:
+            return arguments
+        shown = {placeholder(k): self._values[k] for k in keys if k in self._values}
+
+        def revealed(value: Any) -> Any:
+            if isinstance(value, str):
+                for mark, secret in shown.items():
+                    value = value.replace(mark, secret)
+                return value
+            if isinstance(value, dict):
+                return {name: revealed(item) for name, item in value.items()}
+            if isinstance(value, list):
+                return [revealed(item) for item in value]
+            return value
+
+        result: dict[str, Any] = revealed(arguments)
+        return result
+
     def arguments_for(self, tool: object, arguments: dict[str, Any]) -> dict[str, Any]:
         """The arguments ``tool`` is run with: masked for a tool that stores them or passes
         them on (``STORING_TOOLS``, or ``stores_arguments``), as the model wrote them else."""

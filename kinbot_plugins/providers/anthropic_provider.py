@@ -16,6 +16,7 @@ from kinbot_core.providers import (
     ChatRequest,
     ConfigField,
     ConnectionReport,
+    ContextWindow,
     Finish,
     MalformedResponse,
     ModelInfo,
@@ -103,6 +104,15 @@ class AnthropicChat:
     def supports_vision(self, model: str) -> bool:
         return model.startswith("claude")
 
+    async def context_window(self, model: str) -> ContextWindow | None:
+        """The model's ``max_input_tokens`` in Anthropic's Models API, when it gives one."""
+        try:
+            info = await self._client.models.retrieve(model)
+        except Exception as exc:
+            raise translate_stainless(exc, anthropic, LABEL) from exc
+        tokens = info.max_input_tokens
+        return ContextWindow(tokens, "provider") if tokens else None
+
     async def list_models(self) -> list[ModelInfo]:
         try:
             return [
@@ -112,6 +122,7 @@ class AnthropicChat:
                     label=model.display_name,
                     supports_tools=True,
                     supports_vision=True,
+                    context_window=model.max_input_tokens,
                 )
                 async for model in self._client.models.list(limit=100)
             ]

@@ -21,6 +21,7 @@ from kinbot_core.providers import (
     ChatRequest,
     ConfigField,
     ConnectionReport,
+    ContextWindow,
     Finish,
     GeneratedImage,
     MalformedResponse,
@@ -133,6 +134,15 @@ class GeminiChat:
 
     def supports_vision(self, model: str) -> bool:
         return model.startswith("gemini")
+
+    async def context_window(self, model: str) -> ContextWindow | None:
+        """The model's ``inputTokenLimit`` in the Gemini API's model metadata."""
+        try:
+            info = await self._client.aio.models.get(model=model)
+        except Exception as exc:
+            raise translate(exc) from exc
+        tokens = info.input_token_limit
+        return ContextWindow(tokens, "provider") if tokens else None
 
     async def list_models(self) -> list[ModelInfo]:
         models: list[ModelInfo] = await self._list_models()
@@ -291,8 +301,14 @@ class GeminiProvider:
                 elif "predict" in actions or name.startswith("imagen"):
                     capability = "image"
                 if capability is not None and name:
+                    window = model.input_token_limit if capability == "llm" else None
                     found.append(
-                        ModelInfo(id=name, capability=capability, label=model.display_name)
+                        ModelInfo(
+                            id=name,
+                            capability=capability,
+                            label=model.display_name,
+                            context_window=window,
+                        )
                     )
         except Exception as exc:
             raise translate(exc) from exc

@@ -29,7 +29,6 @@ from kinbot_core.providers import (
     ModelInfo,
     ProviderError,
     TextDelta,
-    ToolCallEvent,
     Usage,
 )
 from kinbot_core.providers.types import FinishReason
@@ -37,10 +36,10 @@ from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import (
     API_KEY,
     base_url_field,
-    parse_arguments,
     translate_stainless,
     validate_fields,
 )
+from kinbot_plugins.providers.streamed_tool_calls import StreamedToolCalls, TextToolCalls
 
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 DEFAULT_IMAGE_MODEL = "gpt-image-1"
@@ -108,7 +107,8 @@ def classify_model(model_id: str) -> Capability | None:
 
 
 class OpenAIChat:
-    """Streamed Chat Completions."""
+    """Streamed Chat Completions. With ``tool_calls_in_text``, calls of the offered tools
+    that the model wrote in its text are tool calls too (``TextToolCalls``)."""
 
     def __init__(
         self,
@@ -117,11 +117,13 @@ class OpenAIChat:
         *,
         max_tokens_parameter: str = "max_completion_tokens",
         list_models: Callable[[], Any],
+        tool_calls_in_text: bool = False,
     ) -> None:
         self._client = client
         self._label = label
         self._max_tokens_parameter = max_tokens_parameter
         self._list_models = list_models
+        self._tool_calls_in_text = tool_calls_in_text
 
     def supports_tools(self, model: str) -> bool:
         return True
@@ -170,25 +172,29 @@ class OpenAIChat:
             )
         except Exception as exc:
             raise translate_stainless(exc, openai, self._label) from exc
-        calls: dict[int, list[str]] = {}
+        calls = StreamedToolCalls(self._label)
+        written = (
+            TextToolCalls(frozenset(tool.name for tool in request.tools))
+            if self._tool_calls_in_text and request.tools
+            else None
+        )
         finish: str | None = None
         said = False
         try:
             async for chunk in stream:
+                calls.completion_id = calls.completion_id or chunk.id or ""
                 if chunk.usage is not None:
                     yield Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
                 for choice in chunk.choices:
                     delta = choice.delta
-                    if delta.content:
+                    text = delta.content or ""
+                    if written is not None and text:
+                        text = written.feed(text)
+                    if text:
                         said = True
-                        yield TextDelta(delta.content)
+                        yield TextDelta(text)
                     for call in delta.tool_calls or ():
-                        slot = calls.setdefault(call.index, ["", "", ""])
-                        if call.id:
-                            slot[0] = call.id
-                        if call.function is not None:
-                            slot[1] += call.function.name or ""
-                            slot[2] += call.function.arguments or ""
+                        calls.add(call)
                     if choice.finish_reason:
                         finish = choice.finish_reason
         except ProviderError:
@@ -197,12 +203,19 @@ class OpenAIChat:
             raise translate_stainless(exc, openai, self._label) from exc
         finally:
             await stream.close()
-        for index in sorted(calls):
-            call_id, name, raw = calls[index]
-            if not name:
-                raise MalformedResponse(f"{self._label} sent a tool call without a name.")
-            yield ToolCallEvent(call_id or f"call_{index}", name, parse_arguments(raw, self._label))
-        if not said and not calls and finish in (None, "length"):
+        if written is not None:
+            if rest := written.finish():
+                said = True
+                yield TextDelta(rest)
+            for name, arguments in written.calls:
+                calls.add_complete(name, arguments)
+            if written.calls and finish == "stop":
+                finish = "tool_calls"
+        called = False
+        for event in calls.events():
+            called = True
+            yield event
+        if not said and not called and finish in (None, "length"):
             # Nothing at all, cut short or stopped for length: the prompt filled the window.
             raise ContextOverflowError(
                 f"{self._label} ended the answer before its first word: the prompt does not "
@@ -333,6 +346,7 @@ class OpenAIProvider:
         embedding_model: str | None,
         image_model: str | None,
         max_tokens_parameter: str,
+        tool_calls_in_text: bool = False,
     ) -> None:
         self._client = client
         self._label = label
@@ -347,6 +361,7 @@ class OpenAIProvider:
                 label,
                 max_tokens_parameter=max_tokens_parameter,
                 list_models=self.all_models,
+                tool_calls_in_text=tool_calls_in_text,
             )
         if "embedding" in capabilities:
             self.embedding = OpenAIEmbeddings(

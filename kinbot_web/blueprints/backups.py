@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, Response
+from quart import Blueprint, Response, send_file
 from quart_schema import validate_request
 
 from kinbot_core.backup.schedule import MIN_PASSPHRASE, BackupError
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only
-from kinbot_web.errors import error_response
+from kinbot_web.errors import ApiError, error_response
 
 blueprint = Blueprint("backups", __name__)
 
@@ -63,3 +63,21 @@ async def back_up_now() -> tuple[dict[str, object], int]:
     409 ``backup_running`` while another runs."""
     run = await current_platform().backups.back_up_now()
     return {"run": run}, 202
+
+
+@blueprint.get("/api/backups/<int:run_id>/file")
+@admin_only
+async def download_backup(run_id: int) -> Response:
+    """A finished backup's archive, as a download; 404 ``not_found`` once pruned or for a run
+    that did not finish."""
+    path = await current_platform().backups.archive(run_id)
+    if path is None:
+        raise ApiError(404, "not_found", "No such backup file.")
+    response = await send_file(
+        path,
+        mimetype="application/octet-stream",
+        as_attachment=True,
+        attachment_filename=path.name,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response

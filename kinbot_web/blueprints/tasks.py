@@ -11,7 +11,7 @@ from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.blueprints.schemas import RowId, SqlInt
 from kinbot_web.errors import ApiError
-from kinbot_web.kin_guard import usable
+from kinbot_web.kin_guard import hidden_from, usable
 
 blueprint = Blueprint("tasks", __name__)
 
@@ -48,6 +48,7 @@ async def list_tasks(query_args: TasksQuery) -> dict[str, object]:
         status=None if status == "active" else status,
         active_only=status == "active",
         limit=min(max(query_args.limit, 1), 500),
+        hidden_kins=hidden_from(current_user()),
     )
     shown = usable(current_user(), tasks, lambda t: t.parent_kin_id, lambda t: t.kin_id)
     return {"tasks": [task.to_dict() for task in shown]}

@@ -55,6 +55,11 @@ class FakeAnthropic(FakeServer):
     endpoints = ("messages", "count_tokens", "models")
     default_models = tuple(_DISPLAY_NAMES)
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: Per model, the ``max_input_tokens`` its Models API entry gives (none by default).
+        self.max_input_tokens: dict[str, int] = {}
+
     def _route(self, method: str, path: str, body: Any) -> tuple[str, Handler] | None:
         if method == "POST" and path == "/v1/messages":
             return "messages", self._messages
@@ -202,13 +207,16 @@ class FakeAnthropic(FakeServer):
         return Response.json({"input_tokens": reply.usage[0]})
 
     def _model_info(self, model_id: str) -> dict[str, Any]:
-        return {
+        info: dict[str, Any] = {
             "type": "model",
             "id": model_id,
             "display_name": _DISPLAY_NAMES.get(model_id, model_id),
             "created_at": "2025-05-14T00:00:00Z",
             "lifecycle": "active",
         }
+        if model_id in self.max_input_tokens:
+            info["max_input_tokens"] = self.max_input_tokens[model_id]
+        return info
 
     def _list_models(self, request: RecordedRequest, reply: Reply) -> Response:
         if reply.malformed:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tests.support.fakes._data import embedding_base64, fake_embedding, png_image
-from tests.support.fakes._reply import Reply, pieces
+from tests.support.fakes._reply import Reply
 from tests.support.fakes._server import (
     BadRequest,
     FakeServer,
@@ -19,6 +19,8 @@ from tests.support.fakes._server import (
     Response,
     bearer_token,
 )
+from tests.support.fakes.local_metadata import ENDPOINTS, LocalServerMetadata, local_route
+from tests.support.fakes.openai_stream_forms import STREAM_FORMS, TEXT_FORMS
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -42,14 +44,17 @@ class FakeOpenAI(FakeServer):
     """The OpenAI REST API on loopback, under ``/v1``.
 
     Point the SDK at it with ``AsyncOpenAI(api_key=..., base_url=f"{fake.base_url}/v1")``; an
-    OpenAI-compatible client uses the same ``.../v1`` base URL. Endpoints: ``"chat"``
+    OpenAI-compatible client uses the same ``.../v1`` base URL. ``stream_form`` names the form
+    of streamed tool calls (``openai_stream_forms``: ``"openai"``, or one local servers send).
+    Endpoints: ``"chat"``
     (POST /v1/chat/completions, the default), ``"embeddings"`` (POST /v1/embeddings),
     ``"images"`` (POST /v1/images/generations) and ``"models"`` (GET /v1/models and
-    /v1/models/{id}). Key: ``Authorization: Bearer``.
+    /v1/models/{id}). Key: ``Authorization: Bearer``. ``fake.local`` switches on what local
+    servers say of their models' context (``local_metadata``).
     """
 
     provider = "OpenAI"
-    endpoints = ("chat", "embeddings", "images", "models")
+    endpoints = ("chat", "embeddings", "images", "models", *ENDPOINTS)
     default_models = (
         "gpt-4o",
         "gpt-4o-mini",
@@ -59,6 +64,11 @@ class FakeOpenAI(FakeServer):
         "dall-e-3",
         "gpt-image-1",
     )
+    stream_form = "openai"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.local = LocalServerMetadata()
 
     #: A context window, in tokens: a chat request whose prompt (its messages' and tools'
     #: JSON, four characters a token) and ``max_tokens`` exceed it is refused in the
@@ -67,6 +77,8 @@ class FakeOpenAI(FakeServer):
     overflow_form: str = "llama.cpp"
 
     def _route(self, method: str, path: str, body: Any) -> tuple[str, Handler] | None:
+        if (local := local_route(self.local, method, path)) is not None:
+            return local
         routes: dict[tuple[str, str], tuple[str, Handler]] = {
             ("POST", "/v1/chat/completions"): ("chat", self._chat),
             ("POST", "/v1/embeddings"): ("embeddings", self._embeddings),
@@ -113,7 +125,8 @@ class FakeOpenAI(FakeServer):
     # -- chat ---------------------------------------------------------------------------
 
     def _finish_reason(self, reply: Reply) -> str:
-        return reply.stop_reason or ("tool_calls" if reply.tool_calls else "stop")
+        calls = reply.tool_calls and self.stream_form not in TEXT_FORMS
+        return reply.stop_reason or ("tool_calls" if calls else "stop")
 
     def _usage(self, reply: Reply) -> dict[str, int]:
         prompt, completion = reply.usage
@@ -194,19 +207,7 @@ class FakeOpenAI(FakeServer):
                 b'data: {"id": "' + completion_id.encode() + b'", "choices": [{"delta": \n\n'
             )
             return Response.sse(events)
-        events += [chunk({"content": piece}) for piece in pieces(reply.text, reply.chunk_size)]
-        for index, (name, arguments) in enumerate(reply.tool_calls):
-            opened = {
-                "index": index,
-                "id": self._next_id("call_fake_"),
-                "type": "function",
-                "function": {"name": name, "arguments": ""},
-            }
-            events.append(chunk({"tool_calls": [opened]}))
-            for piece in pieces(json.dumps(arguments), reply.chunk_size):
-                events.append(
-                    chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-                )
+        events += [chunk(delta) for delta in STREAM_FORMS[self.stream_form](reply, self._next_id)]
         events.append(chunk({}, self._finish_reason(reply)))
         if include_usage:
             events.append(
@@ -354,9 +355,9 @@ class FakeOpenAI(FakeServer):
 
     # -- models -------------------------------------------------------------------------
 
-    @staticmethod
-    def _model(model_id: str) -> dict[str, Any]:
-        return {"id": model_id, "object": "model", "created": 1715367049, "owned_by": "openai"}
+    def _model(self, model_id: str) -> dict[str, Any]:
+        entry = {"id": model_id, "object": "model", "created": 1715367049, "owned_by": "openai"}
+        return {**entry, **self.local.model_fields.get(model_id, {})}
 
     def _list_models(self, request: RecordedRequest, reply: Reply) -> Response:
         if reply.malformed:

@@ -2,7 +2,7 @@
 export const en = {
   backups: {
     tab: "Backups",
-    intro: "A backup is one encrypted file holding the conversations, memories, files and settings of this KinBot. It can be brought back with `kinbot restore` into a new, empty data folder.",
+    intro: "A backup is one encrypted file holding the conversations, memories, files and settings of this KinBot. It can be brought back with the <code>kinbot restore</code> command into a new, empty data folder.",
     keyNote: "These backups never hold the master key: without it the secrets they contain (provider keys, Vault) cannot be opened. Keep the key file (secret.key in the data folder) or the KINBOT_SECRET_KEY passphrase somewhere safe, apart from the backups.",
     scheduleTitle: "Automatic backups",
     enabled: "Back up automatically",
@@ -24,6 +24,7 @@ export const en = {
     started: "Backup started",
     recentTitle: "Recent backups",
     none: "No backup yet.",
+    download: "Download",
     listLabel: "Recent backups",
     scheduled: "Automatic",
     manual: "Asked for",
@@ -37,7 +38,7 @@ export const en = {
 export const fr = {
   backups: {
     tab: "Sauvegardes",
-    intro: "Une sauvegarde est un seul fichier chiffré qui contient les conversations, souvenirs, fichiers et réglages de ce KinBot. On la restaure avec `kinbot restore` dans un nouveau dossier de données vide.",
+    intro: "Une sauvegarde est un seul fichier chiffré qui contient les conversations, souvenirs, fichiers et réglages de ce KinBot. On la restaure avec la commande <code>kinbot restore</code> dans un nouveau dossier de données vide.",
     keyNote: "Ces sauvegardes ne contiennent jamais la clé maîtresse : sans elle, les secrets qu'elles contiennent (clés des fournisseurs, coffre) ne peuvent pas être ouverts. Gardez le fichier de clé (secret.key dans le dossier des données) ou la phrase KINBOT_SECRET_KEY en lieu sûr, à part des sauvegardes.",
     scheduleTitle: "Sauvegardes automatiques",
     enabled: "Sauvegarder automatiquement",
@@ -59,6 +60,7 @@ export const fr = {
     started: "Sauvegarde lancée",
     recentTitle: "Sauvegardes récentes",
     none: "Aucune sauvegarde pour l'instant.",
+    download: "Télécharger",
     listLabel: "Sauvegardes récentes",
     scheduled: "Automatique",
     manual: "Demandée",

@@ -1,5 +1,6 @@
 /** English strings (the reference: fr.ts must have the same keys). */
 import { en as backups } from "./backups";
+import { en as contextWindow } from "./context-window";
 import { en as cards } from "./cards";
 import { en as channels } from "./channels";
 import { en as chatflow } from "./chatflow";
@@ -17,6 +18,7 @@ import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 import { en as webhooks } from "./webhooks";
 import { en as kinAccess } from "./kin-access";
+import { en as toolNames } from "./tool-names";
 import { en as usage } from "./usage";
 
 const en = {
@@ -187,8 +189,10 @@ const en = {
   ...taskErrors,
   ...webhooks,
   ...kinAccess,
+  ...toolNames,
   ...usage,
   ...backups,
+  ...contextWindow,
 };
 
 export default en;

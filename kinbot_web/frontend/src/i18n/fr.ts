@@ -1,4 +1,5 @@
 import { fr as backups } from "./backups";
+import { fr as contextWindow } from "./context-window";
 import { fr as cards } from "./cards";
 import { fr as channels } from "./channels";
 import { fr as chatflow } from "./chatflow";
@@ -17,6 +18,7 @@ import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 import { fr as webhooks } from "./webhooks";
 import { fr as kinAccess } from "./kin-access";
+import { fr as toolNames } from "./tool-names";
 import { fr as usage } from "./usage";
 
 /** Chaînes françaises (mêmes clés que en.ts, vérifié par le typage). */
@@ -188,8 +190,10 @@ const fr: Strings = {
   ...taskErrors,
   ...webhooks,
   ...kinAccess,
+  ...toolNames,
   ...usage,
   ...backups,
+  ...contextWindow,
 };
 
 export default fr;

@@ -10,6 +10,7 @@ export const en = {
     private: "Only me",
     privateHint: "Only you see it.",
     privateTo: "Only {{name}}",
+    onlyPeople: "Only {{names}}",
     membersLabel: "Members who can use {{name}}",
     you: "{{name}} (you)",
     save: "Save",
@@ -20,6 +21,11 @@ export const en = {
     adminTab: "Kin access",
     adminIntro: "Who can use each Kin, including the Kins restricted to other people: you can change any of them.",
     change: "Change",
+    unavailable: {
+      title: "This Kin is not here",
+      text: "It was deleted, or it is not shared with you.",
+      open: "Open {{name}}",
+    },
   },
 };
 
@@ -34,6 +40,7 @@ export const fr: typeof en = {
     private: "Moi seulement",
     privateHint: "Vous seul le voyez.",
     privateTo: "Seulement {{name}}",
+    onlyPeople: "Seulement {{names}}",
     membersLabel: "Membres qui peuvent utiliser {{name}}",
     you: "{{name}} (vous)",
     save: "Enregistrer",
@@ -44,5 +51,10 @@ export const fr: typeof en = {
     adminTab: "Accès aux Kins",
     adminIntro: "Qui peut utiliser chaque Kin, y compris les Kins réservés à d'autres personnes : vous pouvez tous les modifier.",
     change: "Modifier",
+    unavailable: {
+      title: "Ce Kin n'est pas là",
+      text: "Il a été supprimé, ou il n'est pas partagé avec vous.",
+      open: "Ouvrir {{name}}",
+    },
   },
 };

@@ -21,7 +21,7 @@ export const en = {
     needsAccount: "Needs an account with the provider (an API key).",
     noAccount: "No account needed.",
     nameHint: "Leave empty to call it “{{name}}”.",
-    fields: { api_key: "API key", base_url: "Server address", embedding_model: "Memory search model", image_model: "Image model", model: "Memory search model" },
+    fields: { api_key: "API key", base_url: "Server address", embedding_model: "Memory search model", image_model: "Image model", model: "Memory search model", context_window: "Context window (tokens)" },
     hints: {
       baseUrlOptional: "Leave empty to use the service's own address.",
       baseUrlRequired: "Its address, starting with http:// or https://.",
@@ -30,6 +30,7 @@ export const en = {
       "openai-compatible": {
         base_url: "Ollama's usual address is filled in; LM Studio's is usually http://127.0.0.1:1234/v1.",
         embedding_model: "Leave empty to use the first model whose name contains “embed”.",
+        context_window: "Leave empty to use what the server says (llama.cpp, Ollama, vLLM, LM Studio). Give it when the server does not say it, e.g. 8192.",
       },
       searxng: { base_url: "The address of your SearXNG server, starting with http:// or https://." },
     },
@@ -75,7 +76,7 @@ export const fr: typeof en = {
     needsAccount: "Demande un compte chez le fournisseur (une clé d'API).",
     noAccount: "Aucun compte nécessaire.",
     nameHint: "Laissez vide pour l'appeler « {{name}} ».",
-    fields: { api_key: "Clé d'API", base_url: "Adresse du serveur", embedding_model: "Modèle de recherche dans la mémoire", image_model: "Modèle d'images", model: "Modèle de recherche dans la mémoire" },
+    fields: { api_key: "Clé d'API", base_url: "Adresse du serveur", embedding_model: "Modèle de recherche dans la mémoire", image_model: "Modèle d'images", model: "Modèle de recherche dans la mémoire", context_window: "Fenêtre de contexte (jetons)" },
     hints: {
       baseUrlOptional: "Laissez vide pour utiliser l'adresse du service.",
       baseUrlRequired: "Son adresse, qui commence par http:// ou https://.",
@@ -84,6 +85,7 @@ export const fr: typeof en = {
       "openai-compatible": {
         base_url: "L'adresse habituelle d'Ollama est déjà remplie ; celle de LM Studio est en général http://127.0.0.1:1234/v1.",
         embedding_model: "Laissez vide pour utiliser le premier modèle dont le nom contient « embed ».",
+        context_window: "Laissez vide pour utiliser ce qu'indique le serveur (llama.cpp, Ollama, vLLM, LM Studio). Indiquez-la quand le serveur ne le dit pas, par exemple 8192.",
       },
       searxng: { base_url: "L'adresse de votre serveur SearXNG, qui commence par http:// ou https://." },
     },

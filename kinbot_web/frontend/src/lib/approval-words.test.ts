@@ -33,8 +33,8 @@ describe("what a call waiting for approval would do", () => {
 
   it("lists the arguments with readable labels", () => {
     expect(argumentLines({ path: "a.txt", recursive: true })).toEqual([
-      { label: "path", value: "a.txt" },
-      { label: "recursive", value: "true" },
+      { name: "path", label: "path", value: "a.txt" },
+      { name: "recursive", label: "recursive", value: "true" },
     ]);
   });
 });

@@ -38,9 +38,11 @@ export function actionWords(name: string, args: Args): ActionWords {
   return { key: "approvals.card.actions.unknown", params: { name: readableName(name) } };
 }
 
-/** The call's arguments as label/value lines ("recursive" → "recursive: yes" is left to the caller). */
-export function argumentLines(args: Args): { label: string; value: string }[] {
+/** The call's arguments as lines: `name` (the argument's own, for a translated label when
+ * there is one), `label` (the name made readable) and `value` (text as it is, others as JSON). */
+export function argumentLines(args: Args): { name: string; label: string; value: string }[] {
   return Object.entries(args).map(([name, value]) => ({
+    name,
     label: readableName(name),
     value: typeof value === "string" ? value : JSON.stringify(value),
   }));

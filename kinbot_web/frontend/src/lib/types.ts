@@ -137,6 +137,8 @@ export interface ProviderModel {
   id: string;
   capability: string;
   label?: string | null;
+  /** The model's context window in tokens, when the provider's list says it. */
+  context_window?: number | null;
 }
 
 export interface ConnectionReport {

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
 
 import { Advanced } from "@/components/app/advanced";
+import { KinContextWindow } from "@/components/app/context-window";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { KinAccessCard } from "@/components/app/kin-access";
 import { KinCrons } from "@/components/app/kin-crons";
@@ -399,6 +400,7 @@ export default function KinSettingsPage() {
         </TabsList>
         <TabsContent value="profile">
           <Profile kin={kin} user={user} onChange={setKin} />
+          <KinContextWindow kin={kin} />
           <KinExport kin={kin} />
         </TabsContent>
         <TabsContent value="memories">

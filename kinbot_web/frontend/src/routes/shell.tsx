@@ -4,6 +4,7 @@ import { useNavigate, useParams } from "react-router";
 
 import { BudgetWarnings } from "@/components/app/budget-warnings";
 import { CreateKinDialog } from "@/components/app/create-kin-dialog";
+import { KinUnavailable } from "@/components/app/kin-unavailable";
 import { NoKins } from "@/components/app/no-kins";
 import { Sidebar, SidebarDrawer, type SidebarTask } from "@/components/app/sidebar";
 import { ChatPanel } from "@/components/chat/chat-panel";
@@ -175,6 +176,8 @@ export default function AppShell() {
         <ChatPanel key={selected.id} kin={selected} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : loaded && kins.length === 0 ? (
         <NoKins onCreate={() => setCreating(true)} onOpenSidebar={() => setSidebarOpen(true)} />
+      ) : loaded && kinId ? (
+        <KinUnavailable firstKin={kins[0] ?? null} onOpenKin={(id) => navigate(`/kins/${id}`)} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : (
         <main className="flex flex-1 items-center justify-center text-muted-foreground">{loaded ? t("chat.select") : null}</main>
       )}

@@ -35,14 +35,29 @@ function useFail() {
   return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
 }
 
+/** A tool's name and description for a person: a built-in tool's own translated words (also
+ * web_search and generate_image, which built-in plugins offer per Kin), any other tool (an MCP
+ * server's, a custom one) its name made readable and its own description. */
+function useToolWords(): (tool: ToolEntry) => { label: string; description: string } {
+  const { t, i18n } = useTranslation();
+  return React.useCallback(
+    (tool: ToolEntry) =>
+      i18n.exists(`toolNames.${tool.name}.label`)
+        ? { label: t(`toolNames.${tool.name}.label`), description: t(`toolNames.${tool.name}.description`) }
+        : { label: readableName(tool.name), description: tool.description },
+    [t, i18n],
+  );
+}
+
 /** One tool's line: its name in words, its description, and the control. */
 function ToolLine({ tool, children }: { tool: ToolEntry; children: React.ReactNode }) {
   const { t } = useTranslation();
+  const words = useToolWords()(tool);
   return (
     <li className="flex flex-wrap items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-approval-tool={tool.name}>
       <div className="min-w-0 flex-1">
-        <p className="font-semibold first-letter:uppercase">{readableName(tool.name)}</p>
-        <p className="mt-0.5 text-xs break-words text-muted-foreground">{tool.description}</p>
+        <p className="font-semibold first-letter:uppercase">{words.label}</p>
+        <p className="mt-0.5 text-xs break-words text-muted-foreground">{words.description}</p>
         <p className="mt-0.5 text-xs text-muted-foreground">{tool.source === "native" ? t("approvals.rules.builtIn") : t("approvals.rules.kinTool")}</p>
       </div>
       {children}
@@ -82,6 +97,7 @@ function ToolGroups({ tools, render }: { tools: ToolEntry[]; render: (tool: Tool
 /** Settings › Approvals: the tools every Kin asks about first. */
 export function PlatformApprovalRules() {
   const { t } = useTranslation();
+  const toolWords = useToolWords();
   const fail = useFail();
   const [data, setData] = React.useState<{ rules: Rules; tools: ToolEntry[] } | null>(null);
   React.useEffect(() => {
@@ -111,7 +127,7 @@ export function PlatformApprovalRules() {
             tools={data.tools}
             render={(tool) => (
               <ToolLine key={tool.name} tool={tool}>
-                <Switch checked={data.rules[tool.name] === "ask"} onCheckedChange={(on) => void toggle(tool, on)} aria-label={t("approvals.rules.askFor", { tool: readableName(tool.name) })} />
+                <Switch checked={data.rules[tool.name] === "ask"} onCheckedChange={(on) => void toggle(tool, on)} aria-label={t("approvals.rules.askFor", { tool: toolWords(tool).label })} />
               </ToolLine>
             )}
           />
@@ -124,6 +140,7 @@ export function PlatformApprovalRules() {
 /** A Kin's Tools tab: which tools it asks about (its own rule, or the platform-wide one); administrators only. */
 export function KinApprovalRules({ kin }: { kin: Kin }) {
   const { t } = useTranslation();
+  const toolWords = useToolWords();
   const fail = useFail();
   const [data, setData] = React.useState<{ rules: Rules; platform_rules: Rules; tools: ToolEntry[] } | null>(null);
   const [hidden, setHidden] = React.useState(false);
@@ -157,7 +174,7 @@ export function KinApprovalRules({ kin }: { kin: Kin }) {
             tools={data.tools}
             render={(tool) => (
               <ToolLine key={tool.name} tool={tool}>
-                <NativeSelect className="w-56 max-w-full" value={data.rules[tool.name] ?? ""} onChange={(event) => void choose(tool, event.target.value)} aria-label={t("approvals.rules.modeFor", { tool: readableName(tool.name) })}>
+                <NativeSelect className="w-56 max-w-full" value={data.rules[tool.name] ?? ""} onChange={(event) => void choose(tool, event.target.value)} aria-label={t("approvals.rules.modeFor", { tool: toolWords(tool).label })}>
                   <option value="">{data.platform_rules[tool.name] === "ask" ? t("approvals.rules.inheritAsk") : t("approvals.rules.inherit")}</option>
                   <option value="ask">{t("approvals.rules.ask")}</option>
                   <option value="allow">{t("approvals.rules.allow")}</option>

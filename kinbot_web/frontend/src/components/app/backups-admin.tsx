@@ -1,6 +1,6 @@
-import { ArchiveIcon, DownloadCloudIcon } from "lucide-react";
+import { ArchiveIcon, DownloadCloudIcon, DownloadIcon } from "lucide-react";
 import * as React from "react";
-import { useTranslation } from "react-i18next";
+import { Trans, useTranslation } from "react-i18next";
 
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -116,7 +116,9 @@ export function BackupsAdmin() {
   return (
     <div className="flex flex-col gap-6">
       <div className="flex max-w-prose flex-col gap-2 text-sm text-muted-foreground">
-        <p>{t("backups.intro")}</p>
+        <p>
+          <Trans i18nKey="backups.intro" components={{ code: <code className="rounded bg-muted px-1 font-mono text-xs" /> }} />
+        </p>
         <p>{t("backups.keyNote")}</p>
       </div>
       <form onSubmit={(event) => void save(event)} className="flex max-w-xl flex-col gap-4 rounded-xl border border-border/70 bg-card p-4" aria-label={t("backups.scheduleTitle")}>
@@ -172,6 +174,13 @@ export function BackupsAdmin() {
                   {run.error_code ? t(`apiErrors.codes.${run.error_code}`) : null}
                 </p>
               </div>
+              {run.status === "done" && run.present ? (
+                <Button asChild variant="outline" size="sm">
+                  <a href={`/api/backups/${run.id}/file`} download>
+                    <DownloadIcon /> {t("backups.download")}
+                  </a>
+                </Button>
+              ) : null}
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { modelChoiceLabel } from "@/components/app/context-window";
 import { KinImport } from "@/components/app/kin-import";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
@@ -60,7 +61,7 @@ export async function languageModels(): Promise<ModelChoice[]> {
         const { models } = await api<{ models: ProviderModel[] }>(`/api/providers/${provider.id}/models`);
         return models
           .filter((model) => model.capability === "llm")
-          .map((model) => ({ value: `${provider.name}/${model.id}`, label: `${model.label || model.id} · ${provider.name}` }));
+          .map((model) => ({ value: `${provider.name}/${model.id}`, label: modelChoiceLabel(model, provider.name) }));
       }),
   );
   return lists.flat();

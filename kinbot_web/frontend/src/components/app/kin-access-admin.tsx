@@ -18,12 +18,22 @@ interface KinAccessRow {
  * the Kins restricted to other people, so that an administrator can always fix a mistake.
  */
 export function KinAccessAdmin({ me }: { me: User }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [rows, setRows] = React.useState<KinAccessRow[]>([]);
   const [editing, setEditing] = React.useState<string | null>(null);
+  const [names, setNames] = React.useState<Map<string, string>>(new Map());
   const reload = React.useCallback(() => {
     api<{ kins: KinAccessRow[] }>("/api/kin-access").then(({ kins }) => setRows(kins), () => setRows([]));
+    api<{ members: { id: string; display_name: string }[] }>("/api/members").then(
+      ({ members }) => setNames(new Map(members.map((member) => [member.id, member.display_name]))),
+      () => setNames(new Map()),
+    );
   }, []);
+  const who = (row: KinAccessRow): string => {
+    const people = row.members.map((id) => names.get(id)).filter((name): name is string => Boolean(name));
+    if (row.access === "everyone" || people.length === 0) return t(`kinAccess.${row.access}`);
+    return t("kinAccess.onlyPeople", { names: new Intl.ListFormat(i18n.language, { type: "conjunction" }).format(people) });
+  };
   React.useEffect(reload, [reload]);
 
   return (
@@ -35,7 +45,7 @@ export function KinAccessAdmin({ me }: { me: User }) {
             <div className="flex items-center gap-2 text-sm">
               <span className="font-semibold">{row.name}</span>
               <KinLock kin={row} />
-              <span className="flex-1 text-muted-foreground">{t(`kinAccess.${row.access}`)}</span>
+              <span className="flex-1 text-muted-foreground">{who(row)}</span>
               <Button variant="ghost" size="sm" onClick={() => setEditing(editing === row.id ? null : row.id)}>
                 {t("kinAccess.change")}
               </Button>

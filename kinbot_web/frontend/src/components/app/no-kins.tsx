@@ -1,6 +1,7 @@
-import { MenuIcon, PlusIcon } from "lucide-react";
+import { PlusIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
 
+import { PhoneMenuBar } from "@/components/app/phone-menu-bar";
 import { Button } from "@/components/ui/button";
 
 /**
@@ -12,11 +13,7 @@ export function NoKins({ onCreate, onOpenSidebar }: { onCreate: () => void; onOp
   const { t } = useTranslation();
   return (
     <main className="flex flex-1 flex-col">
-      <header className="flex items-center px-4 py-3 md:hidden">
-        <Button variant="ghost" size="icon" onClick={onOpenSidebar} aria-label={t("sidebar.openMenu")}>
-          <MenuIcon />
-        </Button>
-      </header>
+      <PhoneMenuBar onOpenSidebar={onOpenSidebar} />
       <div className="flex flex-1 flex-col items-center justify-center gap-3 px-6 text-center">
         <img src="/favicon.svg" alt="" className="size-14" />
         <h1 className="text-xl font-bold">{t("firstRun.noKins.title")}</h1>

@@ -49,9 +49,9 @@ export function ApprovalCard({ approval, kinName }: { approval: Approval; kinNam
       {lines.length ? (
         <dl className="grid grid-cols-[auto_1fr] gap-x-2 gap-y-0.5 text-xs">
           {lines.map((line) => (
-            <React.Fragment key={line.label}>
-              <dt className="font-semibold">{line.label}</dt>
-              <dd className="min-w-0 break-words whitespace-pre-wrap">{line.value}</dd>
+            <React.Fragment key={line.name}>
+              <dt className="font-semibold">{t(`approvals.card.argument.${line.name}`, { defaultValue: line.label })}</dt>
+              <dd className="min-w-0 break-words whitespace-pre-wrap">{line.value === "true" ? t("approvals.card.yes") : line.value === "false" ? t("approvals.card.no") : line.value}</dd>
             </React.Fragment>
           ))}
         </dl>

@@ -91,16 +91,17 @@ export function ToolCards({ message }: { message: Message }) {
     <ul className="mt-1 flex w-full flex-col gap-1">
       {calls.map((call) => (
         <li key={call.id}>
-          <ToolCard message={message} call={call} />
-          <PendingApproval message={message} callId={call.id} />
+          <CallOrApproval message={message} call={call} />
         </li>
       ))}
     </ul>
   );
 }
 
-/** The approval card of a call waiting for a person, if it waits. */
-function PendingApproval({ message, callId }: { message: Message; callId: string }) {
-  const approval = usePendingApproval(message.turn_of, callId);
-  return approval ? <ApprovalCard approval={approval} kinName={message.sender_name ?? ""} /> : null;
+/** A call waiting for a person shows only its approval card (the call's own sentence says
+ * what it did, which has not happened yet); any other call, its tool card. */
+function CallOrApproval({ message, call }: { message: Message; call: ToolCall }) {
+  const approval = usePendingApproval(message.turn_of, call.id);
+  if (approval) return <ApprovalCard approval={approval} kinName={message.sender_name ?? ""} />;
+  return <ToolCard message={message} call={call} />;
 }

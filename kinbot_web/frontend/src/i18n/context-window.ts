@@ -1,0 +1,35 @@
+/** Strings of a model's context window in a Kin's settings (the `contextWindow` namespace; en is the reference, fr has the same keys). */
+
+export const en = {
+  contextWindow: {
+    title: "Context window",
+    tokens: "{{tokens}} tokens",
+    value: "{{tokens}} tokens, {{source}}",
+    hint: "How much of the conversation {{name}}'s model can read in one go: KinBot keeps each request within it.",
+    sources: {
+      server: "reported by the server",
+      provider: "from the provider's information on the model",
+      known_model: "from KinBot's list of known models",
+      admin: "set by an administrator",
+      fallback: "assumed: neither the server nor KinBot knows it",
+    },
+    setIt: "The server does not say it: an administrator can give it in the provider's settings.",
+  },
+};
+
+export const fr: typeof en = {
+  contextWindow: {
+    title: "Fenêtre de contexte",
+    tokens: "{{tokens}} jetons",
+    value: "{{tokens}} jetons ({{source}})",
+    hint: "La part de la conversation que le modèle de {{name}} peut lire d'un coup : KinBot y fait tenir chaque requête.",
+    sources: {
+      server: "chiffre fourni par le serveur",
+      provider: "d'après les informations du fournisseur sur le modèle",
+      known_model: "d'après la liste des modèles connus de KinBot",
+      admin: "chiffre fixé par un administrateur",
+      fallback: "supposée : ni le serveur ni KinBot ne la connaissent",
+    },
+    setIt: "Le serveur ne l'indique pas : un administrateur peut la donner dans les réglages du fournisseur.",
+  },
+};

@@ -1,0 +1,102 @@
+"""A Kin's context window in its settings, in Debian's Chromium (desktop in English, phone in
+French): the figure a llama.cpp server reports and that it is the server's, a model list's
+window among the model choices, then the figure an administrator types in the provider's form
+and that it is theirs."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser, ViewportSize, expect
+
+from tests import test_frontend_e2e as e2e
+from tests.support.browser import NEEDS_BROWSER, open_page
+from tests.support.fakes import FakeOpenAI
+from tests.support.fakes.local_metadata import llama_cpp_props
+from tests.support.server import RunningServer
+from tests.test_frontend_e2e import sign_in
+
+# The browser tests' fixtures, under the names pytest looks for.
+browser, server, fake_llm = e2e.browser, e2e.server, e2e.fake_llm
+
+pytestmark = NEEDS_BROWSER
+
+#: What French number formatting puts between thousands (a narrow no-break space).
+THIN = "\u202f"
+WORDS = {
+    "en": {
+        "settings": "Kin settings",
+        "title": "Context window",
+        "reported": "2,048 tokens, reported by the server",
+        "listed": "gpt-4o-mini · Local · 65,536 tokens",
+        "edit": "Edit Local",
+        "field": "Context window (tokens)",
+        "save": "Save",
+        "given": "8,192 tokens, set by an administrator",
+    },
+    "fr": {
+        "settings": "Réglages du Kin",
+        "title": "Fenêtre de contexte",
+        "reported": f"2{THIN}048 jetons (chiffre fourni par le serveur)",
+        "listed": f"gpt-4o-mini · Local · 65{THIN}536 jetons",
+        "edit": "Modifier Local",
+        "field": "Fenêtre de contexte (jetons)",
+        "save": "Enregistrer",
+        "given": f"8{THIN}192 jetons (chiffre fixé par un administrateur)",
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "viewport"),
+    [("en", ViewportSize(width=1280, height=800)), ("fr", ViewportSize(width=390, height=844))],
+    ids=["desktop-en", "phone-fr"],
+)
+async def test_the_kins_settings_show_its_window_and_where_it_comes_from(
+    server: RunningServer,
+    fake_llm: FakeOpenAI,
+    browser: Browser,
+    language: str,
+    viewport: ViewportSize,
+) -> None:
+    words = WORDS[language]
+    changed = await server.client.patch("/api/me", json={"language": language})
+    assert changed.status_code == 200, changed.text
+    async with open_page(browser) as page:
+        await sign_in(page, server)
+        fake_llm.local.props = llama_cpp_props(n_ctx=2048)
+        fake_llm.local.model_fields["gpt-4o-mini"] = {"context_length": 65536}
+        added = await server.client.post(
+            "/api/providers",
+            json={
+                "type": "openai-compatible",
+                "name": "Local",
+                "config": {"base_url": f"{fake_llm.base_url}/v1"},
+            },
+        )
+        assert added.status_code == 201, added.text
+        await page.set_viewport_size(viewport)
+        kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+        moved = await server.client.patch(f"/api/kins/{kin_id}", json={"model": "Local/gpt-4o"})
+        assert moved.status_code == 200, moved.text
+
+        await page.get_by_role("link", name=words["settings"]).click()
+        card = page.locator("[data-context-window]")
+        await expect(card.get_by_text(words["title"])).to_be_visible()
+        await expect(card.get_by_text(words["reported"])).to_be_visible()
+        await expect(card).to_have_attribute("data-context-window", "server")
+        # A model whose list gives its window says it among the choices.
+        choice = page.locator("#kin-model option", has_text=words["listed"])
+        await expect(choice).to_have_count(1)
+
+        # The administrator gives the window in the provider's form: it wins.
+        await page.goto(server.url + "/settings")
+        row = page.locator('[data-provider="Local"]')
+        await row.get_by_role("button", name=words["edit"]).click()
+        dialog = page.get_by_role("dialog")
+        await dialog.get_by_label(words["field"]).fill("8192")
+        await dialog.get_by_role("button", name=words["save"]).click()
+        await expect(dialog).to_be_hidden()
+        await page.goto(f"{server.url}/kins/{kin_id}/settings")
+        await expect(
+            page.locator("[data-context-window]").get_by_text(words["given"])
+        ).to_be_visible()
