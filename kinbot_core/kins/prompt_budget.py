@@ -34,9 +34,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hookspecs.types import ChatContext
-from kinbot_core.compacting.tokens import context_window, estimate_tokens, message_tokens
+from kinbot_core.compacting.tokens import estimate_tokens, message_tokens
 from kinbot_core.kins import prompt_shedding
-from kinbot_core.providers import ChatRequest, ProviderError
+from kinbot_core.providers import ChatRequest, ContextWindow, ProviderError
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
@@ -65,34 +65,17 @@ NO_TOOLS_SECTION = (
 )
 
 
-@dataclass(frozen=True)
-class WindowInForce:
-    """A model's context window, in tokens, and where it was learned (``"server"``,
-    ``"provider"``, ``"known_model"``, ``"admin"`` or ``"fallback"``)."""
-
-    tokens: int
-    source: str
+#: A model's context window in tokens and where it was learned (``"server"``,
+#: ``"provider"``, ``"known_model"``, ``"admin"`` or ``"fallback"``).
+WindowInForce = ContextWindow
 
 
 async def window_for(platform: Platform, provider_id: str | None, model: str) -> WindowInForce:
     """The context window in force for ``model`` (the provider's model id) of the provider
-    ``provider_id``: the ``compacting_context_windows`` setting (by model id, or by
-    ``<provider name>/<model id>``), then the built-in table of known models, else a
-    fallback derived from the compacting settings. Never raises."""
-    settings = platform.settings
-    name = model
-    if provider_id is not None and "/" not in model:
-        try:
-            name = f"{(await platform.providers.get(provider_id)).name}/{model}"
-        except Exception:  # a provider removed meanwhile: its model id alone
-            name = model
-    overrides = settings.compacting_context_windows
-    tokens = context_window(name, overrides)
-    if tokens is not None:
-        admin = any(candidate in overrides for candidate in (name, model, name.split("/", 1)[-1]))
-        return WindowInForce(tokens, "admin" if admin else "known_model")
-    fallback = int(settings.compacting_threshold_tokens / settings.compacting_threshold_share)
-    return WindowInForce(fallback, "fallback")
+    ``provider_id``: the platform's lookup (``kinbot_core.providers.context_windows``: the
+    ``compacting_context_windows`` setting, the server's or the provider's word, the known
+    models, else a fallback). Never raises."""
+    return await platform.providers.context_window(provider_id, model)
 
 
 def reply_room(window: int) -> int:
