@@ -170,13 +170,14 @@ async def server(
 async def small_window_server(
     data_dir: Any, fake_llm: FakeOpenAI, model: Model, observer: CompactingObserver
 ) -> AsyncIterator[RunningServer]:
-    """Compacting past 1,000 tokens: half of a 2,000-token window."""
+    """Compacting past 1,000 tokens: 2.5 % of a 40,000-token window (large enough for the
+    whole prompt: a smaller one sheds parts of it, see tests/test_prompt_budget.py)."""
     async for running in serve(
         data_dir,
         fake_llm,
         observer,
-        compacting_context_windows={"gpt-4o": 2000},
-        compacting_threshold_share=0.5,
+        compacting_context_windows={"gpt-4o": 40_000},
+        compacting_threshold_share=0.025,
     ):
         yield running
 
@@ -247,7 +248,7 @@ async def test_a_long_session_compacts_keeps_its_originals_and_feeds_the_next_ca
     active = state["active"]
     assert active["summary"].startswith("SUMMARY 1") and active["kind"] == "summary"
     assert active["messages_folded"] >= 2 and active["tokens_before"] > 1000
-    assert state["threshold_tokens"] == 1000 and state["context_window"] == 2000
+    assert state["threshold_tokens"] == 1000 and state["context_window"] == 40_000
     assert state["context_tokens"] < active["tokens_before"]
     assert [s["id"] for s in state["snapshots"]] == [active["id"]]
 
@@ -542,12 +543,13 @@ async def test_the_providers_own_token_count_triggers_compacting(
     small_window_server: RunningServer, fake_llm: FakeOpenAI, observer: CompactingObserver
 ) -> None:
     """Short messages the estimate puts far under the threshold, but the provider counts a
-    large context (a long system prompt, many tools): its count wins."""
+    larger context than the stable prompt (system prompt and tools) and the messages are
+    estimated to be: its count, less the stable prompt, wins."""
     server = small_window_server
     fake_llm.responder = lambda request: (
         Reply(text="SUMMARY 1: short talk.")
         if is_summary(request)
-        else Reply(text="Noted.", usage=(1500, 10))
+        else Reply(text="Noted.", usage=(20_000, 10))
     )
     kin_id = await make_kin(server.client)
     async with sse_stream(server.client) as stream:
@@ -555,5 +557,5 @@ async def test_the_providers_own_token_count_triggers_compacting(
             await exchange(server, stream, kin_id, f"short {number}")
         await stream.wait_for(lambda e: e.type == "kin.compacting" and e.data["status"] == "done")
     state = await state_of(server, kin_id)
-    assert state["active"]["tokens_before"] >= 1510 > 1000 == state["threshold_tokens"]
+    assert state["active"]["tokens_before"] > 5000 > 1000 == state["threshold_tokens"]
     assert state["active"]["summary"] == "SUMMARY 1: short talk."

@@ -25,13 +25,13 @@ from kinbot_core.compacting.summary import SYSTEM_PROMPT, summary_request_text
 from kinbot_core.compacting.tokens import (
     CHARS_PER_TOKEN,
     MESSAGE_OVERHEAD_TOKENS,
-    context_window,
     estimate_tokens,
     message_tokens,
 )
 from kinbot_core.db.models import MessageRecord
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged
+from kinbot_core.kins import prompt_budget
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
 from kinbot_core.usage import attributed
@@ -164,6 +164,8 @@ class CompactingService:
         #: Per Kin, the size of its context as its provider last counted it (the prompt and
         #: the answer of its last model call), forgotten when the summary layer changes.
         self._reported: dict[str, int] = {}
+        #: Per Kin, the estimated size of its last call's system prompt and tools.
+        self._stable: dict[str, int] = {}
 
     # -- what turns use ------------------------------------------------------------------------
 
@@ -172,10 +174,15 @@ class CompactingService:
         context, which the next check uses when it is above the estimate."""
         self._reported[kin_id] = tokens
 
+    def note_prompt(self, kin_id: str, tokens: int) -> None:
+        """A turn's call sent about ``tokens`` of stable prompt (its system prompt and tools'
+        definitions): the session may fill the window less that (``_limits``)."""
+        self._stable[kin_id] = tokens
+
     def _measured(self, kin_id: str, estimate: int) -> int:
-        """The context's size: the provider's last count when higher than the estimate
-        (the estimate does not see the system prompt or the tools' definitions)."""
-        return max(estimate, self._reported.get(kin_id, 0))
+        """The context's size: the provider's last count (less the stable prompt, when a turn
+        said how large it was) when higher than the estimate."""
+        return max(estimate, self._reported.get(kin_id, 0) - self._stable.get(kin_id, 0))
 
     async def session(self, kin_id: str, window: int) -> SessionContext:
         """The active summary and the last ``window`` messages after its cut."""
@@ -193,14 +200,26 @@ class CompactingService:
         summary = active.summary if active is not None and active.summary else None
         return SessionContext(summary, [MessageView.of(row) for row in reversed(rows)])
 
-    def threshold(self, model: str) -> tuple[int, int | None]:
-        """The context size, in tokens, that triggers compacting for ``model``, and the
-        model's window (``None`` when unknown: then the absolute fallback applies)."""
+    async def _limits(self, kin: KinView) -> tuple[int, int | None, int | None]:
+        """The context size, in tokens, that triggers compacting for the Kin, its model's
+        window in force (``kinbot_core.kins.prompt_budget.window_for``; ``None`` when unknown:
+        then the absolute fallback applies) and the room the window leaves the session (the
+        window less the answer's room and the stable prompt; ``None`` when unknown).
+
+        The threshold is the configured share of the window, or that room when smaller (but
+        not under ``SESSION_MIN_SHARE`` of the window), so that compacting comes before a
+        call would overflow."""
         settings = self._platform.settings
-        window = context_window(model, settings.compacting_context_windows)
-        if window is None:
-            return settings.compacting_threshold_tokens, None
-        return max(int(window * settings.compacting_threshold_share), 1), window
+        window = await prompt_budget.model_window(self._platform, kin.model)
+        if window.source == "fallback":
+            return settings.compacting_threshold_tokens, None, None
+        tokens = window.tokens
+        room = tokens - prompt_budget.reply_room(tokens) - self._stable.get(kin.id, 0)
+        share = int(tokens * settings.compacting_threshold_share)
+        # However large the stable prompt would be, the session keeps its share (the turn
+        # sheds tools to make room for it).
+        least = max(min(share, int(tokens * prompt_budget.SESSION_MIN_SHARE)), 1)
+        return max(min(share, room), least), tokens, max(room, least)
 
     # -- API -----------------------------------------------------------------------------------
 
@@ -219,7 +238,7 @@ class CompactingService:
             return active, rows, snapshots
 
         active, rows, snapshots = await self._platform.db.read(load)
-        threshold, window = self.threshold(kin.model)
+        threshold, window, _room = await self._limits(kin)
         task = self._tasks.get(kin_id)
         lock = self._locks.get(kin_id)
         return CompactingState(
@@ -288,24 +307,27 @@ class CompactingService:
 
     # -- compacting ------------------------------------------------------------------------------
 
-    async def compact(self, kin_id: str, *, force: bool = False) -> SnapshotView | None:
+    async def compact(
+        self, kin_id: str, *, force: bool = False, harder: bool = False
+    ) -> SnapshotView | None:
         """Fold the older part of the session into a new summary snapshot.
 
         Without ``force``, only when the context passes the threshold (``None`` otherwise,
         or when nothing can be folded yet). With ``force`` (a user asked), whatever can be
-        folded is, or ``NothingToCompact``. A failed summary call raises ``SummaryFailed``
-        and changes nothing.
+        folded is, or ``NothingToCompact``. ``harder`` (a turn whose prompt the server found
+        too long) keeps fewer recent messages verbatim. A failed summary call raises
+        ``SummaryFailed`` and changes nothing.
         """
         async with self._locks.setdefault(kin_id, asyncio.Lock()):
             with attributed(kin_id, origin="compacting"):  # the summary counts against the Kin
-                return await self._compact(kin_id, force)
+                return await self._compact(kin_id, force, harder)
 
-    async def _compact(self, kin_id: str, force: bool) -> SnapshotView | None:
+    async def _compact(self, kin_id: str, force: bool, harder: bool) -> SnapshotView | None:
         platform = self._platform
         settings = platform.settings
         kin = await platform.kins.get(kin_id)
 
-        threshold, _window = self.threshold(kin.model)
+        threshold, window, room = await self._limits(kin)
 
         def load() -> tuple[CompactingSnapshot | None, list[MessageRecord]]:
             active = _active(kin_id)
@@ -327,10 +349,16 @@ class CompactingService:
             return None
         previous = active.summary if active is not None and active.summary else None
         tokens_before = self._measured(kin_id, _context_tokens(active, rows))
-        summary_room = settings.compacting_summary_max_tokens + estimate_tokens(previous or "")
+        summary_max = settings.compacting_summary_max_tokens
+        if window is not None:  # the summary call must fit the window too
+            summary_max = min(summary_max, prompt_budget.reply_room(window))
+        summary_room = summary_max + estimate_tokens(previous or "")
+        candidates = [_candidate(row) for row in rows]
         cut = choose_cut(
-            [_candidate(row) for row in rows],
-            keep_recent=settings.compacting_keep_recent_messages,
+            candidates,
+            keep_recent=kept_recent(
+                candidates, settings.compacting_keep_recent_messages, room, harder=harder
+            ),
             budget_tokens=max(threshold - summary_room, threshold // 4),
         )
         if cut == 0:
@@ -349,7 +377,7 @@ class CompactingService:
         model = settings.compacting_model or kin.model
         started = time.perf_counter()
         try:
-            summary = await self._summarise(kin, model, previous, folded)
+            summary = await self._summarise(kin, model, previous, folded, summary_max)
         except SummaryFailed as error:
             await self._after(ref, context, started, error=error)
             logger.warning("compacting of Kin %s failed: %s", kin_id, error.message)
@@ -406,7 +434,12 @@ class CompactingService:
         return view
 
     async def _summarise(
-        self, kin: KinView, model: str, previous: str | None, folded: list[MessageView]
+        self,
+        kin: KinView,
+        model: str,
+        previous: str | None,
+        folded: list[MessageView],
+        max_tokens: int,
     ) -> str:
         request = ChatRequest(
             model=model,
@@ -414,7 +447,7 @@ class CompactingService:
             messages=(
                 ChatMessage(role="user", content=summary_request_text(previous, folded, kin.name)),
             ),
-            max_tokens=self._platform.settings.compacting_summary_max_tokens,
+            max_tokens=max_tokens,
         )
         parts: list[str] = []
         try:
@@ -557,6 +590,24 @@ def _prune(kin_id: str, kept: int) -> None:
     ]
     if old:
         CompactingSnapshot.delete().where(CompactingSnapshot.id.in_(old)).execute()
+
+
+def kept_recent(
+    candidates: list[Candidate], setting: int, room: int | None, *, harder: bool = False
+) -> int:
+    """How many recent messages a compacting keeps verbatim: the setting, or fewer when they
+    would not leave the rest of the window's ``room`` free (they may fill half of it, a
+    quarter when compacting ``harder``; at least the last one or two)."""
+    if room is None and not harder:
+        return setting
+    limit = (room or 0) // (4 if harder else 2)
+    kept, tokens = 0, 0
+    for candidate in reversed(candidates):
+        tokens += candidate.tokens
+        if kept >= setting or tokens > limit:
+            break
+        kept += 1
+    return max(kept, 1 if harder else 2)
 
 
 def _candidate(row: MessageRecord) -> Candidate:

@@ -1,7 +1,9 @@
 """The ``meta`` of messages: structured facts the web UI renders in the reader's language,
 while a message's ``content`` stays what the model reads (docs/api.md, "Message meta").
 
-- a failed turn (an ``is_error`` message): ``{"error_code", "detail", "retryable"}``;
+- a failed turn (an ``is_error`` message): ``{"error_code", "detail", "retryable"}``, and
+  ``params`` for the codes whose sentence has numbers or names (``context_overflow``:
+  ``window`` and ``needed`` tokens when known; ``model_not_loaded``: ``model``);
 - a reply a member stopped: ``{"stopped": true}``;
 - a task's or a cron's end (``task_result``, ``task_failed``, ``task_cancelled``):
   built by ``kinbot_core.tasks.service``;
@@ -23,12 +25,15 @@ from kinbot_core.providers.detail import shown_detail
 from kinbot_core.providers.errors import (
     AuthenticationFailed,
     BadRequest,
+    ContextOverflowError,
     MalformedResponse,
+    ModelNotLoaded,
     ModelResolutionError,
     ProviderConfigError,
     ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
+    ServerStarting,
 )
 
 PROVIDER_UNREACHABLE = "provider_unreachable"
@@ -38,6 +43,9 @@ PROVIDER_AUTH_FAILED = "provider_auth_failed"
 MODEL_UNAVAILABLE = "model_unavailable"
 INTERNAL_ERROR = "internal_error"
 TURN_STOPPED = "turn_stopped"
+CONTEXT_OVERFLOW = "context_overflow"
+MODEL_NOT_LOADED = "model_not_loaded"
+PROVIDER_STARTING = "provider_starting"
 #: Every ``error_code`` a failed turn's meta may carry.
 ERROR_CODES = (
     PROVIDER_UNREACHABLE,
@@ -47,6 +55,9 @@ ERROR_CODES = (
     MODEL_UNAVAILABLE,
     INTERNAL_ERROR,
     TURN_STOPPED,
+    CONTEXT_OVERFLOW,
+    MODEL_NOT_LOADED,
+    PROVIDER_STARTING,
 )
 #: The meta of a reply a member stopped (its partial text is the message's content).
 STOPPED: dict[str, Any] = {"stopped": True}
@@ -60,6 +71,12 @@ def origin(kind: str, label: str) -> dict[str, Any]:
 
 def provider_code(error: ProviderError) -> tuple[str, bool]:
     """The error code of a provider failure and whether trying again may work."""
+    if isinstance(error, ContextOverflowError):
+        return CONTEXT_OVERFLOW, True
+    if isinstance(error, ModelNotLoaded):
+        return MODEL_NOT_LOADED, True
+    if isinstance(error, ServerStarting):
+        return PROVIDER_STARTING, True
     if isinstance(error, RateLimited):
         return PROVIDER_RATE_LIMITED, True
     if isinstance(error, AuthenticationFailed):
@@ -83,7 +100,14 @@ def failure(error: BaseException | None, mask: Callable[[str], str]) -> dict[str
     if not isinstance(error, ProviderError):
         return {"error_code": INTERNAL_ERROR, "detail": None, "retryable": True}
     code, retryable = provider_code(error)
-    return {"error_code": code, "detail": provider_detail(error, mask), "retryable": retryable}
+    facts: dict[str, Any] = {
+        "error_code": code,
+        "detail": provider_detail(error, mask),
+        "retryable": retryable,
+    }
+    if code in (CONTEXT_OVERFLOW, MODEL_NOT_LOADED) and error.params:
+        facts["params"] = dict(error.params)
+    return facts
 
 
 def stopped_turn() -> dict[str, Any]:

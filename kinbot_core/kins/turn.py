@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 from hookspecs.types import ChatContext, KinRef, Outcome, ToolCall
 from kinbot_core import approvals
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
-from kinbot_core.kins import meta
+from kinbot_core.kins import meta, prompt_budget, turn_fit
 from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.prompt import ContactLine, TaskBrief, build_sections
+from kinbot_core.kins.prompt_budget import FittedPrompt
 from kinbot_core.kins.service import KinView, MessageView
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import (
@@ -31,6 +32,7 @@ from kinbot_core.providers import (
     ToolSpec,
     Usage,
 )
+from kinbot_core.providers.detail import shown_detail
 from kinbot_core.tasks import TaskView
 from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError, offered_to
 from kinbot_core.uploads import (
@@ -269,8 +271,10 @@ class Turn:
 
     async def _fail(self, reason: str, facts: dict[str, Any]) -> str:
         """End the turn on ``reason``: an error message in the chat (``facts``: its meta,
-        the error code the UI words and the provider's own message), the warning state."""
+        the error code the UI words and the provider's own message), the warning state.
+        Addresses of this machine or its network never reach the stored sentence."""
         kins = self.platform.kins
+        reason = shown_detail(reason) or reason
         await kins.add_message(
             self.kin.id,
             role="system",
@@ -297,11 +301,17 @@ class Turn:
         by_name = {tool.name: tool for tool in tools}
         for waiting in await approvals.unanswered_calls(self.platform, self.trigger.id):
             await self._run_tool(waiting, by_name)  # a resumed turn: its last step's calls
+        budget = await prompt_budget.budget_for(self.platform, self.kin.model)
         for _step in range(self.platform.settings.turn_max_steps):
-            context = await self._context(tools)
-            await self.platform.hooks.call("before_chat", kin=self.ref, context=context)
+            fitted = await self._fitted(tools, budget)
             self.draft.begin_step(self._last_stored)
-            text, calls = await self._call_model(context)
+            text, calls = await turn_fit.answer(
+                self.platform,
+                self.kin.id,
+                fitted,
+                lambda fitted: self._call_model(fitted.context, fitted.answer_tokens),
+                lambda harder: self._fitted(tools, harder),
+            )
             message = await self.platform.kins.add_message(
                 self.kin.id,
                 role="assistant",
@@ -341,6 +351,14 @@ class Turn:
             turn_of=self.trigger.id,
             meta=meta.stopped_turn(),
         )
+
+    async def _fitted(self, tools: list[Tool], budget: prompt_budget.PromptBudget) -> FittedPrompt:
+        """The context of the next model call (after ``before_chat``) fitted to ``budget``."""
+        context = await self._context(tools)
+        await self.platform.hooks.call("before_chat", kin=self.ref, context=context)
+        fitted = prompt_budget.fit(context, tools, budget)
+        self.platform.compacting.note_prompt(self.kin.id, fitted.stable_tokens)
+        return fitted
 
     async def _follow_superseded(self) -> None:
         """A retried message is answered again after its superseded reply: the first model
@@ -490,9 +508,12 @@ class Turn:
                 logger.exception("memory backend %s failed", backend.name)
         return None
 
-    async def _call_model(self, context: ChatContext) -> tuple[str, list[ToolCallEvent]]:
+    async def _call_model(
+        self, context: ChatContext, max_tokens: int
+    ) -> tuple[str, list[ToolCallEvent]]:
         request = ChatRequest(
             model=context.model,
+            max_tokens=max_tokens,
             system="\n\n".join(context.system_prompt),
             messages=chat_messages(context.messages),
             tools=tuple(

@@ -90,3 +90,45 @@ class ModelResolutionError(ProviderError):
     """A model string names no configured provider's model, or more than one."""
 
     code = "model_unresolved"
+
+
+class ContextOverflowError(BadRequest):
+    """The prompt does not fit the model's context window: the server refused it as too long
+    (a 400 naming the context length), or ended the answer before its first word (a stream
+    cut short, or stopped for length). ``window`` and ``needed`` (tokens) are what the server
+    said, when it said; ``params`` carries them for the sentence the interface words."""
+
+    code = "context_overflow"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        window: int | None = None,
+        needed: int | None = None,
+        provider: str | None = None,
+        detail: str | None = None,
+        status: int | None = None,
+    ) -> None:
+        params: dict[str, str | int] = {}
+        if window:
+            params["window"] = window
+        if needed:
+            params["needed"] = needed
+        super().__init__(message, provider=provider, detail=detail, status=status, params=params)
+        self.window = window or None
+        self.needed = needed or None
+
+
+class ModelNotLoaded(BadRequest):
+    """The server does not have the model ready: not pulled (Ollama), not loaded (LM Studio,
+    a llama.cpp router)."""
+
+    code = "model_not_loaded"
+
+
+class ServerStarting(ProviderUnavailable):
+    """The server is up but still loading its model (llama.cpp's 503 "Loading model"):
+    retried as any transient failure."""
+
+    code = "provider_starting"

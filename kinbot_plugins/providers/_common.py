@@ -21,6 +21,7 @@ from kinbot_core.providers import (
     ProviderUnavailable,
     RateLimited,
 )
+from kinbot_plugins.providers._server_errors import recognised
 
 API_KEY = ConfigField("api_key", "API key", secret=True)
 OPTIONAL_API_KEY = ConfigField("api_key", "API key", required=False, secret=True)
@@ -145,7 +146,13 @@ def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> Prov
         return ProviderUnavailable(f"{label} cannot be reached.")
     if isinstance(exc, sdk.APIStatusError):
         detail = _detail(exc)
-        return from_status(exc.status_code, detail, label, exc.response.headers)
+        known = recognised(exc.status_code, detail, _error_object(exc), label)
+        return known or from_status(exc.status_code, detail, label, exc.response.headers)
+    if isinstance(exc, sdk.APIError) and not isinstance(exc, sdk.APIResponseValidationError):
+        # An error event inside a stream (the answer had begun: no status of its own).
+        detail = _detail(exc) or str(getattr(exc, "message", "") or "")
+        if known := recognised(400, detail, _error_object(exc), label):
+            return known
     if isinstance(
         exc, sdk.APIResponseValidationError | json.JSONDecodeError | ValueError | KeyError
     ):
@@ -155,6 +162,15 @@ def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> Prov
     if isinstance(exc, httpx.TransportError):
         return ProviderUnavailable(f"{label} cannot be reached.")
     return MalformedResponse(f"{label} failed unexpectedly ({type(exc).__name__}).")
+
+
+def _error_object(exc: Any) -> dict[str, Any] | None:
+    """The error object of an SDK status error's body (its ``error``, or the body itself)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        return error if isinstance(error, dict) else None
+    return None
 
 
 def _detail(exc: Any) -> str:

@@ -22,6 +22,7 @@ from kinbot_core.providers import (
     ChatRequest,
     ConfigField,
     ConnectionReport,
+    ContextOverflowError,
     Finish,
     GeneratedImage,
     MalformedResponse,
@@ -178,6 +179,7 @@ class OpenAIChat:
             else None
         )
         finish: str | None = None
+        said = False
         try:
             async for chunk in stream:
                 calls.completion_id = calls.completion_id or chunk.id or ""
@@ -189,6 +191,7 @@ class OpenAIChat:
                     if written is not None and text:
                         text = written.feed(text)
                     if text:
+                        said = True
                         yield TextDelta(text)
                     for call in delta.tool_calls or ():
                         calls.add(call)
@@ -202,13 +205,22 @@ class OpenAIChat:
             await stream.close()
         if written is not None:
             if rest := written.finish():
+                said = True
                 yield TextDelta(rest)
             for name, arguments in written.calls:
                 calls.add_complete(name, arguments)
             if written.calls and finish == "stop":
                 finish = "tool_calls"
+        called = False
         for event in calls.events():
+            called = True
             yield event
+        if not said and not called and finish in (None, "length"):
+            # Nothing at all, cut short or stopped for length: the prompt filled the window.
+            raise ContextOverflowError(
+                f"{self._label} ended the answer before its first word: the prompt does not "
+                "leave the model room to answer in its context window."
+            )
         if finish is None:
             raise MalformedResponse(f"{self._label} ended the answer without finishing it.")
         yield Finish(_FINISH.get(finish, "stop"))

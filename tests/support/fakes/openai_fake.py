@@ -31,6 +31,8 @@ _ERROR_TYPES = {
 }
 
 _EMBEDDING_DIMENSIONS = {"text-embedding-3-large": 3072}
+#: How a server with a context window (``FakeOpenAI.window``) refuses a prompt too long for it.
+OVERFLOW_FORMS = ("llama.cpp", "openai", "vllm", "truncated", "length")
 DEFAULT_EMBEDDING_DIMENSION = 1536
 
 
@@ -67,6 +69,12 @@ class FakeOpenAI(FakeServer):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.local = LocalServerMetadata()
+
+    #: A context window, in tokens: a chat request whose prompt (its messages' and tools'
+    #: JSON, four characters a token) and ``max_tokens`` exceed it is refused in the
+    #: ``overflow_form`` of ``OVERFLOW_FORMS`` (``None``: no window).
+    window: int | None = None
+    overflow_form: str = "llama.cpp"
 
     def _route(self, method: str, path: str, body: Any) -> tuple[str, Handler] | None:
         if (local := local_route(self.local, method, path)) is not None:
@@ -131,6 +139,8 @@ class FakeOpenAI(FakeServer):
     def _chat(self, request: RecordedRequest, reply: Reply) -> Response:
         body = self._json_object(request, "model", "messages")
         model = str(body["model"])
+        if (refusal := self._over_window(body)) is not None:
+            return refusal
         if body.get("stream"):
             options = body.get("stream_options") or {}
             return self._chat_stream(model, reply, include_usage=bool(options.get("include_usage")))
@@ -216,6 +226,72 @@ class FakeOpenAI(FakeServer):
         events.append(b"data: [DONE]\n\n")
         return Response.sse(events)
 
+    # -- a server with a context window -----------------------------------------------------
+
+    @staticmethod
+    def prompt_tokens(body: dict[str, Any]) -> int:
+        """The tokens of a chat request's prompt as this fake counts them."""
+        text = json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
+        return -(-len(text) // 4)
+
+    @classmethod
+    def needed_tokens(cls, body: dict[str, Any]) -> int:
+        """The tokens a chat request needs: its prompt and the answer it asks room for."""
+        return cls.prompt_tokens(body) + int(body.get("max_tokens") or 0)
+
+    def _over_window(self, body: dict[str, Any]) -> Response | None:
+        """The refusal of a request too long for ``window``, in ``overflow_form``."""
+        if self.window is None:
+            return None
+        prompt = self.prompt_tokens(body)
+        needed = self.needed_tokens(body)
+        if needed <= self.window:
+            return None
+        window, form = self.window, self.overflow_form
+        if form == "llama.cpp":
+            error: dict[str, Any] = {
+                "code": 400,
+                "message": f"request ({needed} tokens) exceeds the available context size "
+                f"({window} tokens), try increasing it",
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": needed,
+                "n_ctx": window,
+            }
+            return Response.json({"error": error}, status=400)
+        if form in ("openai", "vllm"):
+            said = (
+                f"However, your messages resulted in {needed} tokens. Please reduce the length "
+                "of the messages."
+                if form == "openai"
+                else f"However, you requested {needed} tokens ({prompt} in the messages, "
+                f"{needed - prompt} in the completion). Please reduce the length of the "
+                "messages or completion."
+            )
+            error = {
+                "message": f"This model's maximum context length is {window} tokens. {said}",
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+            return Response.json({"error": error}, status=400)
+        return self._cut_short(str(body["model"]), finished=form == "length")
+
+    def _cut_short(self, model: str, *, finished: bool) -> Response:
+        """A stream that ends before its first word: without a finish reason (the server
+        gave up mid-way), or with ``length`` (no room left to answer)."""
+        payload: dict[str, Any] = {
+            "id": self._next_id("chatcmpl-fake"),
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}],
+        }
+        events = [_data(payload)]
+        if finished:
+            payload["choices"] = [{"index": 0, "delta": {}, "finish_reason": "length"}]
+            events += [_data(payload), b"data: [DONE]\n\n"]
+        return Response.sse(events)
+
     # -- embeddings ---------------------------------------------------------------------
 
     def _embeddings(self, request: RecordedRequest, reply: Reply) -> Response:
@@ -295,3 +371,17 @@ class FakeOpenAI(FakeServer):
         if model_id not in self.models:
             return self._error(404, f"The model '{model_id}' does not exist")
         return Response.json(self._model(model_id))
+
+
+def ollama_model_missing(model: str) -> Reply:
+    """Ollama's answer for a model that was never pulled (its OpenAI-compatible API)."""
+    return Reply(
+        status=404,
+        error_message=f'model "{model}" not found, try pulling it first',
+        error_type="api_error",
+    )
+
+
+def llamacpp_loading() -> Reply:
+    """llama.cpp's server's answer while it still loads its model."""
+    return Reply(status=503, error_message="Loading model", error_type="unavailable_error")

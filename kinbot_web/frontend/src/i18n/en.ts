@@ -12,6 +12,7 @@ import { en as notifications } from "./notifications";
 import { en as onboardingExtra } from "./onboarding-extra";
 import { en as approvals } from "./approvals";
 import { en as people } from "./people";
+import { en as fit } from "./fit";
 import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
@@ -180,6 +181,7 @@ const en = {
   ...notifications,
   ...onboardingExtra,
   ...people,
+  ...fit,
   ...approvals,
   ...channels,
   ...pluginSettings,

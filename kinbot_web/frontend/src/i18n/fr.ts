@@ -12,6 +12,7 @@ import type { Strings } from "./en";
 import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as approvals } from "./approvals";
 import { fr as people } from "./people";
+import { fr as fit } from "./fit";
 import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
@@ -181,6 +182,7 @@ const fr: Strings = {
   ...notifications,
   ...onboardingExtra,
   ...people,
+  ...fit,
   ...approvals,
   ...channels,
   ...pluginSettings,

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { ApiError } from "@/lib/api";
 import { errorText } from "@/lib/errors";
 
+import { FIT_CODES, fitErrorText } from "./fit-error";
 import type { ErrorMeta } from "./meta";
 import { useRetry } from "./retry";
 
@@ -23,13 +24,17 @@ const CODES = new Set([
 
 /** The inside of an error bubble: what happened, what the provider said, and Retry. */
 export function ErrorCard({ meta, kinId, kinName, canRetry }: { meta: ErrorMeta; kinId: string; kinName: string; canRetry: boolean }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { retry, pending } = useRetry(kinId, kinName);
-  const code = CODES.has(meta.error_code) || meta.error_code === "budget_reached" ? meta.error_code : "unknown";
+  const code = CODES.has(meta.error_code) || FIT_CODES.has(meta.error_code) || meta.error_code === "budget_reached" ? meta.error_code : "unknown";
   return (
     <div className="space-y-1.5" data-error-card={code}>
       <p className="font-semibold">
-        {meta.error_code === "budget_reached" ? errorText(t, new ApiError(403, meta.error_code, "", meta.params)) : t(`cards.error.${code}`, { name: kinName })}
+        {meta.error_code === "budget_reached"
+          ? errorText(t, new ApiError(403, meta.error_code, "", meta.params))
+          : FIT_CODES.has(code)
+            ? fitErrorText(t, i18n.language, code, kinName, meta.params)
+            : t(`cards.error.${code}`, { name: kinName })}
       </p>
       {meta.detail ? (
         <p className="text-xs break-words text-muted-foreground" data-error-detail>

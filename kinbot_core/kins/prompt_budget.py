@@ -1,0 +1,220 @@
+"""A prompt that fits the model's context window.
+
+Every model call of a turn is budgeted against the window in force (:func:`window_for`),
+with room kept for the answer (:func:`reply_room`): the system prompt, the tools' schemas
+and the messages (the summary and the memories are sections of the system prompt) are
+estimated as compacting estimates them (``kinbot_core.compacting.tokens``). When they do not
+fit, :func:`fit` sheds what matters least first, stage by stage, until they do
+(``kinbot_core.kins.prompt_shedding`` does each stage):
+
+1. ``memories``: fewer injected memories, the least relevant first;
+2. ``tool_descriptions``: shorter tool descriptions (their first sentence, no parameter
+   descriptions);
+3. ``tools``: only the tools most relevant to the turn (a lexical score against the last
+   message of a person), the least relevant dropped first; the tools a sub-Kin reports with
+   always stay;
+4. ``lean_prompt``: a leaner system prompt (no tool list or usage notes, no contact list,
+   character and expertise cut short);
+5. ``history``: the oldest exchanges of the recent messages (the compacting summary keeps
+   what they said once compacting has folded them); the exchange of the turn always stays.
+
+A prompt that still does not fit is sent all the same (the estimate errs on the large side,
+and a window may be a fallback): the server's refusal is then recognised as a context overflow
+(``ContextOverflowError``), and the turn compacts harder and tries once more.
+
+A model its provider says cannot call tools (``supports_tools``) gets none, and its prompt
+says so, so that the Kin tells a person who asks for something only a tool could do.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from hookspecs.types import ChatContext
+from kinbot_core.compacting.tokens import estimate_tokens, message_tokens
+from kinbot_core.kins import prompt_shedding
+from kinbot_core.providers import ChatRequest, ContextWindow, ProviderError
+
+if TYPE_CHECKING:
+    from kinbot_core.platform import Platform
+    from kinbot_core.tools import Tool
+
+#: Share of the window kept for the answer, within these bounds (tokens).
+REPLY_SHARE = 0.2
+REPLY_MIN_TOKENS = 256
+REPLY_MAX_TOKENS = 8192
+#: The longest answer a turn's call asks for (a window permitting).
+ANSWER_MAX_TOKENS = ChatRequest.max_tokens
+#: Tokens a tool's definition costs beyond its JSON (the provider's wrapping).
+TOOL_OVERHEAD_TOKENS = 8
+#: A harder budget (after the server refused a prompt as too long) keeps this share of it.
+HARDER_SHARE = 0.75
+#: The stages of :func:`fit`, in the order they apply.
+STAGES = ("memories", "tool_descriptions", "tools", "lean_prompt", "history")
+#: Share of the window the session (summary and recent messages) may always fill before it is
+#: compacted, however large the rest of the prompt would like to be (tools are shed for it).
+SESSION_MIN_SHARE = 0.25
+#: What the prompt of a model that cannot call tools says instead of the tool section.
+NO_TOOLS_SECTION = (
+    "## Tools\nThe model you run on cannot use tools. When someone asks for something that "
+    "needs one (searching, remembering, files, messages to other Kins, scheduling), say "
+    "plainly that you cannot do it with this model, and help as well as you can without."
+)
+
+
+#: A model's context window in tokens and where it was learned (``"server"``,
+#: ``"provider"``, ``"known_model"``, ``"admin"`` or ``"fallback"``).
+WindowInForce = ContextWindow
+
+
+async def window_for(platform: Platform, provider_id: str | None, model: str) -> WindowInForce:
+    """The context window in force for ``model`` (the provider's model id) of the provider
+    ``provider_id``: the platform's lookup (``kinbot_core.providers.context_windows``: the
+    ``compacting_context_windows`` setting, the server's or the provider's word, the known
+    models, else a fallback). Never raises."""
+    return await platform.providers.context_window(provider_id, model)
+
+
+def reply_room(window: int) -> int:
+    """Tokens kept free in ``window`` for the answer."""
+    return min(max(int(window * REPLY_SHARE), REPLY_MIN_TOKENS), REPLY_MAX_TOKENS, window // 2)
+
+
+@dataclass(frozen=True)
+class PromptBudget:
+    """What one call may send: ``window`` minus ``reply`` tokens for the answer."""
+
+    window: WindowInForce
+    reply: int
+    #: Whether the model can call tools (its provider's ``supports_tools``).
+    tools: bool = True
+    #: A share of the room under ``window - reply`` the prompt may fill (1 normally; less
+    #: after the server refused a prompt the estimate said would fit).
+    share: float = 1.0
+
+    @property
+    def prompt(self) -> int:
+        """Tokens the prompt may take."""
+        return max(int((self.window.tokens - self.reply) * self.share), 1)
+
+    def harder(self, window: int | None = None, needed: int | None = None) -> PromptBudget:
+        """The budget after the server refused a prompt as too long for its window: its
+        ``window`` (when it said) and a share that the server's own count (``needed``, when
+        it said) shows the estimate fell short by."""
+        tokens = min(window or self.window.tokens, self.window.tokens)
+        share = self.share * HARDER_SHARE
+        if needed and needed > tokens:
+            share = min(share, self.share * tokens / needed * HARDER_SHARE)
+        fixed = WindowInForce(tokens, "server" if window else self.window.source)
+        return replace(self, window=fixed, reply=reply_room(tokens), share=share)
+
+
+async def model_window(platform: Platform, model: str) -> WindowInForce:
+    """The window in force for a Kin's ``model`` (``<provider name>/<model>`` or a model id)."""
+    return (await budget_for(platform, model)).window
+
+
+async def budget_for(platform: Platform, model: str) -> PromptBudget:
+    """The budget of a call to a Kin's ``model`` (``<provider name>/<model>`` or a model id).
+    A model no provider resolves gets the fallback window (the call then fails as it would
+    have, with the resolution's error)."""
+    try:
+        resolved = await platform.providers.resolve_model(model)
+    except ProviderError:
+        window = await window_for(platform, None, model)
+        return PromptBudget(window, reply_room(window.tokens))
+    window = await window_for(platform, resolved.provider_id, resolved.model)
+    tools = bool(resolved.llm.supports_tools(resolved.model))
+    return PromptBudget(window, reply_room(window.tokens), tools=tools)
+
+
+def tools_tokens(tools: list[dict[str, Any]]) -> int:
+    """Tokens the tools' definitions take."""
+    return sum(estimate_tokens(json.dumps(tool)) + TOOL_OVERHEAD_TOKENS for tool in tools)
+
+
+def messages_tokens(messages: list[dict[str, Any]]) -> int:
+    """Tokens the messages take (an image is counted as a thousand)."""
+    total = 0
+    for message in messages:
+        calls = message.get("tool_calls") or None
+        total += message_tokens(message.get("content") or "", calls)
+        total += 1000 * len(message.get("images") or ())
+    return total
+
+
+def system_tokens(sections: list[str]) -> int:
+    """Tokens the system prompt's sections take, joined as they are sent."""
+    return estimate_tokens("\n\n".join(sections))
+
+
+@dataclass(frozen=True)
+class FittedPrompt:
+    """A call's context after fitting, its estimated size and what was shed for it."""
+
+    context: ChatContext
+    #: Estimated tokens of the whole prompt (system, tools, messages).
+    tokens: int
+    #: The system prompt and the tools' definitions the turn would send if the session left
+    #: them room (before tools are dropped for it): what compacting leaves room for.
+    stable_tokens: int
+    budget: PromptBudget
+    #: The stages applied (``STAGES``), in order.
+    shed: tuple[str, ...]
+
+    @property
+    def fits(self) -> bool:
+        return self.tokens <= self.budget.prompt
+
+    @property
+    def answer_tokens(self) -> int:
+        """The longest answer to ask for: the room kept for it and what the prompt left of
+        its budget, at most ``ANSWER_MAX_TOKENS`` (a server that counts the asked length
+        against its window, as llama-cpp-python and vLLM do, then accepts the call)."""
+        spare = max(self.budget.prompt - self.tokens, 0)
+        return min(self.budget.reply + spare, ANSWER_MAX_TOKENS)
+
+    @property
+    def needed(self) -> int:
+        """Tokens the call needs, the answer's room included, rounded up to a hundred."""
+        return int(math.ceil((self.tokens + self.budget.reply) / 100) * 100)
+
+
+def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> FittedPrompt:
+    """``context`` (after the ``before_chat`` hooks) made to fit ``budget``: a new context,
+    the given one is left as it is. ``tools`` are the Tool objects behind ``context.tools``
+    (for their prompt hints and audience)."""
+    draft = prompt_shedding.Draft.of(context, tools)
+    if not budget.tools:
+        draft.drop_all_tools(NO_TOOLS_SECTION)
+    shed: list[str] = []
+    wanted: int | None = None
+    for stage in STAGES:
+        if _size(draft) <= budget.prompt:
+            break
+        if stage == "tools":
+            wanted = _stable(draft)
+        if getattr(draft, f"shed_{stage}")(lambda: _size(draft) <= budget.prompt):
+            shed.append(stage)
+    stable = _stable(draft) if wanted is None else wanted
+    fitted = replace(
+        context,
+        system_prompt=list(draft.sections),
+        tools=list(draft.tools),
+        messages=list(draft.messages),
+        extra=dict(context.extra),
+    )
+    return FittedPrompt(fitted, _size(draft), stable, budget, tuple(shed))
+
+
+def _stable(draft: prompt_shedding.Draft) -> int:
+    return system_tokens(draft.sections) + tools_tokens(draft.tools)
+
+
+def _size(draft: prompt_shedding.Draft) -> int:
+    return (
+        system_tokens(draft.sections) + tools_tokens(draft.tools) + messages_tokens(draft.messages)
+    )
