@@ -204,8 +204,9 @@ async def test_an_administrator_marks_tools_platform_wide_and_for_one_kin(
     await ask.click()
     await expect(ask).to_have_attribute("aria-checked", "true")
     assert (await client.get("/api/approval-rules")).json()["rules"] == {"notify": "ask"}
-    # No tool id as a name: the list says it in words.
+    # No tool id as a name: the list says it in words, the reader's.
     await expect(suggested.get_by_text("delete_file", exact=True)).to_have_count(0)
+    await expect(suggested.get_by_text(words["delete_file"], exact=True)).to_be_visible()
 
     await page.goto(f"{server.url}/kins/{kin_id}/settings")
     await page.get_by_role("tab", name=words["tools"]).click()
@@ -223,17 +224,19 @@ RULE_WORDS = {
     "en": {
         "tab": "Approvals",
         "suggested": "Suggested",
-        "ask_notify": "Ask before notify",
+        "ask_notify": "Ask before “Send a notification”",
         "tools": "Tools",
-        "mode_notify": "Approval for notify",
+        "mode_notify": "Approval for “Send a notification”",
         "inherit_ask": "As for every Kin (asks)",
+        "delete_file": "Delete a file",
     },
     "fr": {
         "tab": "Approbations",
         "suggested": "Suggérés",
-        "ask_notify": "Demander avant notify",
+        "ask_notify": "Demander avant «\u00a0Envoyer une notification\u00a0»",
         "tools": "Outils",
-        "mode_notify": "Approbation pour notify",
+        "mode_notify": "Approbation pour «\u00a0Envoyer une notification\u00a0»",
         "inherit_ask": "Comme pour tous les Kins (demande)",
+        "delete_file": "Supprimer un fichier",
     },
 }

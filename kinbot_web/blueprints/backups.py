@@ -65,12 +65,13 @@ async def back_up_now() -> tuple[dict[str, object], int]:
     return {"run": run}, 202
 
 
-@blueprint.get("/api/backups/<int:run_id>/file")
+@blueprint.get("/api/backups/<run_id>/file")
 @admin_only
-async def download_backup(run_id: int) -> Response:
-    """A finished backup's archive, as a download; 404 ``not_found`` once pruned or for a run
-    that did not finish."""
-    path = await current_platform().backups.archive(run_id)
+async def download_backup(run_id: str) -> Response:
+    """A finished backup's archive, as a download; 404 ``not_found`` once pruned, for a run
+    that did not finish, or for an id that is no run's."""
+    number = int(run_id) if run_id.isdecimal() and len(run_id) <= 18 else None
+    path = None if number is None else await current_platform().backups.archive(number)
     if path is None:
         raise ApiError(404, "not_found", "No such backup file.")
     response = await send_file(
