@@ -35,6 +35,31 @@ function useFail() {
   return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
 }
 
+/** Set one rule (`mode` null: remove it); the rules after it, or `undefined` after telling the error. */
+async function saveRule(path: string, mode: string | null, fail: (error: unknown) => void): Promise<Rules | undefined> {
+  try {
+    return (await api<{ rules: Rules }>(path, { method: "PUT", body: { mode } })).rules;
+  } catch (error) {
+    fail(error);
+    return undefined;
+  }
+}
+
+/** The frame of a list of rules: its title with the shield, and what it is for. */
+function RulesCard({ title, hint, children }: { title: string; hint: string; children: React.ReactNode }) {
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle className="flex items-center gap-2">
+          <ShieldQuestionIcon className="size-4.5" aria-hidden /> {title}
+        </CardTitle>
+        <CardDescription>{hint}</CardDescription>
+      </CardHeader>
+      <CardContent>{children}</CardContent>
+    </Card>
+  );
+}
+
 /** A tool's name and description for a person: a built-in tool's own translated words (also
  * web_search and generate_image, which built-in plugins offer per Kin), any other tool (an MCP
  * server's, a custom one) its name made readable and its own description. */
@@ -105,23 +130,12 @@ export function PlatformApprovalRules() {
   }, [fail]);
 
   async function toggle(tool: ToolEntry, ask: boolean) {
-    try {
-      const { rules } = await api<{ rules: Rules }>(`/api/approval-rules/${encodeURIComponent(tool.name)}`, { method: "PUT", body: { mode: ask ? "ask" : null } });
-      setData((value) => (value ? { ...value, rules } : value));
-    } catch (error) {
-      fail(error);
-    }
+    const rules = await saveRule(`/api/approval-rules/${encodeURIComponent(tool.name)}`, ask ? "ask" : null, fail);
+    if (rules) setData((value) => (value ? { ...value, rules } : value));
   }
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle className="flex items-center gap-2">
-          <ShieldQuestionIcon className="size-4.5" aria-hidden /> {t("approvals.rules.title")}
-        </CardTitle>
-        <CardDescription>{t("approvals.rules.hint")}</CardDescription>
-      </CardHeader>
-      <CardContent>
+    <RulesCard title={t("approvals.rules.title")} hint={t("approvals.rules.hint")}>
         {data ? (
           <ToolGroups
             tools={data.tools}
@@ -132,8 +146,7 @@ export function PlatformApprovalRules() {
             )}
           />
         ) : null}
-      </CardContent>
-    </Card>
+    </RulesCard>
   );
 }
 
@@ -152,23 +165,12 @@ export function KinApprovalRules({ kin }: { kin: Kin }) {
   if (hidden) return null;
 
   async function choose(tool: ToolEntry, mode: string) {
-    try {
-      const { rules } = await api<{ rules: Rules }>(`/api/kins/${kin.id}/approval-rules/${encodeURIComponent(tool.name)}`, { method: "PUT", body: { mode: mode || null } });
-      setData((value) => (value ? { ...value, rules } : value));
-    } catch (error) {
-      fail(error);
-    }
+    const rules = await saveRule(`/api/kins/${kin.id}/approval-rules/${encodeURIComponent(tool.name)}`, mode || null, fail);
+    if (rules) setData((value) => (value ? { ...value, rules } : value));
   }
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle className="flex items-center gap-2">
-          <ShieldQuestionIcon className="size-4.5" aria-hidden /> {t("approvals.rules.kinTitle")}
-        </CardTitle>
-        <CardDescription>{t("approvals.rules.kinHint", { kin: kin.name })}</CardDescription>
-      </CardHeader>
-      <CardContent>
+    <RulesCard title={t("approvals.rules.kinTitle")} hint={t("approvals.rules.kinHint", { kin: kin.name })}>
         {data ? (
           <ToolGroups
             tools={data.tools}
@@ -183,7 +185,6 @@ export function KinApprovalRules({ kin }: { kin: Kin }) {
             )}
           />
         ) : null}
-      </CardContent>
-    </Card>
+    </RulesCard>
   );
 }
