@@ -327,14 +327,28 @@ class VaultService:
         self._bus.emit(VaultSecretRead(key=key, kin_id=kin_id))
         return value
 
+    def _revealer(self, turn: int) -> Callable[[str], str] | None:
+        """What puts back, in a text, the values of the secrets read during ``turn`` in
+        place of their placeholders; ``None`` when the turn read none."""
+        keys = self._revealed.get(turn)
+        if not keys:
+            return None
+        shown = {placeholder(k): self._values[k] for k in keys if k in self._values}
+
+        def revealed(text: str) -> str:
+            for mark, value in shown.items():
+                text = text.replace(mark, value)
+            return text
+
+        return revealed
+
     def reveal(self, turn: int, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``messages`` (provider-neutral dicts) with, in tool results, the placeholders of
         the secrets read during ``turn`` replaced by their values: the model of that turn
         works with the value, while what is stored keeps the placeholder."""
-        keys = self._revealed.get(turn)
-        if not keys:
+        revealer = self._revealer(turn)
+        if revealer is None:
             return messages
-        shown = {placeholder(k): self._values[k] for k in keys if k in self._values}
         revealed = []
         for message in messages:
             content = message.get("content")
@@ -343,9 +357,7 @@ class VaultService:
                 and isinstance(content, str)
                 and "[SECRET: " in content
             ):
-                for mark, value in shown.items():
-                    content = content.replace(mark, value)
-                message = {**message, "content": content}
+                message = {**message, "content": revealer(content)}
             revealed.append(message)
         return revealed
 
@@ -354,16 +366,13 @@ class VaultService:
         secrets read during ``turn`` replaced by their values: a call resumed after an
         approval runs as the model wrote it. Other placeholders stay: a call cannot reach a
         secret its turn did not read with ``get_secret``."""
-        keys = self._revealed.get(turn)
-        if not keys:
+        revealer = self._revealer(turn)
+        if revealer is None:
             return arguments
-        shown = {placeholder(k): self._values[k] for k in keys if k in self._values}
 
         def revealed(value: Any) -> Any:
             if isinstance(value, str):
-                for mark, secret in shown.items():
-                    value = value.replace(mark, secret)
-                return value
+                return revealer(value)
             if isinstance(value, dict):
                 return {name: revealed(item) for name, item in value.items()}
             if isinstance(value, list):
