@@ -70,7 +70,7 @@ async def decide(client: httpx.AsyncClient, approval_id: str, **body: Any) -> ht
 
 def tool_result_sent(fake: FakeOpenAI, call_name: str) -> list[str]:
     """The tool results the model received, in its last request."""
-    chat = [r for r in fake.requests if r.endpoint == "chat"]
+    chat = fake.requests_to("chat")
     messages = chat[-1].body["messages"]
     return [m["content"] for m in messages if m["role"] == "tool"]
 

@@ -127,11 +127,11 @@ async def test_a_backup_during_a_turn_restores_everything_and_answers(
     fake_llm.enqueue(
         Reply(text="Let me think about the whole week", chunk_size=4, chunk_delay=3600)
     )
-    chats = len([r for r in fake_llm.requests if r.endpoint == "chat"])
+    chats = len(fake_llm.requests_to("chat"))
     held = await tell(client, kin_id, "Plan the week's meals")
 
     async def streaming() -> bool:
-        started = len([r for r in fake_llm.requests if r.endpoint == "chat"]) > chats
+        started = len(fake_llm.requests_to("chat")) > chats
         return started and platform.workers.running(kin_id)
 
     await until(streaming)

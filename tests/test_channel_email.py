@@ -235,7 +235,7 @@ async def test_an_attachment_becomes_an_upload_the_model_sees(
         "image/png",
         len(image),
     )
-    request = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
+    request = fake_llm.requests_to("chat")[-1]
     content = [m for m in request.body["messages"] if m["role"] == "user"][-1]["content"]
     assert "What is in this photo?" in content[0]["text"]
     assert content[1]["image_url"]["url"] == (

@@ -134,7 +134,7 @@ async def test_an_unknown_sender_pairs_then_talks_to_the_kin(
         "kind": "telegram",
         "label": "Family Telegram",
     }
-    asked = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
+    asked = fake_llm.requests_to("chat")[-1]
     assert asked.body["messages"][-1]["content"] == "[Marie] Qu'est-ce qu'on mange ?"
 
 
@@ -179,7 +179,7 @@ async def test_a_photo_reaches_the_vision_model_as_an_image(
     telegram.user_sends(TOKEN, MARIE_TG, "What is this?", photo=photo)
     texts = texts_to(MARIE_TG.id)
     await telegram.sent_when(lambda s: any("orange square" in t for t in texts(s)))
-    asked = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
+    asked = fake_llm.requests_to("chat")[-1]
     parts = asked.body["messages"][-1]["content"]
     images = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
     assert images == ["data:image/jpeg;base64," + base64.b64encode(photo).decode()]
@@ -204,7 +204,7 @@ async def test_a_voice_note_is_kept_as_an_audio_attachment(
     [attached] = message["attachments"]
     assert (attached["kind"], attached["mime_type"]) == ("audio", "audio/ogg")
     assert (await server.client.get(attached["url"])).content == voice
-    asked = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
+    asked = fake_llm.requests_to("chat")[-1]
     assert "cannot be listened to" in json.dumps(asked.body["messages"][-1])
 
 
@@ -227,7 +227,7 @@ async def test_in_a_group_only_messages_addressed_to_the_bot_are_answered(
     assert [m["content"] for m in users] == ["When is the market?"]
     reply = next(s for s in sent if s.text == "Tuesday, at eight.")
     assert reply.reply_to is not None
-    assert [r for r in fake_llm.requests if r.endpoint == "chat"].__len__() == 1
+    assert fake_llm.requests_to("chat").__len__() == 1
 
 
 async def test_a_reply_to_the_bot_in_a_group_addresses_it(
@@ -681,5 +681,5 @@ async def test_a_document_becomes_an_upload_the_kin_reads(
     [question] = [m for m in await kin_messages(server, kin_id) if m["role"] == "user"]
     [attached] = question["attachments"]
     assert (attached["filename"], attached["kind"]) == ("crepes.txt", "document")
-    asked = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
+    asked = fake_llm.requests_to("chat")[-1]
     assert "250 g flour" in json.dumps(asked.body["messages"][-1], ensure_ascii=False)

@@ -358,7 +358,7 @@ async def test_where_neither_sandbox_works_custom_tools_are_refused_with_what_to
         assert "landlock: this kernel has no Landlock" in result["content"]
         assert "install bubblewrap" in result["content"] and HOW_TO_FIX in result["content"]
     assert key not in messages.text
-    system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0]
+    system = fake_llm.requests_to("chat")[-1].body["messages"][0]
     assert "Custom tools are disabled on this server" in system["content"]
     logged = log.read_text()
     assert "custom tools are refused: no sandbox works on this machine" in logged
@@ -569,7 +569,7 @@ async def test_the_prompt_says_what_the_sandbox_in_force_allows(
         async with sse_stream(client) as stream:
             sent = await client.post(f"/api/kins/{kin_id}/messages", json={"content": "Hi"})
             await stream.wait_for(reply_to(sent.json()["message"]["id"]))
-        system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0]
+        system = fake_llm.requests_to("chat")[-1].body["messages"][0]
         return str(system["content"]).split("## Your scripts' sandbox\n", 1)[1]
 
     section = await sandbox_section()
@@ -686,7 +686,7 @@ def test_where_the_network_cannot_be_held_to_the_proxy_a_kins_code_stays_offline
     assert found["proxy"] is False
     assert found["direct"] in ("PermissionError", "ConnectionRefusedError")
     assert found["udp"] == "PermissionError"
-    system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0]
+    system = fake_llm.requests_to("chat")[-1].body["messages"][0]
     assert "Network: none (your network access is on, but this server cannot" in system["content"]
     assert nothing_arrived(tcp, udp)
 

@@ -56,7 +56,7 @@ def error_of(message_id: int) -> Callable[[SseEvent], bool]:
 
 
 def chats(fake: FakeOpenAI) -> list[RecordedRequest]:
-    return [r for r in fake.requests if r.endpoint == "chat"]
+    return fake.requests_to("chat")
 
 
 def said(request: RecordedRequest) -> list[tuple[str, str]]:

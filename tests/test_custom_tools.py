@@ -410,7 +410,7 @@ async def test_a_kin_writes_registers_and_calls_its_own_tool(
     second = await turn(server, chef, "Double 50 with your tool.")
     tool_result = next(m for m in second if m["role"] == "tool")
     assert not tool_result["is_error"] and json.loads(tool_result["content"])["stdout"] == "100\n"
-    requests = [r for r in fake_llm.requests if r.endpoint == "chat"]
+    requests = fake_llm.requests_to("chat")
     assert "double" not in offered_tools(requests[0])
     assert {"double", "run_custom_tool", "register_tool"} <= offered_tools(requests[-1])
     described = next(t for t in requests[-1].body["tools"] if t["function"]["name"] == "double")
@@ -426,7 +426,7 @@ async def test_a_kin_writes_registers_and_calls_its_own_tool(
     other = await turn(server, scout, "Double 1.")
     refused = next(m for m in other if m["role"] == "tool")
     assert refused["is_error"] and "no custom tool named 'double'" in refused["content"]
-    assert "double" not in offered_tools([r for r in fake_llm.requests if r.endpoint == "chat"][-1])
+    assert "double" not in offered_tools(fake_llm.requests_to("chat")[-1])
 
 
 async def test_the_api_lists_a_kins_tools_and_its_sandbox(server: RunningServer) -> None:

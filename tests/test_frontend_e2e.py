@@ -282,7 +282,7 @@ async def test_a_file_goes_along_with_a_message(
     kin_id = page.url.rsplit("/", 1)[-1]
     history = (await server.client.get(f"/api/kins/{kin_id}/messages")).json()["messages"]
     assert history[0]["attachments"][0]["filename"] == "recipe.txt"
-    prompt = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"]
+    prompt = fake_llm.requests_to("chat")[-1].body["messages"]
     assert "Coconut chickpea curry" in str(prompt[-1]["content"])
 
 

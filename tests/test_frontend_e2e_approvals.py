@@ -61,7 +61,7 @@ async def ask_before_deleting(client: httpx.AsyncClient, kin_id: str) -> None:
 
 
 def tool_results_sent(fake: FakeOpenAI) -> list[str]:
-    chat = [r for r in fake.requests if r.endpoint == "chat"]
+    chat = fake.requests_to("chat")
     return [m["content"] for m in chat[-1].body["messages"] if m["role"] == "tool"]
 
 

@@ -157,7 +157,7 @@ async def test_the_local_path_runs_from_an_empty_data_directory_to_a_first_reply
     providers = await empty_server.platform.providers.configured("ai")
     assert sorted(p.type for p in providers) == ["local-embeddings", "openai-compatible"]
     assert all(p.secrets == {} for p in providers)
-    chat = [r for r in local_llm.requests if r.endpoint == "chat"][-1]
+    chat = local_llm.requests_to("chat")[-1]
     assert chat.body["model"] in LOCAL_MODELS
     assert words["prompt"] in str(chat.body["messages"][-1]["content"])
     await page.context.close()

@@ -169,7 +169,7 @@ async def test_a_request_and_its_reply_are_correlated_without_ping_pong(
         assert second["is_error"] and "already answered" in second["content"]
         # Every Kin is told how to treat requests and informs.
         # (The last chat request: the history's indexing may embed after it.)
-        chat = [r for r in fake_llm.requests if r.endpoint == "chat"][-1]
+        chat = fake_llm.requests_to("chat")[-1]
         system = chat.body["messages"][0]["content"]
         assert "expects no answer: never reply to it" in system
 

@@ -121,7 +121,7 @@ def test_killed_mid_turn_then_restarted_answers_each_message_once(
         if message["role"] == "assistant":
             trigger = next(u for u in users if u["id"] == message["turn_of"])
             assert message["content"] == f"answer to [Nico] {trigger['content']}"
-    chats = [r for r in fake.requests if r.endpoint == "chat"]
+    chats = fake.requests_to("chat")
     asked = Counter(r.body["messages"][-1]["content"] for r in chats)
     # the interrupted question was asked twice (its turn had produced nothing), the others once
     assert asked["[Nico] question 0"] == 2

@@ -85,10 +85,6 @@ async def make_kin(client: httpx.AsyncClient, **fields: Any) -> dict[str, Any]:
     return kin
 
 
-def chat_requests(fake: FakeOpenAI) -> list[Any]:
-    return [r for r in fake.requests if r.endpoint == "chat"]
-
-
 async def send(client: httpx.AsyncClient, kin_id: str, text: str) -> dict[str, Any]:
     response = await client.post(f"/api/kins/{kin_id}/messages", json={"content": text})
     assert response.status_code == 202, response.text
@@ -124,10 +120,10 @@ async def test_a_message_and_its_streamed_reply(
     assert ids == sorted(ids)
     history = (await server.client.get(f"/api/kins/{kin['id']}/messages")).json()["messages"]
     assert [(m["role"], m["status"]) for m in history] == [("user", "done"), ("assistant", "done")]
-    prompt = chat_requests(fake_llm)[-1].body["messages"]
+    prompt = fake_llm.requests_to("chat")[-1].body["messages"]
     assert prompt[0]["role"] == "system" and "You are Chef, Family cook" in prompt[0]["content"]
     assert prompt[-1] == {"role": "user", "content": "[Nico] What do we cook tonight?"}
-    sent = chat_requests(fake_llm)[-1]
+    sent = fake_llm.requests_to("chat")[-1]
     assert sent.api_key == API_KEY  # the key goes in the authentication header...
     assert API_KEY not in sent.raw_body.decode()  # ...and never into what the model reads
 
@@ -155,7 +151,7 @@ async def test_two_tool_calls_in_a_row_then_the_answer(
         "assistant",
     ]
     assert '"time": "09:30"' in history[2]["content"]
-    requests = chat_requests(fake_llm)
+    requests = fake_llm.requests_to("chat")
     assert len(requests) == 3
     last = requests[-1].body["messages"]
     assert [m["role"] for m in last[1:]] == ["user", "assistant", "tool", "assistant", "tool"]
@@ -181,11 +177,11 @@ async def test_two_users_in_one_session_are_told_apart(
             await stream.wait_for(reply_to(first["id"]))
             second = await send(marie, kin["id"], "And I am allergic to peanuts.")
             await stream.wait_for(reply_to(second["id"]))
-    prompt = chat_requests(fake_llm)[-1].body["messages"]
+    prompt = fake_llm.requests_to("chat")[-1].body["messages"]
     system = prompt[0]["content"]
     assert "You are answering Marie (a person using KinBot" in system
     assert "Answer in English" in system
-    first_system = chat_requests(fake_llm)[0].body["messages"][0]["content"]
+    first_system = fake_llm.requests_to("chat")[0].body["messages"][0]["content"]
     assert "You are answering Nico" in first_system and "Answer in French" in first_system
     user_turns = [m["content"] for m in prompt if m["role"] == "user"]
     assert user_turns == ["[Nico] I am vegetarian.", "[Marie] And I am allergic to peanuts."]
@@ -213,7 +209,7 @@ async def test_a_user_message_overtakes_queued_automatic_messages(
             lambda e: e.type == "kin.queue" and e.data == {"kin_id": kin["id"], "queue_length": 3}
         )
         await stream.wait_for(reply_to(automatic[-1].id))
-    order = [r.body["messages"][-1]["content"] for r in chat_requests(fake_llm)]
+    order = [r.body["messages"][-1]["content"] for r in fake_llm.requests_to("chat")]
     assert order == [
         "[Nico] First question",
         "[Nico] Urgent: is the oven on?",
@@ -235,7 +231,7 @@ async def test_a_rate_limit_then_success_gives_the_reply(
         reply = await stream.wait_for(reply_to(message["id"]))
         await stream.wait_for(lambda e: e.type == "kin.state" and e.data["state"] == "idle")
     assert reply.data["message"]["content"] == "Sorry for the wait!"
-    assert len(chat_requests(fake_llm)) == 2
+    assert len(fake_llm.requests_to("chat")) == 2
     assert (await server.client.get(f"/api/kins/{kin['id']}")).json()["kin"]["state"] == "idle"
 
 
@@ -285,14 +281,14 @@ async def test_a_kins_tools_list_is_the_only_tools_it_is_offered(
     async with sse_stream(server.client) as stream:
         first = await send(server.client, kin["id"], "Which tools do you have?")
         await stream.wait_for(reply_to(first["id"]))
-        offered = {t["function"]["name"] for t in chat_requests(fake_llm)[-1].body["tools"]}
+        offered = {t["function"]["name"] for t in fake_llm.requests_to("chat")[-1].body["tools"]}
         assert offered == {"get_time", "memorize"}
         # Emptied, the list no longer restricts anything.
         changed = await server.client.patch(f"/api/kins/{kin['id']}", json={"tools": []})
         assert changed.json()["kin"]["tools"] == []
         second = await send(server.client, kin["id"], "And now?")
         await stream.wait_for(reply_to(second["id"]))
-    offered = {t["function"]["name"] for t in chat_requests(fake_llm)[-1].body["tools"]}
+    offered = {t["function"]["name"] for t in fake_llm.requests_to("chat")[-1].body["tools"]}
     assert {"get_time", "memorize", "list_kins"} <= offered
     refused = await server.client.patch(f"/api/kins/{kin['id']}", json={"tools": ["no spaces"]})
     assert refused.status_code == 400

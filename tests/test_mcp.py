@@ -113,7 +113,7 @@ def tool_results(turn: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def offered_tools(fake: FakeOpenAI) -> dict[str, Any]:
-    request = [r for r in fake.requests if r.endpoint == "chat"][-1]
+    request = fake.requests_to("chat")[-1]
     return {t["function"]["name"]: t["function"] for t in request.body.get("tools", [])}
 
 
@@ -240,7 +240,7 @@ async def test_a_server_killed_mid_call_is_a_tool_error_and_reconnects(
     async def kill_once_running() -> None:
         # The call is in flight once the fake LLM has answered with it: kill the server.
         async with asyncio.timeout(30):
-            while not [r for r in fake_llm.requests if r.endpoint == "chat"]:  # noqa: ASYNC110
+            while not fake_llm.requests_to("chat"):  # noqa: ASYNC110
                 await asyncio.sleep(0.02)
         await asyncio.sleep(0.3)
         os.kill(int(pid_file.read_text()), signal.SIGKILL)

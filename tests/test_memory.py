@@ -156,9 +156,7 @@ async def test_relevant_memories_are_injected_before_each_call(
         )).json()["message"]  # fmt: skip
         await stream.wait_for(lambda e: e.type == "message.status" and e.data["id"] == sent["id"]
                               and e.data["status"] == "done")  # fmt: skip
-    system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0][
-        "content"
-    ]
+    system = fake_llm.requests_to("chat")[-1].body["messages"][0]["content"]
     section = system.split("## Relevant memories\n", 1)[1].split("\n## ", 1)[0]
     assert section.splitlines()[0] == "- Marie is allergic to peanuts (fact, about Marie)"
 
@@ -205,9 +203,7 @@ async def test_the_memory_query_carries_the_recent_context(
                 f"/api/kins/{kin_id}/messages", json={"content": text}
             )).json()["message"]  # fmt: skip
             await stream.wait_for(turn_done(sent["id"]))
-    system = [r for r in fake_llm.requests if r.endpoint == "chat"][-1].body["messages"][0][
-        "content"
-    ]
+    system = fake_llm.requests_to("chat")[-1].body["messages"][0]["content"]
     section = system.split("## Relevant memories\n", 1)[1].split("\n## ", 1)[0]
     assert section.splitlines()[0] == "- Marie is allergic to peanuts (fact, about Marie)"
 

@@ -117,10 +117,6 @@ def finished(kin_id: str, message_id: int) -> Callable[[SseEvent], bool]:
     return lambda event: event.type == "message.status" and event.data == done
 
 
-def chat_requests(fake: FakeOpenAI) -> list[RecordedRequest]:
-    return [r for r in fake.requests if r.endpoint == "chat"]
-
-
 def is_extraction(request: RecordedRequest) -> bool:
     return "You extract durable long-term memories" in request.body["messages"][0]["content"]
 
@@ -162,7 +158,7 @@ async def test_a_fact_is_extracted_deduplicated_and_injected_later(
         reply_id = memory["source_message_id"]
         assert reply_id > first["message"]["id"]  # the Kin's reply closes the batch
 
-        request = [r for r in chat_requests(fake_llm) if is_extraction(r)][-1]
+        request = [r for r in fake_llm.requests_to("chat") if is_extraction(r)][-1]
         shown = request.body["messages"][-1]["content"]
         assert f"[message {first['message']['id']}] Nico (user): Remember: Marie" in shown
         assert f"[message {reply_id}] Chef (assistant): Noted." in shown
@@ -176,13 +172,13 @@ async def test_a_fact_is_extracted_deduplicated_and_injected_later(
         duplicate = stream.of_type("memory.duplicate")[-1].data
         assert duplicate["memory"]["id"] == memory["id"] and duplicate["similarity"] > 0.97
         # Only the new messages went to the extraction model.
-        request = [r for r in chat_requests(fake_llm) if is_extraction(r)][-1]
+        request = [r for r in fake_llm.requests_to("chat") if is_extraction(r)][-1]
         assert "Remember: Marie" not in request.body["messages"][-1]["content"]
 
         await turn(server, fake_llm, stream, kin_id, "What snacks can I give Marie?", extracted())
     asked = next(
         r
-        for r in chat_requests(fake_llm)
+        for r in fake_llm.requests_to("chat")
         if not is_extraction(r) and "What snacks" in r.body["messages"][-1]["content"]
     )
     system = asked.body["messages"][0]["content"]
@@ -223,7 +219,7 @@ async def test_a_close_memory_that_adds_information_is_merged(
     assert (memory["id"], memory["content"]) == (memory_id, merged)
     (decision,) = [
         r
-        for r in chat_requests(fake_llm)
+        for r in fake_llm.requests_to("chat")
         if "You maintain the long-term memory" in r.body["messages"][0]["content"]
     ]
     asked = decision.body["messages"][-1]["content"]
@@ -265,7 +261,7 @@ async def test_a_malformed_reply_or_a_provider_error_loses_nothing(
             ),
         )  # fmt: skip
     assert last["run"]["status"] == "done" and last["run"]["added"] == 2
-    shown = [r for r in chat_requests(fake_llm) if is_extraction(r)][-1].body["messages"][-1][
+    shown = [r for r in fake_llm.requests_to("chat") if is_extraction(r)][-1].body["messages"][-1][
         "content"
     ]
     for text in ("Nicolas is vegetarian.", "600 euros", "Dinner is at eight."):
@@ -295,14 +291,14 @@ async def test_the_kin_extraction_model_is_used_and_checked(
         await turn(
             server, fake_llm, stream, kin_id, "We chose Next.js for the school site.", extracted()
         )
-        requests = chat_requests(fake_llm)
+        requests = fake_llm.requests_to("chat")
         assert [r.body["model"] for r in requests if is_extraction(r)] == ["gpt-4o-mini"]
         assert [r.body["model"] for r in requests if not is_extraction(r)] == ["gpt-4o"]
 
         cleared = await server.client.patch(url, json={"memory_extraction_model": ""})
         assert cleared.json()["kin"]["memory_extraction_model"] is None
         await turn(server, fake_llm, stream, kin_id, "The holidays are in August.", extracted())
-    assert [r.body["model"] for r in chat_requests(fake_llm) if is_extraction(r)] == [
+    assert [r.body["model"] for r in fake_llm.requests_to("chat") if is_extraction(r)] == [
         "gpt-4o-mini",
         "gpt-4o",
     ]
@@ -332,7 +328,7 @@ async def test_compacting_extracts_the_messages_it_folds(
     assert [m["content"] for m in await memories(server, kin_id)] == [
         "Marie is allergic to peanuts"
     ]
-    shown = chat_requests(fake_llm)[-1].body["messages"][-1]["content"]
+    shown = fake_llm.requests_to("chat")[-1].body["messages"][-1]["content"]
     assert "holiday" not in shown  # not folded: left for the next extraction
     state = await watermark(server, kin_id)
     assert state is not None and state.last_position == await position_of(server, added[1].id)
@@ -359,7 +355,7 @@ async def test_a_message_awaiting_redaction_is_held_back_until_redacted(
     extractor = extraction_of(server.platform).extractor
     fake_llm.enqueue(extracted(), extracted())
     await extractor.extract(kin_id)
-    shown = chat_requests(fake_llm)[-1].body["messages"][-1]["content"]
+    shown = fake_llm.requests_to("chat")[-1].body["messages"][-1]["content"]
     assert "Marie is allergic" in shown and "hunter2" not in shown and "Bye!" not in shown
     assert (await watermark(server, kin_id)).last_position == await position_of(  # type: ignore[union-attr]
         server, before.id
@@ -375,7 +371,7 @@ async def test_a_message_awaiting_redaction_is_held_back_until_redacted(
         )
     )
     await extractor.extract(kin_id)
-    shown = chat_requests(fake_llm)[-1].body["messages"][-1]["content"]
+    shown = fake_llm.requests_to("chat")[-1].body["messages"][-1]["content"]
     assert "[redacted]" in shown and "Bye!" in shown and "Marie" not in shown
     assert all("hunter2" not in r.text for r in fake_llm.requests)
     assert (await watermark(server, kin_id)).last_position == await position_of(  # type: ignore[union-attr]
@@ -416,11 +412,11 @@ async def test_the_platform_model_is_used_once_the_kin_has_been_quiet(
                 ).json()["message"]
                 await stream.wait_for(finished(kin_id, sent["id"]))
         # Within the quiet delay nothing was sent for extraction yet.
-        assert not [r for r in chat_requests(fake_llm) if is_extraction(r)]
+        assert not [r for r in fake_llm.requests_to("chat") if is_extraction(r)]
         fake_llm.enqueue(extracted(("Nicolas is vegetarian", "fact", "Nicolas", sent["id"])))
         report = await extraction_of(server.platform).extractor.extract(kin_id)
         assert (report.added, report.error) == (1, None)
-        (request,) = [r for r in chat_requests(fake_llm) if is_extraction(r)]
+        (request,) = [r for r in fake_llm.requests_to("chat") if is_extraction(r)]
         assert request.body["model"] == "gpt-4o-mini"
         assert "He also avoids fish." in request.body["messages"][-1]["content"]
 
@@ -442,10 +438,10 @@ async def test_runs_after_turns_back_off_while_extraction_keeps_failing(
 
         await server.platform.db.write(failed, 3, 60)  # 3 failures: wait 80 s
         assert await extractor.extract_when_due(kin_id) is None
-        assert [r for r in chat_requests(fake_llm) if is_extraction(r)] == []
+        assert [r for r in fake_llm.requests_to("chat") if is_extraction(r)] == []
 
         fake_llm.enqueue(extracted(("Paul likes tea", "preference", "Paul", 0)))
         await server.platform.db.write(failed, 3, 81)
         report = await extractor.extract_when_due(kin_id)
         assert report is not None and report.error is None and report.added == 1
-        assert len([r for r in chat_requests(fake_llm) if is_extraction(r)]) == 1
+        assert len([r for r in fake_llm.requests_to("chat") if is_extraction(r)]) == 1

@@ -171,7 +171,8 @@ async def test_a_crons_sub_kin_notifies_the_person_who_set_it_up(
         assert received.ttl == 86_400
         assert push.refused == []
         # The sub-Kin was told it was delivered, to whom.
-        result = json.loads(fake_llm.requests[-1].body["messages"][-1]["content"])
+        answered = [r.body["messages"][-1] for r in fake_llm.requests_to("chat")]
+        result = json.loads(next(m for m in reversed(answered) if m["role"] == "tool")["content"])
         assert result["status"] == "delivered" and result["to"] == NICOLAS["pseudonym"]
 
 

@@ -209,7 +209,7 @@ async def test_store_secret_moves_a_pasted_token_into_the_vault_without_showing_
 
     # The Vault holds the value: the get_secret of the next turn gives it to that turn's
     # model, the only request that ever carried it.
-    chats = [r for r in fake_llm.requests if r.endpoint == "chat"]
+    chats = fake_llm.requests_to("chat")
     assert len(chats) == 4
     assert chats[3].body["messages"][-1] == {
         "role": "tool",

@@ -122,7 +122,7 @@ async def send_with(
 
 
 def last_user_message(fake: FakeOpenAI) -> Any:
-    request = [r for r in fake.requests if r.endpoint == "chat"][-1]
+    request = fake.requests_to("chat")[-1]
     return [m for m in request.body["messages"] if m["role"] == "user"][-1]
 
 

@@ -278,7 +278,7 @@ async def test_a_spent_kin_budget_refuses_the_next_turn(
     assert error["details"]["name"] == "Chef"
     assert error["details"]["limit"] == 0.001
     assert error["details"]["currency"] == "USD"
-    chat_calls = len([r for r in llm.requests if r.endpoint == "chat"])
+    chat_calls = len(llm.requests_to("chat"))
 
     # A message that reaches the queue another way (a webhook, a channel, a cron) is refused
     # when its turn would start: the refusal is in the chat, no model is called.
@@ -291,7 +291,7 @@ async def test_a_spent_kin_budget_refuses_the_next_turn(
     assert refusal["is_error"] is True
     assert refusal["meta"]["error_code"] == "budget_reached"
     assert refusal["meta"]["params"]["scope"] == "kin"
-    assert len([r for r in llm.requests if r.endpoint == "chat"]) == chat_calls
+    assert len(llm.requests_to("chat")) == chat_calls
 
     # Raising the budget lets the Kin answer again.
     raised = await client.put(

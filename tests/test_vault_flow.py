@@ -103,7 +103,7 @@ async def test_get_secret_gives_the_value_to_this_turn_only_and_replies_are_mask
         fake_llm.enqueue(Reply(text="Nothing else to do."))
         await say(server, stream, kin_id, "Anything else?")
     assert TOKEN not in json.dumps([event.data for event in stream.events])  # no SSE item
-    chats = [r for r in fake_llm.requests if r.endpoint == "chat"]
+    chats = fake_llm.requests_to("chat")
     assert len(chats) == 4
     # The model of the first turn got the value as the tool result, and only there.
     tool_result = chats[1].body["messages"][-1]
@@ -311,7 +311,7 @@ async def test_a_pasted_value_the_vault_keeps_is_masked_before_the_turn_reads_it
     assert message["content"] == masked and not message["redaction_pending"]
     assert TOKEN not in json.dumps([event.data for event in stream.events])
     assert (await history(server, kin_id))[0]["content"] == masked
-    (chat,) = [r for r in fake_llm.requests if r.endpoint == "chat"]
+    (chat,) = fake_llm.requests_to("chat")
     assert chat.body["messages"][-1]["content"] == f"[Nico] {masked}"
     # Nothing the fake received carried the value.
     assert not [r for r in fake_llm.requests if TOKEN in r.raw_body.decode()]

@@ -266,6 +266,10 @@ class FakeServer:
         with self._lock:
             return list(self._requests)
 
+    def requests_to(self, endpoint: str) -> list[RecordedRequest]:
+        """The requests received so far on ``endpoint`` ("chat", "embeddings"...), oldest first."""
+        return [request for request in self.requests if request.endpoint == endpoint]
+
     def default_reply(self) -> Reply:
         """The reply used when nothing is queued and no responder answers."""
         return Reply(text=f"Hello from the fake {self.provider}.")
