@@ -32,11 +32,11 @@ run: $(VENV)/.run-installed $(FRONTEND_BUILD)
 
 ## Set up and run the whole test suite: lint, types, tests.
 # The steps that do not depend on each other run side by side (their output kept whole):
-# installing, then checking and building, then the tests.
+# installing, then checking, building and testing. pytest starts as soon as the web interface
+# is built, beside mypy and Vitest: its workers often wait on servers and browsers.
 test:
 	$(MAKE) -j2 --output-sync=target debian-packages $(VENV)/.dev-installed
-	$(MAKE) -j4 --output-sync=target lint typecheck frontend-test unit-ready
-	$(MAKE) unit
+	$(MAKE) -j4 --output-sync=target lint typecheck frontend-test unit
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check .

@@ -23,7 +23,8 @@ export default defineConfig({
     proxy: { "/api": { target: "http://127.0.0.1:8787", changeOrigin: false } },
   },
   test: {
-    environment: "jsdom",
+    // Tests that need a DOM say so in their first line (`// @vitest-environment jsdom`).
+    environment: "node",
     include: ["src/**/*.test.{ts,tsx}"],
     css: false,
   },

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
 
 import { chatReducer, emptyChat, originOf, type ChatState, type Draft } from "./chat";

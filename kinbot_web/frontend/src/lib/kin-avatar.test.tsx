@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 // Kins without a picture get one drawn from their name and role: the right icon for what they
 // are for (English and French), a gradient that tells them apart, and a readable icon.
 import { cleanup, render, screen } from "@testing-library/react";

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { cleanup, render as renderBare, screen, within } from "@testing-library/react";
 import * as React from "react";
 import { afterEach, describe, expect, it } from "vitest";

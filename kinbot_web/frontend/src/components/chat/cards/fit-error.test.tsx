@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { cleanup, render as renderBare, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 
