@@ -27,5 +27,9 @@ export default defineConfig({
     environment: "node",
     include: ["src/**/*.test.{ts,tsx}"],
     css: false,
+    setupFiles: ["src/test-setup.ts"],
+    // A guard against a hung test, not a speed check: CI runs Vitest beside pytest on two cores.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });
