@@ -7,6 +7,8 @@ services are reached under the same address rules as the web tools (``net_guard`
 addresses only, unless ``push_allowed_networks`` opens some; the check is on the addresses
 actually connected to. What is logged names the push service's host and the HTTP status,
 never the endpoint's path (it is the browser's capability) nor a key.
+
+``pywebpush`` (which brings ``requests``) is imported by the first push, not at start-up.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import logging
 from collections.abc import Awaitable, Callable
 
 import aiohttp
-from pywebpush import WebPushException, webpush_async
 from yarl import URL
 
 from kinbot_core.config import Settings
@@ -74,6 +75,8 @@ class WebPushRoute:
 
     async def _send(self, target: PushTarget, data: str, subject: str) -> str:
         """``accepted``, ``gone`` (removed) or ``failed`` (logged)."""
+        from pywebpush import WebPushException, webpush_async
+
         host = URL(target.endpoint).host or "?"
         resolver = GuardedResolver(self._policy)
         connector = aiohttp.TCPConnector(resolver=resolver, force_close=True, use_dns_cache=False)

@@ -2,7 +2,8 @@
 
 The request goes through ``guarded_http.guarded_get`` (http and https only, every redirect
 hop checked by ``kinbot_core.net_guard``); the body is read up to a size limit, the whole
-fetch within a time limit; HTML becomes plain text.
+fetch within a time limit; HTML becomes plain text (BeautifulSoup, imported by the first
+page, not at start-up).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import re
 from dataclasses import dataclass
 
 import aiohttp
-from bs4 import BeautifulSoup
 
 from kinbot_core.net_guard import AddressPolicy
 from kinbot_plugins.tools.guarded_http import FetchError, guarded_get
@@ -92,6 +92,8 @@ async def _page(response: aiohttp.ClientResponse, limits: FetchLimits) -> Fetche
 
 def html_to_text(html: str) -> tuple[str, str]:
     """The title and readable text of an HTML document (scripts, styles and markup gone)."""
+    from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup(_DROPPED_TAGS):
