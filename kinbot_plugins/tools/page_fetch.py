@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-
-import aiohttp
+from typing import TYPE_CHECKING
 
 from kinbot_core.net_guard import AddressPolicy
 from kinbot_plugins.tools.guarded_http import FetchError, guarded_get
+
+if TYPE_CHECKING:
+    import aiohttp
 
 __all__ = ["FetchError", "FetchLimits", "FetchedPage", "fetch_page", "html_to_text"]
 
