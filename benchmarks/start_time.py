@@ -167,11 +167,12 @@ def import_profile(stderr: str) -> list[tuple[int, int, str]]:
     return rows
 
 
-def print_import_profile(rows: list[tuple[int, int, str]], top: int = 15) -> None:
+def print_import_profile(rows: list[tuple[int, int, str]], top: int = 20) -> None:
     total = sum(us for us, depth, _ in rows if depth == 0)
     print(f"\nimport profile (-X importtime): {total / 1e6:.2f} s in top-level imports")
-    for us, _, name in sorted((r for r in rows if r[1] == 0), reverse=True)[:top]:
-        print(f"  {us / 1000:8.1f} ms  {name}")
+    print(f"the {top} heaviest imports three levels deep (cumulative; -X importtime inflates):")
+    for us, depth, name in sorted((r for r in rows if r[1] <= 2), reverse=True)[:top]:
+        print(f"  {us / 1000:8.1f} ms  {'  ' * depth}{name}")
     print("watched packages (cumulative, where first imported):")
     seen = {name: us for us, _, name in rows if name in WATCHED}
     for name, us in sorted(seen.items(), key=lambda item: -item[1]):
