@@ -194,6 +194,13 @@ class Settings(BaseSettings):
         ge=1,
         description="Sub-Kin tasks running at once, all Kins together; more wait as pending.",
     )
+    sub_kin_retention_days: float = Field(
+        30.0,
+        ge=0,
+        description="Days an ended sub-Kin (one per task and per cron run) keeps its session "
+        "before it is deleted; its result stays in the parent's session and the task list. "
+        "0 keeps them all.",
+    )
     cron_max_active: int = Field(
         50,
         ge=0,

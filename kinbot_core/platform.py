@@ -39,6 +39,7 @@ from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registrie
 from kinbot_core.plugins.settings import PluginSettings
 from kinbot_core.providers.service import ProviderService
 from kinbot_core.tasks import TaskService
+from kinbot_core.tasks.pruning import SubKinPruning
 from kinbot_core.usage import UsageService
 from kinbot_core.vault import VaultService
 from kinbot_core.webhooks import WebhookService
@@ -129,6 +130,8 @@ class Platform:
         self.egress = EgressProxy(settings)
         #: Scheduled and on-demand backups (``kinbot_core.backup``).
         self.backups = BackupService(self)
+        #: Deletes ended sub-Kins after ``sub_kin_retention_days`` (``kinbot_core.tasks``).
+        self.sub_kin_pruning = SubKinPruning(self)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
         self.kins.on_enqueued = self.workers.wake
         self.bus.on(UserAccessChanged, self._access_changed)
@@ -177,6 +180,7 @@ class Platform:
         await self.workers.start()
         await self.crons.start()
         await self.backups.start()
+        self.sub_kin_pruning.start()
         await self.memory.start()
         await self.channels.start()
 
@@ -199,6 +203,7 @@ class Platform:
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.egress.stop()
         await self.backups.stop()
+        await self.sub_kin_pruning.stop()
         await self.memory.stop()
         self.live.close_all()
         await self.providers.aclose()

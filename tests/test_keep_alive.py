@@ -3,14 +3,18 @@ usable for the next one, as a browser reusing it expects."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from hypercorn.asyncio import serve as hypercorn_serve
+from quart import Quart
 
-from kinbot_core.config import load_settings
+from kinbot_core.config import Settings, load_settings
 from kinbot_core.platform import Platform
 from kinbot_web.blueprints.uploads import MULTIPART_SLACK
 from kinbot_web.keep_alive import DRAIN_MAX_BYTES
@@ -130,3 +134,41 @@ def test_the_keep_alive_timeout_is_the_setting(data_dir: Path) -> None:
         assert config.keep_alive_timeout == settings.keep_alive_timeout_seconds
     finally:
         os.close(bound.fd)
+
+
+@asynccontextmanager
+async def reference_server(settings: Settings) -> AsyncIterator[str]:
+    """A bare Quart app under hypercorn, configured by ``hypercorn_config`` from ``settings``:
+    a clock for how long hypercorn keeps an idle connection under them."""
+    app = Quart("reference")
+    app.add_url_rule("/", "ok", lambda: "ok")
+    bound = bind_socket("127.0.0.1", 0)
+    stop = asyncio.Event()
+    task = asyncio.create_task(
+        hypercorn_serve(app, hypercorn_config(bound, settings), shutdown_trigger=stop.wait)
+    )
+    try:
+        yield bound.url
+    finally:
+        stop.set()
+        await task
+
+
+async def test_a_connection_idle_longer_than_the_old_five_seconds_is_still_answered(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    """The connection to KinBot goes idle first; a reference server configured with the old
+    five-second timeout then closes its own idle connection, which opened later: by then the
+    KinBot connection has been idle longer than five seconds by the servers' own clock, and it
+    must still carry a request. This waits for the reference's close (a state, not a sleep):
+    about five seconds, the shortest idle time that tells the two settings apart."""
+    old = load_settings(data_dir=tmp_path / "reference", keep_alive_timeout_seconds=5.0)
+    async with raw_connection(server.url) as kept:
+        first = await kept.request("GET", "/api/health", host_of(server))
+        assert first.status == 200
+        async with reference_server(old) as url, raw_connection(url) as reference:
+            answered = await reference.request("GET", "/", urlsplit(url).netloc)
+            assert answered.status == 200
+            async with asyncio.timeout(60):
+                assert await reference.reader.read() == b""  # closed by the server, idle
+        await assert_next_request_is_answered(kept, host_of(server))

@@ -12,9 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from kinbot_core.accounts.avatars import normalise_avatar
 from kinbot_core.accounts.errors import AvatarRejected
 from kinbot_core.crons.schedule import ScheduleError, check_expression, check_zone
@@ -82,6 +79,9 @@ def _checked_schema(parameters: dict[str, Any]) -> dict[str, Any]:
         raise _invalid("custom_tools.json", 'a tool\'s parameters need "type": "object".')
     if len(json.dumps(parameters)) > MAX_SCHEMA_CHARS:
         raise _invalid("custom_tools.json", "a tool's parameters are too long.")
+    from jsonschema import Draft202012Validator  # by the first import, not at start-up
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(parameters)
     except (SchemaError, RecursionError):

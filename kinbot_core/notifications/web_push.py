@@ -7,6 +7,9 @@ services are reached under the same address rules as the web tools (``net_guard`
 addresses only, unless ``push_allowed_networks`` opens some; the check is on the addresses
 actually connected to. What is logged names the push service's host and the HTTP status,
 never the endpoint's path (it is the browser's capability) nor a key.
+
+``pywebpush`` (which brings ``requests``) and aiohttp are imported by the first push, not at
+start-up.
 """
 
 from __future__ import annotations
@@ -16,12 +19,10 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 
-import aiohttp
-from pywebpush import WebPushException, webpush_async
 from yarl import URL
 
 from kinbot_core.config import Settings
-from kinbot_core.net_guard import BlockedAddress, GuardedResolver
+from kinbot_core.net_guard import BlockedAddress
 from kinbot_core.notifications.subscriptions import (
     PushTarget,
     SubscriptionStore,
@@ -74,6 +75,11 @@ class WebPushRoute:
 
     async def _send(self, target: PushTarget, data: str, subject: str) -> str:
         """``accepted``, ``gone`` (removed) or ``failed`` (logged)."""
+        import aiohttp
+        from pywebpush import WebPushException, webpush_async
+
+        from kinbot_core.guarded_resolver import GuardedResolver
+
         host = URL(target.endpoint).host or "?"
         resolver = GuardedResolver(self._policy)
         connector = aiohttp.TCPConnector(resolver=resolver, force_close=True, use_dns_cache=False)

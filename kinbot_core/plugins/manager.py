@@ -106,16 +106,25 @@ class PluginManager:
         its error. Names in ``disabled`` are blocked before their entry point is loaded.
         """
         blocked = set(disabled)
+        # ``name`` and ``version`` parse the distribution's METADATA file at each call: read
+        # once per distribution (the built-in plugins share one), not once per plugin.
+        described: dict[int, tuple[str, str]] = {}
         for entry_point in importlib.metadata.entry_points(group=PROJECT_NAME):
             if entry_point.name in self._entries:
                 logger.warning("plugin %s: duplicate entry point ignored", entry_point.name)
                 continue
             dist = entry_point.dist
+            distribution: str | None = None
+            version: str | None = None
+            if dist is not None:
+                if id(dist) not in described:
+                    described[id(dist)] = (dist.name, dist.version)
+                distribution, version = described[id(dist)]
             entry = _Entry(
                 entry_point.name,
                 entry_point=entry_point,
-                distribution=dist.name if dist else None,
-                version=dist.version if dist else None,
+                distribution=distribution,
+                version=version,
             )
             self._entries[entry.name] = entry
             if entry.name in blocked:

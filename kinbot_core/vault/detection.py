@@ -20,56 +20,11 @@ and on real-shaped keys; it runs in a millisecond or so per message.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-
-from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
-from detect_secrets.plugins.artifactory import ArtifactoryDetector
-from detect_secrets.plugins.aws import AWSKeyDetector
-from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-from detect_secrets.plugins.base import RegexBasedDetector
-from detect_secrets.plugins.basic_auth import BasicAuthDetector
-from detect_secrets.plugins.discord import DiscordBotTokenDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
-from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.high_entropy_strings import (
-    Base64HighEntropyString,
-    HexHighEntropyString,
-)
-from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.mailchimp import MailchimpDetector
-from detect_secrets.plugins.npm import NpmDetector
-from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.pypi_token import PypiTokenDetector
-from detect_secrets.plugins.sendgrid import SendGridDetector
-from detect_secrets.plugins.slack import SlackDetector
-from detect_secrets.plugins.square_oauth import SquareOAuthDetector
-from detect_secrets.plugins.stripe import StripeDetector
-from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
-from detect_secrets.plugins.twilio import TwilioKeyDetector
-
-#: detect-secrets' plugins that recognise a service's key by its format.
-FORMAT_PLUGINS: tuple[RegexBasedDetector, ...] = (
-    AWSKeyDetector(),
-    ArtifactoryDetector(),
-    AzureStorageKeyDetector(),
-    BasicAuthDetector(),
-    DiscordBotTokenDetector(),
-    GitHubTokenDetector(),
-    GitLabTokenDetector(),
-    JwtTokenDetector(),
-    MailchimpDetector(),
-    NpmDetector(),
-    OpenAIDetector(),
-    PypiTokenDetector(),
-    SendGridDetector(),
-    SlackDetector(),
-    SquareOAuthDetector(),
-    StripeDetector(),
-    TelegramBotTokenDetector(),
-    TwilioKeyDetector(),
-)
+from typing import Any
 
 _TOKEN_END = r"(?![A-Za-z0-9_-])"
 #: Formats detect-secrets does not know: the kind of secret, its pattern, and which group of
@@ -146,9 +101,77 @@ PLATFORM_ID = re.compile(r"(?:task|req)_[0-9a-f]{32}")
 #: read as words is random. Lower than detect-secrets' default (4.5, tuned for longer strings
 #: in code): a third of random 32-character keys fall under 4.5.
 RANDOM_ENTROPY = 3.5
-_BASE64 = Base64HighEntropyString()
-_HEX = HexHighEntropyString()
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+@dataclass(frozen=True)
+class _Detectors:
+    """What this module uses of detect-secrets."""
+
+    #: Its plugins that recognise a service's key by its format.
+    format_plugins: tuple[Any, ...]
+    base64: Any
+    hex: Any
+    is_potential_uuid: Callable[[str], bool]
+    is_sequential_string: Callable[[str], bool]
+
+
+@functools.cache
+def _detectors() -> _Detectors:
+    """detect-secrets, imported by the first scan: with the ``requests`` it brings, a tenth
+    of a second that the server's start need not pay."""
+    from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
+    from detect_secrets.plugins.artifactory import ArtifactoryDetector
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.discord import DiscordBotTokenDetector
+    from detect_secrets.plugins.github_token import GitHubTokenDetector
+    from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+    from detect_secrets.plugins.mailchimp import MailchimpDetector
+    from detect_secrets.plugins.npm import NpmDetector
+    from detect_secrets.plugins.openai import OpenAIDetector
+    from detect_secrets.plugins.pypi_token import PypiTokenDetector
+    from detect_secrets.plugins.sendgrid import SendGridDetector
+    from detect_secrets.plugins.slack import SlackDetector
+    from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+    from detect_secrets.plugins.stripe import StripeDetector
+    from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+    from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+    format_plugins: tuple[RegexBasedDetector, ...] = (
+        AWSKeyDetector(),
+        ArtifactoryDetector(),
+        AzureStorageKeyDetector(),
+        BasicAuthDetector(),
+        DiscordBotTokenDetector(),
+        GitHubTokenDetector(),
+        GitLabTokenDetector(),
+        JwtTokenDetector(),
+        MailchimpDetector(),
+        NpmDetector(),
+        OpenAIDetector(),
+        PypiTokenDetector(),
+        SendGridDetector(),
+        SlackDetector(),
+        SquareOAuthDetector(),
+        StripeDetector(),
+        TelegramBotTokenDetector(),
+        TwilioKeyDetector(),
+    )
+    return _Detectors(
+        format_plugins=format_plugins,
+        base64=Base64HighEntropyString(),
+        hex=HexHighEntropyString(),
+        is_potential_uuid=is_potential_uuid,
+        is_sequential_string=is_sequential_string,
+    )
 
 
 @dataclass(frozen=True)
@@ -180,7 +203,7 @@ def _candidates(text: str) -> Iterator[Finding]:
 
 
 def _formats(text: str) -> Iterator[Finding]:
-    for plugin in FORMAT_PLUGINS:
+    for plugin in _detectors().format_plugins:
         for pattern in plugin.denylist:
             for match in pattern.finditer(text):
                 yield from _secret_of(match, str(plugin.secret_type))
@@ -225,12 +248,17 @@ def _passwords(text: str) -> Iterator[Finding]:
 
 
 def _random_tokens(text: str) -> Iterator[Finding]:
+    detectors = _detectors()
     in_urls = [(m.start(), m.end()) for m in URL.finditer(text)]
     for match in LONG_TOKEN.finditer(text):
         if any(start <= match.start() < end for start, end in in_urls):
             continue
         token = match.group(0).strip("=/+-_")
-        if len(token) < 32 or is_potential_uuid(token) or is_sequential_string(token):
+        if (
+            len(token) < 32
+            or detectors.is_potential_uuid(token)
+            or detectors.is_sequential_string(token)
+        ):
             continue
         if not any(c.isalpha() for c in token):
             continue  # a long number: an account, a serial
@@ -239,10 +267,11 @@ def _random_tokens(text: str) -> Iterator[Finding]:
         if set(token) <= _HEX_DIGITS:
             if NAMED_NOT_SECRET.search(text[max(0, match.start() - 24) : match.start()]):
                 continue
-            random = _HEX.calculate_shannon_entropy(token) > _HEX.entropy_limit
+            entropy = detectors.hex.calculate_shannon_entropy(token)
+            random = entropy > detectors.hex.entropy_limit
         else:
             random = not reads_as_words(token) and (
-                _BASE64.calculate_shannon_entropy(token) > RANDOM_ENTROPY
+                detectors.base64.calculate_shannon_entropy(token) > RANDOM_ENTROPY
             )
         if random:
             yield Finding(match.start(), match.start() + len(match.group(0)), "High Entropy String")

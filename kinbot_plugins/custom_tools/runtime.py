@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
-
 from kinbot_core.egress import ProxyAccess
 from kinbot_core.tools import ToolError
 from kinbot_plugins.custom_tools.confinement import Limits, running_as_root
@@ -137,6 +135,8 @@ class CustomToolsRuntime:
             arguments = {}
         if not isinstance(arguments, dict):
             raise ToolError(f"{tool.name} takes an object of named arguments.")
+        from jsonschema import Draft202012Validator  # by the first call, not at start-up
+
         problems = sorted(
             Draft202012Validator(tool.parameters).iter_errors(arguments), key=lambda e: e.path
         )

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import peewee
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from kinbot_core.db import Database
 from kinbot_core.db.models import CustomToolRecord
@@ -90,6 +88,9 @@ def checked_schema(parameters: Any) -> dict[str, Any]:
         raise ToolError('\'parameters\' must be a JSON Schema with "type": "object".')
     if len(json.dumps(parameters)) > MAX_SCHEMA_CHARS:
         raise ToolError(f"'parameters' is longer than {MAX_SCHEMA_CHARS} characters.")
+    from jsonschema import Draft202012Validator  # by the first check, not at start-up
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(parameters)
     except SchemaError as exc:

@@ -1,10 +1,11 @@
-"""What the HTTP search plugins (Brave Search, SearXNG) share: JSON calls and the provider."""
+"""What the HTTP search plugins (Brave Search, SearXNG) share: JSON calls and the provider.
+
+httpx is imported when a provider is made (``create``), not with the plugins.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kinbot_core.providers import (
     ConnectionReport,
@@ -16,6 +17,9 @@ from kinbot_core.providers import (
 )
 from kinbot_plugins.providers._common import from_status
 
+if TYPE_CHECKING:
+    import httpx
+
 
 class _Search(Protocol):
     label: str
@@ -26,6 +30,8 @@ class _Search(Protocol):
 
 
 async def get_json(client: httpx.AsyncClient, label: str, path: str, params: dict[str, Any]) -> Any:
+    import httpx
+
     try:
         response = await client.get(path, params=params)
     except httpx.TimeoutException:

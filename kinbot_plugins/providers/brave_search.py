@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import Capability, ConfigField, MalformedResponse, SearchResult
 from kinbot_plugins.providers._common import API_KEY, base_url_field, validate_fields
 from kinbot_plugins.providers._http_search import SearchProvider, get_json
+
+if TYPE_CHECKING:
+    import httpx
 
 FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 
@@ -63,6 +64,8 @@ class BraveSearchType:
         return validate_fields(self.config_fields, config, self.label)
 
     def create(self, config: Mapping[str, Any], *, timeout: float) -> SearchProvider:
+        import httpx
+
         client = httpx.AsyncClient(
             base_url=config.get("base_url") or "https://api.search.brave.com",
             headers={"X-Subscription-Token": config["api_key"], "Accept": "application/json"},

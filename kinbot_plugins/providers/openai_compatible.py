@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import (
@@ -29,8 +29,10 @@ from kinbot_plugins.providers._common import (
     public_url,
     validate_fields,
 )
-from kinbot_plugins.providers.local_servers import ServerMetadata
 from kinbot_plugins.providers.openai_provider import OpenAIChat, OpenAIProvider, make_client
+
+if TYPE_CHECKING:
+    from kinbot_plugins.providers.local_servers import ServerMetadata
 
 CONTEXT_WINDOW_FIELD = ConfigField(
     CONFIG_FIELD,
@@ -38,6 +40,14 @@ CONTEXT_WINDOW_FIELD = ConfigField(
     required=False,
     help="Leave empty to use what the server says (llama.cpp, Ollama, vLLM, LM Studio).",
 )
+
+
+def _server_metadata(base_url: str, api_key: str | None, label: str) -> ServerMetadata:
+    """What the server says of its models (``local_servers`` brings httpx: imported here, when
+    a provider is made, not with the plugin)."""
+    from kinbot_plugins.providers.local_servers import ServerMetadata
+
+    return ServerMetadata(base_url, api_key, label)
 
 
 class CompatibleChat:
@@ -147,7 +157,7 @@ class OpenAICompatibleProviderType:
             image_model=None,
             max_tokens_parameter="max_tokens",
             embedding_configured=bool(config.get("embedding_model")),
-            metadata=ServerMetadata(config["base_url"], config.get("api_key"), label),
+            metadata=_server_metadata(config["base_url"], config.get("api_key"), label),
             # Models without native tool support write their calls in the text, which
             # llama.cpp, Ollama and LM Studio pass through.
             tool_calls_in_text=True,

@@ -1,6 +1,8 @@
 """OpenAI: llm (Chat Completions), embedding and image, through the official ``openai`` SDK.
 
-Also the base of the OpenAI-compatible provider (``openai_compatible``).
+Also the base of the OpenAI-compatible provider (``openai_compatible``). The SDK is imported
+when a client is made, not with the plugin: importing it costs about half a second of CPU,
+which every start of ``kinbot`` would pay even where no OpenAI-style provider is set up.
 """
 
 from __future__ import annotations
@@ -8,11 +10,8 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
-
-import httpx
-import openai
-from openai.types.chat import ChatCompletionChunk
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import (
@@ -41,6 +40,9 @@ from kinbot_plugins.providers._common import (
 )
 from kinbot_plugins.providers.streamed_tool_calls import StreamedToolCalls, TextToolCalls
 
+if TYPE_CHECKING:
+    import openai
+
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 DEFAULT_IMAGE_MODEL = "gpt-image-1"
 _EMBEDDING_DIMENSIONS = {
@@ -56,6 +58,13 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
 }
 _NOT_CHAT = ("embedding", "embed", "whisper", "tts", "dall-e", "gpt-image", "moderation", "audio")
+
+
+def _sdk() -> ModuleType:
+    """The ``openai`` module, imported on first use (see the module's docstring)."""
+    import openai
+
+    return openai
 
 
 def openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
@@ -157,6 +166,9 @@ class OpenAIChat:
             ]
         if request.temperature is not None:
             arguments["temperature"] = request.temperature
+        sdk = _sdk()
+        from openai.types.chat import ChatCompletionChunk
+
         try:
             # The SDK's own HTTP layer (auth, errors, SSE parsing) without the recursive
             # validation ``chat.completions.create`` runs on its parameters: the body is
@@ -168,10 +180,10 @@ class OpenAIChat:
                 options={"security": {"bearer_auth": True}},
                 cast_to=ChatCompletionChunk,
                 stream=True,
-                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                stream_cls=sdk.AsyncStream[ChatCompletionChunk],
             )
         except Exception as exc:
-            raise translate_stainless(exc, openai, self._label) from exc
+            raise translate_stainless(exc, _sdk(), self._label) from exc
         calls = StreamedToolCalls(self._label)
         written = (
             TextToolCalls(frozenset(tool.name for tool in request.tools))
@@ -200,7 +212,7 @@ class OpenAIChat:
         except ProviderError:
             raise
         except Exception as exc:
-            raise translate_stainless(exc, openai, self._label) from exc
+            raise translate_stainless(exc, _sdk(), self._label) from exc
         finally:
             await stream.close()
         if written is not None:
@@ -268,7 +280,7 @@ class OpenAIEmbeddings:
         try:
             response = await self._client.embeddings.create(model=chosen, input=texts)
         except Exception as exc:
-            raise translate_stainless(exc, openai, self._label) from exc
+            raise translate_stainless(exc, _sdk(), self._label) from exc
         tokens = response.usage.prompt_tokens if response.usage is not None else 0
         report_usage(model=chosen, input_tokens=tokens)
         vectors = [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
@@ -308,6 +320,8 @@ class OpenAIImages:
             if image.b64_json:
                 data = base64.b64decode(image.b64_json)
             elif image.url:
+                import httpx
+
                 async with httpx.AsyncClient(timeout=60) as http:
                     fetched = await http.get(image.url)
                     fetched.raise_for_status()
@@ -318,7 +332,7 @@ class OpenAIImages:
         except ProviderError:
             raise
         except Exception as exc:
-            raise translate_stainless(exc, openai, self._label) from exc
+            raise translate_stainless(exc, _sdk(), self._label) from exc
         return GeneratedImage(
             data=data, mime_type=_sniff_image(data), revised_prompt=image.revised_prompt
         )
@@ -376,7 +390,7 @@ class OpenAIProvider:
             page = await self._client.models.list()
             ids = sorted([model.id async for model in page])
         except Exception as exc:
-            raise translate_stainless(exc, openai, self._label) from exc
+            raise translate_stainless(exc, _sdk(), self._label) from exc
         models = []
         for model_id in ids:
             capability = classify_model(model_id)
@@ -423,13 +437,15 @@ def make_client(
     """An ``AsyncOpenAI`` client whose own retries are off (the platform retries), on the
     SDK's aiohttp transport: half the CPU of its default httpx one per streamed call, which
     is what bounds how many Kins can talk at once."""
-    return openai.AsyncOpenAI(
+    sdk = _sdk()
+    client: openai.AsyncOpenAI = sdk.AsyncOpenAI(
         api_key=config.get("api_key") or "not-needed",
         base_url=config.get("base_url") or default_base_url,
         timeout=timeout,
         max_retries=0,
-        http_client=openai.DefaultAioHttpClient(),
+        http_client=sdk.DefaultAioHttpClient(),
     )
+    return client
 
 
 class OpenAIProviderType:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core import hookimpl
 from kinbot_core.providers import Capability, ConfigField, MalformedResponse, SearchResult
 from kinbot_plugins.providers._common import base_url_field, validate_fields
 from kinbot_plugins.providers._http_search import SearchProvider, get_json
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class SearxngSearch:
@@ -57,6 +58,8 @@ class SearxngType:
         return validate_fields(self.config_fields, config, self.label)
 
     def create(self, config: Mapping[str, Any], *, timeout: float) -> SearchProvider:
+        import httpx
+
         client = httpx.AsyncClient(
             base_url=config["base_url"], headers={"Accept": "application/json"}, timeout=timeout
         )

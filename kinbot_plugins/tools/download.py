@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
-
-import aiohttp
+from typing import TYPE_CHECKING, Any
 
 from kinbot_core.net_guard import AddressPolicy
 from kinbot_core.tools import FunctionTool, ToolContext, ToolError, object_schema, required_text
 from kinbot_plugins.tools.guarded_http import FetchError, guarded_get, tool_address_policy
 from kinbot_plugins.tools.workspace_output import StagedFile, open_destination
 from kinbot_plugins.tools.workspace_paths import confined, relative_name, workspace_of
+
+if TYPE_CHECKING:
+    import aiohttp
 
 USER_AGENT = "KinBot/0.1 (+download_file)"
 CHUNK = 256 * 1024

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from yarl import URL
 
-from kinbot_core.net_guard import AddressPolicy, BlockedAddress, GuardedResolver, parse_networks
+from kinbot_core.net_guard import AddressPolicy, BlockedAddress, parse_networks
 from kinbot_core.tools import ToolError
+
+if TYPE_CHECKING:
+    import aiohttp
 
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -60,6 +62,10 @@ async def guarded_get(
     reads inside the ``async with`` (a failure while reading is a ``FetchError`` too).
     ``FetchError`` for a bad URL, a blocked address (any hop), too many redirects, or a
     connection failure. The caller bounds the time (``asyncio.timeout``)."""
+    import aiohttp  # with the first fetch, not at start-up
+
+    from kinbot_core.guarded_resolver import GuardedResolver
+
     target = checked_url(url)
     resolver = GuardedResolver(policy)
     connector = aiohttp.TCPConnector(resolver=resolver, force_close=True, use_dns_cache=False)

@@ -2,7 +2,8 @@
 
 The request goes through ``guarded_http.guarded_get`` (http and https only, every redirect
 hop checked by ``kinbot_core.net_guard``); the body is read up to a size limit, the whole
-fetch within a time limit; HTML becomes plain text.
+fetch within a time limit; HTML becomes plain text (BeautifulSoup, imported by the first
+page, not at start-up).
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-
-import aiohttp
-from bs4 import BeautifulSoup
+from typing import TYPE_CHECKING
 
 from kinbot_core.net_guard import AddressPolicy
 from kinbot_plugins.tools.guarded_http import FetchError, guarded_get
+
+if TYPE_CHECKING:
+    import aiohttp
 
 __all__ = ["FetchError", "FetchLimits", "FetchedPage", "fetch_page", "html_to_text"]
 
@@ -92,6 +94,8 @@ async def _page(response: aiohttp.ClientResponse, limits: FetchLimits) -> Fetche
 
 def html_to_text(html: str) -> tuple[str, str]:
     """The title and readable text of an HTML document (scripts, styles and markup gone)."""
+    from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup(_DROPPED_TAGS):

@@ -3,6 +3,9 @@
 Registers the ``telegram`` channel type (``register_channels``) and the route Telegram calls
 in webhook mode (``register_routes``: ``POST /api/ext/telegram/webhook/<connection id>``,
 checked with the secret token KinBot gave Telegram). Set-up: docs/channels.md.
+
+The bot library (python-telegram-bot, with httpx) is imported when a connection opens, not
+with the plugin: it would cost every start a third of a second where no bot is set up.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import hmac
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from quart import request
@@ -18,13 +21,11 @@ from werkzeug.exceptions import BadRequest, NotFound, Unauthorized
 
 from kinbot_core import PluginRoute, hookimpl
 from kinbot_core.channels import ChannelError, Inbox
-from kinbot_plugins.channels.telegram.connection import (
-    WEBHOOK_PATH,
-    TelegramConnection,
-    webhook_connections,
-)
-from kinbot_plugins.channels.telegram.formatting import markdown_to_telegram_html
 from kinbot_plugins.channels.telegram.settings import TelegramSettings
+from kinbot_plugins.channels.telegram.webhook_registry import WEBHOOK_PATH, webhook_connections
+
+if TYPE_CHECKING:
+    from kinbot_plugins.channels.telegram.connection import TelegramConnection
 
 # python-telegram-bot's documented opt-in to its next major version's durations (timedelta
 # instead of int seconds; read when used): without it, every rate limit logs a deprecation
@@ -49,9 +50,13 @@ class TelegramChannel:
     max_media_bytes = MAX_MEDIA_BYTES
 
     def format_markdown(self, markdown: str) -> str:
+        from kinbot_plugins.channels.telegram.formatting import markdown_to_telegram_html
+
         return markdown_to_telegram_html(markdown)
 
     def open(self, settings: BaseModel, inbox: Inbox) -> TelegramConnection:
+        from kinbot_plugins.channels.telegram.connection import TelegramConnection
+
         if not isinstance(settings, TelegramSettings):
             raise TypeError("a Telegram connection needs TelegramSettings")
         return TelegramConnection(settings, inbox)

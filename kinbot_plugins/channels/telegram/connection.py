@@ -27,22 +27,18 @@ from kinbot_plugins.channels.telegram.errors import is_parse_error, translated
 from kinbot_plugins.channels.telegram.formatting import markdown_to_telegram_html
 from kinbot_plugins.channels.telegram.settings import TelegramSettings
 from kinbot_plugins.channels.telegram.updates import incoming
+from kinbot_plugins.channels.telegram.webhook_registry import webhook_connections
 
 logger = logging.getLogger(__name__)
 
 #: The kinds of update asked for: only messages (not edits, reactions, members…).
 ALLOWED_UPDATES = ["message"]
-#: Where the plugin's route receives webhook calls (under ``/api/ext/telegram``).
-WEBHOOK_PATH = "/webhook/<connection_id>"
 #: Seconds a request other than the long poll may take.
 REQUEST_TIMEOUT = 20.0
 #: Images sent as photos (shown in the chat); others, and larger ones, go as documents.
 PHOTO_TYPES = ("image/jpeg", "image/png", "image/webp")
 #: Telegram's limit on an uploaded photo.
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
-
-#: The connections running in webhook mode, by connection id (the route finds them here).
-webhook_connections: dict[str, TelegramConnection] = {}
 
 
 def webhook_secret(token: str) -> str:
