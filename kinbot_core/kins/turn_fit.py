@@ -41,7 +41,7 @@ async def answer(
         logger.info(
             "Kin %s: the prompt (about %d tokens) did not fit the window; compacting harder",
             kin_id,
-            fitted.tokens,
+            fitted.expected_tokens,
         )
         await compact_harder(platform, kin_id)
         retry = await refit(fitted.budget.harder(error.window, error.needed))
