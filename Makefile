@@ -104,7 +104,7 @@ unit: unit-ready
 # pinned in requirements-local-models.txt and installed in a virtualenv of their own outside
 # the clone (kept between runs). --local-models makes a missing server fail, never skip.
 LOCAL_MODELS_VENV ?= $(HOME)/.cache/kinbot/local-models-venv
-LOCAL_MODELS_TESTS := tests/test_local_llama.py tests/test_local_tool_calls.py
+LOCAL_MODELS_TESTS := tests/test_local_llama.py tests/test_local_tool_calls.py tests/test_local_overflow.py
 
 test-local-models: $(VENV)/.dev-installed
 	test -x $(LOCAL_MODELS_VENV)/bin/python || $(PYTHON) -m venv $(LOCAL_MODELS_VENV)

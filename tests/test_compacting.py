@@ -557,5 +557,6 @@ async def test_the_providers_own_token_count_triggers_compacting(
             await exchange(server, stream, kin_id, f"short {number}")
         await stream.wait_for(lambda e: e.type == "kin.compacting" and e.data["status"] == "done")
     state = await state_of(server, kin_id)
-    assert state["active"]["tokens_before"] > 5000 > 1000 == state["threshold_tokens"]
+    # Its count also taught that the model makes more tokens of a prompt: a lower threshold.
+    assert state["active"]["tokens_before"] > 5000 > 1000 >= state["threshold_tokens"]
     assert state["active"]["summary"] == "SUMMARY 1: short talk."

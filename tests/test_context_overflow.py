@@ -16,13 +16,14 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_core.providers import ChatMessage, ChatRequest, ContextOverflowError, TextDelta
 from kinbot_plugins.providers._server_errors import recognised
+from kinbot_plugins.providers.gemini_provider import gemini_type
 from kinbot_plugins.providers.openai_compatible import openai_compatible_type
 from tests.support.accounts import set_up_admin
-from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.fakes import FakeGemini, FakeOpenAI, Reply
 from tests.support.fakes._server import RecordedRequest
 from tests.support.fakes.openai_fake import OVERFLOW_FORMS, llamacpp_loading, ollama_model_missing
 from tests.support.kin_chat import make_kin, session, tell, turn_ended
-from tests.support.provider_setups import add_openai_provider
+from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import SseEvent, sse_stream
 
@@ -278,6 +279,27 @@ def test_other_servers_wordings_of_an_overflow(
     error = recognised(status, words, None, "The server")
     assert isinstance(error, ContextOverflowError)
     assert (error.window, error.needed) == (window, needed)
+
+
+async def test_geminis_own_words_for_an_input_too_long_are_an_overflow() -> None:
+    """Gemini refuses a prompt over the model's input limit with a 400 INVALID_ARGUMENT of
+    its own wording (through google-genai), with both numbers."""
+    words = (
+        "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)."
+    )
+    with FakeGemini() as gemini:
+        gemini.enqueue(Reply(status=400, error_type="INVALID_ARGUMENT", error_message=words))
+        provider = gemini_type.create({"api_key": API_KEY, "base_url": gemini.base_url}, timeout=10)
+        assert provider.llm is not None
+        request = ChatRequest(model="gemini-2.5-flash", messages=(ChatMessage("user", "Hi"),))
+        try:
+            with pytest.raises(ContextOverflowError) as raised:
+                async for _event in provider.llm.chat(request):
+                    pass
+        finally:
+            await provider.aclose()
+    assert (raised.value.window, raised.value.needed) == (1_048_576, 1_234_567)
+    assert raised.value.code == "context_overflow"
 
 
 def test_words_about_something_else_are_left_alone() -> None:

@@ -208,18 +208,15 @@ class CompactingService:
 
         The threshold is the configured share of the window, or that room when smaller (but
         not under ``SESSION_MIN_SHARE`` of the window), so that compacting comes before a
-        call would overflow."""
+        call would overflow; both in estimated tokens (``prompt_budget.session_limits``)."""
         settings = self._platform.settings
-        window = await prompt_budget.model_window(self._platform, kin.model)
-        if window.source == "fallback":
+        budget = await prompt_budget.budget_for(self._platform, kin.model)
+        if budget.window.source == "fallback":
             return settings.compacting_threshold_tokens, None, None
-        tokens = window.tokens
-        room = tokens - prompt_budget.reply_room(tokens) - self._stable.get(kin.id, 0)
-        share = int(tokens * settings.compacting_threshold_share)
-        # However large the stable prompt would be, the session keeps its share (the turn
-        # sheds tools to make room for it).
-        least = max(min(share, int(tokens * prompt_budget.SESSION_MIN_SHARE)), 1)
-        return max(min(share, room), least), tokens, max(room, least)
+        stable = self._stable.get(kin.id, 0)
+        share = settings.compacting_threshold_share
+        threshold, room = prompt_budget.session_limits(budget, stable, share)
+        return threshold, budget.window.tokens, room
 
     # -- API -----------------------------------------------------------------------------------
 

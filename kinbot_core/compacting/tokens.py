@@ -11,11 +11,18 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kinbot_core.providers.types import ChatRequest
 
 CHARS_PER_TOKEN = 4
 #: Role markers and separators a provider adds around each message.
 MESSAGE_OVERHEAD_TOKENS = 4
+#: Tokens a tool's definition costs beyond its JSON (the provider's wrapping).
+TOOL_OVERHEAD_TOKENS = 8
+#: Tokens an image in a message is counted as.
+IMAGE_TOKENS = 1000
 
 #: Known context windows, in tokens, by model id prefix (the longest matching prefix wins).
 CONTEXT_WINDOWS: dict[str, int] = {
@@ -53,6 +60,28 @@ def message_tokens(content: str, tool_calls: Any = None) -> int:
         + estimate_tokens(tool_calls or "")
         + (MESSAGE_OVERHEAD_TOKENS)
     )
+
+
+def tool_tokens(tool: Mapping[str, Any]) -> int:
+    """Tokens one tool's definition (``{"name", "description", "parameters"}``) takes."""
+    return estimate_tokens(json.dumps(tool)) + TOOL_OVERHEAD_TOKENS
+
+
+def request_tokens(request: ChatRequest) -> int:
+    """Tokens a chat request's prompt takes (its system prompt, tools and messages),
+    estimated as ``kinbot_core.kins.prompt_budget`` estimates a turn's fitted prompt."""
+    total = estimate_tokens(request.system)
+    for tool in request.tools:
+        spec = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+        total += tool_tokens(spec)
+    for message in request.messages:
+        calls = [
+            {"id": call.id, "name": call.name, "arguments": call.arguments}
+            for call in message.tool_calls
+        ]
+        total += message_tokens(message.content, calls or None)
+        total += IMAGE_TOKENS * len(message.images)
+    return total
 
 
 def context_window(model: str, overrides: Mapping[str, int]) -> int | None:

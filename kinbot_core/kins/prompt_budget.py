@@ -18,6 +18,11 @@ fit, :func:`fit` sheds what matters least first, stage by stage, until they do
 5. ``history``: the oldest exchanges of the recent messages (the compacting summary keeps
    what they said once compacting has folded them); the exchange of the turn always stays.
 
+Estimates count characters (``kinbot_core.compacting.tokens``); a model's tokenizer may make
+more tokens of them. What the provider reported of earlier calls (``token_ratios``: real
+prompt tokens per estimated token, learned per provider and model, conservative) scales the
+budget: ``PromptBudget.ratio``. A model's first call, before any report, counts one for one.
+
 A prompt that still does not fit is sent all the same (the estimate errs on the large side,
 and a window may be a fallback): the server's refusal is then recognised as a context overflow
 (``ContextOverflowError``), and the turn compacts harder and tries once more.
@@ -28,13 +33,12 @@ says so, so that the Kin tells a person who asks for something only a tool could
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hookspecs.types import ChatContext
-from kinbot_core.compacting.tokens import estimate_tokens, message_tokens
+from kinbot_core.compacting.tokens import IMAGE_TOKENS, estimate_tokens, message_tokens, tool_tokens
 from kinbot_core.kins import prompt_shedding
 from kinbot_core.providers import ChatRequest, ContextWindow, ProviderError
 
@@ -48,8 +52,6 @@ REPLY_MIN_TOKENS = 256
 REPLY_MAX_TOKENS = 8192
 #: The longest answer a turn's call asks for (a window permitting).
 ANSWER_MAX_TOKENS = ChatRequest.max_tokens
-#: Tokens a tool's definition costs beyond its JSON (the provider's wrapping).
-TOOL_OVERHEAD_TOKENS = 8
 #: A harder budget (after the server refused a prompt as too long) keeps this share of it.
 HARDER_SHARE = 0.75
 #: The stages of :func:`fit`, in the order they apply.
@@ -94,11 +96,13 @@ class PromptBudget:
     #: A share of the room under ``window - reply`` the prompt may fill (1 normally; less
     #: after the server refused a prompt the estimate said would fit).
     share: float = 1.0
+    #: The model's real prompt tokens per estimated token (``TokenRatios.ratio``).
+    ratio: float = 1.0
 
     @property
     def prompt(self) -> int:
-        """Tokens the prompt may take."""
-        return max(int((self.window.tokens - self.reply) * self.share), 1)
+        """Estimated tokens the prompt may take (the real room divided by ``ratio``)."""
+        return max(int((self.window.tokens - self.reply) * self.share / self.ratio), 1)
 
     def harder(self, window: int | None = None, needed: int | None = None) -> PromptBudget:
         """The budget after the server refused a prompt as too long for its window: its
@@ -117,6 +121,21 @@ async def model_window(platform: Platform, model: str) -> WindowInForce:
     return (await budget_for(platform, model)).window
 
 
+def session_limits(budget: PromptBudget, stable: int, threshold_share: float) -> tuple[int, int]:
+    """When compacting must fold a session, and the room a session has, in estimated tokens
+    (what compacting's estimates of the session compare with): the ``threshold_share`` of the
+    window, or the room it leaves once the answer's room and the ``stable`` prompt (estimated
+    tokens of the system prompt and tools) are set aside when that is smaller, but never
+    under ``SESSION_MIN_SHARE`` of the window (the turn sheds tools to make room for it).
+    Both are the real figures divided by the model's learned ratio."""
+    tokens = budget.window.tokens
+    room = tokens - reply_room(tokens) - math.ceil(stable * budget.ratio)
+    share = int(tokens * threshold_share)
+    least = max(min(share, int(tokens * SESSION_MIN_SHARE)), 1)
+    threshold = max(min(share, room), least)
+    return max(int(threshold / budget.ratio), 1), max(int(max(room, least) / budget.ratio), 1)
+
+
 async def budget_for(platform: Platform, model: str) -> PromptBudget:
     """The budget of a call to a Kin's ``model`` (``<provider name>/<model>`` or a model id).
     A model no provider resolves gets the fallback window (the call then fails as it would
@@ -128,12 +147,13 @@ async def budget_for(platform: Platform, model: str) -> PromptBudget:
         return PromptBudget(window, reply_room(window.tokens))
     window = await window_for(platform, resolved.provider_id, resolved.model)
     tools = bool(resolved.llm.supports_tools(resolved.model))
-    return PromptBudget(window, reply_room(window.tokens), tools=tools)
+    ratio = platform.providers.windows.ratios.ratio(resolved.provider_id, resolved.model)
+    return PromptBudget(window, reply_room(window.tokens), tools=tools, ratio=ratio)
 
 
 def tools_tokens(tools: list[dict[str, Any]]) -> int:
     """Tokens the tools' definitions take."""
-    return sum(estimate_tokens(json.dumps(tool)) + TOOL_OVERHEAD_TOKENS for tool in tools)
+    return sum(tool_tokens(tool) for tool in tools)
 
 
 def messages_tokens(messages: list[dict[str, Any]]) -> int:
@@ -142,7 +162,7 @@ def messages_tokens(messages: list[dict[str, Any]]) -> int:
     for message in messages:
         calls = message.get("tool_calls") or None
         total += message_tokens(message.get("content") or "", calls)
-        total += 1000 * len(message.get("images") or ())
+        total += IMAGE_TOKENS * len(message.get("images") or ())
     return total
 
 
@@ -170,17 +190,23 @@ class FittedPrompt:
         return self.tokens <= self.budget.prompt
 
     @property
+    def expected_tokens(self) -> int:
+        """Tokens the server is expected to count in the prompt: the estimate scaled by the
+        model's learned ratio."""
+        return math.ceil(self.tokens * self.budget.ratio)
+
+    @property
     def answer_tokens(self) -> int:
         """The longest answer to ask for: the room kept for it and what the prompt left of
         its budget, at most ``ANSWER_MAX_TOKENS`` (a server that counts the asked length
         against its window, as llama-cpp-python and vLLM do, then accepts the call)."""
-        spare = max(self.budget.prompt - self.tokens, 0)
+        spare = max(int((self.budget.prompt - self.tokens) * self.budget.ratio), 0)
         return min(self.budget.reply + spare, ANSWER_MAX_TOKENS)
 
     @property
     def needed(self) -> int:
         """Tokens the call needs, the answer's room included, rounded up to a hundred."""
-        return int(math.ceil((self.tokens + self.budget.reply) / 100) * 100)
+        return int(math.ceil((self.expected_tokens + self.budget.reply) / 100) * 100)
 
 
 def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> FittedPrompt:

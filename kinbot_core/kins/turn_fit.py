@@ -41,7 +41,7 @@ async def answer(
         logger.info(
             "Kin %s: the prompt (about %d tokens) did not fit the window; compacting harder",
             kin_id,
-            fitted.tokens,
+            fitted.expected_tokens,
         )
         await compact_harder(platform, kin_id)
         retry = await refit(fitted.budget.harder(error.window, error.needed))
@@ -74,10 +74,14 @@ def gave_up(
     error: ContextOverflowError, first: FittedPrompt, retry: FittedPrompt
 ) -> ContextOverflowError:
     """The error that ends the turn: the window (the server's word, else the one in force)
-    and about how many tokens the turn needs (the server's count, else the estimate of the
-    first attempt, with the answer's room), when that is more than the window."""
+    and about how many tokens the turn needs (the server's count of the prompt it refused
+    last, else the estimate of the first attempt; with the answer's room), when that is more
+    than the window."""
     window = error.window or retry.budget.window.tokens
-    needed = int(math.ceil(max(error.needed or 0, first.needed) / 100) * 100)
+    # The server's count of the prompt it refused (with the answer's room) is worth more
+    # than an estimate; without it, the estimate of the first attempt.
+    counted = error.needed + retry.budget.reply if error.needed else first.needed
+    needed = int(math.ceil(counted / 100) * 100)
     if needed <= window:  # the estimate says it fits: no number worth showing
         needed = 0
     about = f", about {needed:,} tokens needed" if needed else ""

@@ -34,6 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from kinbot_core.config import Settings
 from kinbot_core.providers.errors import ProviderError
+from kinbot_core.providers.token_ratios import TokenRatios
 
 logger = logging.getLogger(__name__)
 
@@ -127,12 +128,16 @@ class ContextWindows:
         #: (provider id, model) -> (window, provider name, time after which it is asked again)
         self._cache: dict[tuple[str, str], tuple[ContextWindow, str, float]] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        #: What answered calls taught of each model's tokenizer (``token_ratios``).
+        self.ratios = TokenRatios()
 
     def forget(self, provider_id: str | None = None) -> None:
-        """Drop the cached windows of one provider (of every provider if ``None``)."""
+        """Drop the cached windows of one provider (of every provider if ``None``), and
+        the token ratios its calls taught."""
         for key in list(self._cache):
             if provider_id is None or key[0] == provider_id:
                 del self._cache[key]
+        self.ratios.forget(provider_id)
 
     async def lookup(
         self, providers: _Providers, provider_id: str | None, model: str

@@ -537,6 +537,9 @@ class ProviderService:
                         event.input_tokens,
                         event.output_tokens,
                     )
+                    self.windows.ratios.observe(
+                        resolved.provider_id, resolved.model, call, event.input_tokens
+                    )
                 yield event
         except ProviderError as error:
             raise self._sanitised(error, secrets) from None

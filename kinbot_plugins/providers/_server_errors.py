@@ -14,7 +14,9 @@ The wordings, as the servers send them in an error body's ``message`` (and ``typ
 - LM Studio: "…the model is loaded with context length of only 2048 tokens, which is not
   enough"; "No models loaded";
 - Ollama: 404 "model \"llama3.2\" not found, try pulling it first";
-- Anthropic: 400 "prompt is too long: 210000 tokens > 200000 maximum".
+- Anthropic: 400 "prompt is too long: 210000 tokens > 200000 maximum";
+- Gemini: 400 ``INVALID_ARGUMENT`` "The input token count (1200000) exceeds the maximum
+  number of tokens allowed (1048576).".
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from kinbot_core.providers import (
 OVERFLOW_KINDS = {"exceed_context_size_error", "context_length_exceeded"}
 _OVERFLOW = re.compile(
     r"context (?:length|size|window)|maximum context|prompt is too long|too many tokens"
-    r"|exceeds? the (?:available )?context",
+    r"|exceeds? the (?:available )?context|input token count .{0,40}exceeds the maximum",
     re.IGNORECASE,
 )
 _WINDOW = (
@@ -42,6 +44,7 @@ _WINDOW = (
     re.compile(r"context length of only (\d+)", re.IGNORECASE),
     re.compile(r"context window of (\d+)", re.IGNORECASE),
     re.compile(r"tokens > (\d+) maximum", re.IGNORECASE),
+    re.compile(r"maximum number of tokens allowed \((\d+)\)", re.IGNORECASE),
 )
 _NEEDED = (
     re.compile(r"request \((\d+) tokens\) exceeds", re.IGNORECASE),
@@ -49,6 +52,7 @@ _NEEDED = (
     re.compile(r"prompt is too long: (\d+) tokens", re.IGNORECASE),
     re.compile(r"requested tokens \((\d+)\)", re.IGNORECASE),
     re.compile(r"keep the first (\d+) tokens", re.IGNORECASE),
+    re.compile(r"input token count \((\d+)\)", re.IGNORECASE),
 )
 _NOT_LOADED = re.compile(
     r"try pulling|not loaded|no models? (?:are |is )?loaded|model \S.{0,100} not found",

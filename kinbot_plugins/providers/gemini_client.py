@@ -35,6 +35,7 @@ from kinbot_core.providers import (
 from kinbot_core.providers.types import FinishReason
 from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import from_status
+from kinbot_plugins.providers._server_errors import recognised
 from kinbot_plugins.providers.gemini_provider import LABEL
 
 _FINISH: dict[str, FinishReason] = {
@@ -66,7 +67,9 @@ def translate(exc: BaseException) -> ProviderError:
         status = int(exc.code or 500)
         if status == 400 and ("API_KEY_INVALID" in str(exc.details) or "API key" in message):
             status = 401  # Gemini answers a bad key with 400 INVALID_ARGUMENT
-        return from_status(status, message, LABEL, headers)
+        return recognised(status, message, None, LABEL) or from_status(
+            status, message, LABEL, headers
+        )
     if isinstance(exc, TimeoutError | asyncio.TimeoutError | httpx.TimeoutException):
         return ProviderTimeout(f"{LABEL} did not answer in time.")
     if isinstance(exc, httpx.TransportError | ConnectionError | OSError):

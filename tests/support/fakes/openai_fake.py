@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from tests.support.fakes._data import embedding_base64, fake_embedding, png_image
@@ -75,6 +77,11 @@ class FakeOpenAI(FakeServer):
     #: ``overflow_form`` of ``OVERFLOW_FORMS`` (``None``: no window).
     window: int | None = None
     overflow_form: str = "llama.cpp"
+    #: The characters the fake's tokenizer makes one token of, in what its window counts and,
+    #: with ``usage_from_prompt``, in the prompt tokens an answer's usage reports (instead
+    #: of ``Reply.usage``'s): fewer than four, a tokenizer denser than KinBot's estimate.
+    chars_per_token: float = 4
+    usage_from_prompt: bool = False
 
     def _route(self, method: str, path: str, body: Any) -> tuple[str, Handler] | None:
         if (local := local_route(self.local, method, path)) is not None:
@@ -141,6 +148,9 @@ class FakeOpenAI(FakeServer):
         model = str(body["model"])
         if (refusal := self._over_window(body)) is not None:
             return refusal
+        if self.usage_from_prompt:
+            counted = self.prompt_tokens(body, self.chars_per_token)
+            reply = replace(reply, usage=(counted, reply.usage[1]))
         if body.get("stream"):
             options = body.get("stream_options") or {}
             return self._chat_stream(model, reply, include_usage=bool(options.get("include_usage")))
@@ -229,22 +239,22 @@ class FakeOpenAI(FakeServer):
     # -- a server with a context window -----------------------------------------------------
 
     @staticmethod
-    def prompt_tokens(body: dict[str, Any]) -> int:
+    def prompt_tokens(body: dict[str, Any], chars_per_token: float = 4) -> int:
         """The tokens of a chat request's prompt as this fake counts them."""
         text = json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
-        return -(-len(text) // 4)
+        return math.ceil(len(text) / chars_per_token)
 
     @classmethod
-    def needed_tokens(cls, body: dict[str, Any]) -> int:
+    def needed_tokens(cls, body: dict[str, Any], chars_per_token: float = 4) -> int:
         """The tokens a chat request needs: its prompt and the answer it asks room for."""
-        return cls.prompt_tokens(body) + int(body.get("max_tokens") or 0)
+        return cls.prompt_tokens(body, chars_per_token) + int(body.get("max_tokens") or 0)
 
     def _over_window(self, body: dict[str, Any]) -> Response | None:
         """The refusal of a request too long for ``window``, in ``overflow_form``."""
         if self.window is None:
             return None
-        prompt = self.prompt_tokens(body)
-        needed = self.needed_tokens(body)
+        prompt = self.prompt_tokens(body, self.chars_per_token)
+        needed = self.needed_tokens(body, self.chars_per_token)
         if needed <= self.window:
             return None
         window, form = self.window, self.overflow_form

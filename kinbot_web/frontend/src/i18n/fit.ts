@@ -1,5 +1,6 @@
 /** Strings of a turn that failed on the model's context window or its server (issue 21). The
- * chat's error card words these codes of a failed turn's meta; numbers arrive formatted. */
+ * chat's error card words these codes of a failed turn's meta; numbers arrive formatted. The
+ * titles are the sidebar's short words for a Kin whose last turn failed so. */
 export const en = {
   fit: {
     error: {
@@ -9,6 +10,11 @@ export const en = {
       model_not_loaded: "{{name}}'s model {{model}} is not ready on its server: pull or load it there (with Ollama: ollama pull {{model}}), or choose another model.",
       model_not_loaded_unnamed: "{{name}}'s model is not ready on its server: pull or load it there, or choose another model.",
       provider_starting: "{{name}}'s model server is still starting (loading the model): try again in a moment.",
+    },
+    title: {
+      context_overflow: "{{name}}'s last turn did not fit its model's context window.",
+      model_not_loaded: "{{name}}'s model is not ready on its server.",
+      provider_starting: "{{name}}'s model server was still starting.",
     },
   },
 };
@@ -22,6 +28,11 @@ export const fr: typeof en = {
       model_not_loaded: "Le modèle {{model}} de {{name}} n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas (avec Ollama : ollama pull {{model}}), ou choisissez un autre modèle.",
       model_not_loaded_unnamed: "Le modèle de {{name}} n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas, ou choisissez un autre modèle.",
       provider_starting: "Le serveur du modèle de {{name}} est encore en train de démarrer (il charge le modèle) : réessayez dans un instant.",
+    },
+    title: {
+      context_overflow: "Le dernier tour de {{name}} ne tenait pas dans la fenêtre de contexte de son modèle.",
+      model_not_loaded: "Le modèle de {{name}} n'est pas prêt sur son serveur.",
+      provider_starting: "Le serveur du modèle de {{name}} était encore en train de démarrer.",
     },
   },
 };

@@ -1,8 +1,10 @@
 import { AlertTriangleIcon } from "lucide-react";
+import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
 
 import { Avatar } from "@/components/ui/avatar";
 import { KinLock } from "@/components/app/kin-access";
+import { fitErrorTitle } from "@/components/chat/cards/fit-error";
 import { Badge } from "@/components/ui/badge";
 import type { Kin } from "@/lib/types";
 import { cn } from "@/lib/utils";
@@ -30,7 +32,7 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
           {kin.state === "thinking" ? <span className="sr-only">{t("sidebar.thinking")}</span> : null}
           {kin.state === "error" ? (
             <AlertTriangleIcon className="size-3.5 shrink-0 text-destructive" role="img" aria-label={t("sidebar.error")}>
-              <title>{kin.last_error_code ? t(`cards.error.${kin.last_error_code}`, { name: kin.name, defaultValue: t("sidebar.error") }) : t("sidebar.error")}</title>
+              <title>{errorTitle(t, kin.name, kin.last_error_code)}</title>
             </AlertTriangleIcon>
           ) : null}
         </span>
@@ -44,4 +46,10 @@ export function KinListItem({ kin, selected, onSelect }: { kin: Pick<Kin, "id" |
       ) : null}
     </button>
   );
+}
+
+/** The error marker's title: the last failure's own words when its code has some. */
+function errorTitle(t: TFunction, name: string, code: string | null | undefined): string {
+  if (!code) return t("sidebar.error");
+  return fitErrorTitle(t, code, name) ?? t(`cards.error.${code}`, { name, defaultValue: t("sidebar.error") });
 }

@@ -7,6 +7,8 @@ import type { Message } from "@/lib/types";
 
 import { ToastProvider } from "@/components/ui/toast";
 
+import { KinListItem } from "@/components/app/kin-list-item";
+
 import { MessageView } from "../message-view";
 
 const kin = { id: "k-chef", name: "Chef", avatar_url: null };
@@ -53,5 +55,34 @@ describe("a turn that failed on the model's window or its server", () => {
     );
     cleanup();
     expect(alertText({ error_code: "provider_starting", detail: null, retryable: true })).toContain("Chef's model server is still starting");
+  });
+});
+
+describe("the sidebar's marker of a Kin whose last turn failed so", () => {
+  function markerTitle(code: string): string {
+    const errored = { id: "k-chef", name: "Chef", role: "Cook", avatar_url: null, state: "error" as const, queue_length: 0, last_error_code: code };
+    const { container } = renderBare(<KinListItem kin={errored} />);
+    return container.querySelector("title")?.textContent ?? "";
+  }
+
+  it("has a title of its own for each code, in English", () => {
+    expect(markerTitle("context_overflow")).toBe("Chef's last turn did not fit its model's context window.");
+    cleanup();
+    expect(markerTitle("model_not_loaded")).toBe("Chef's model is not ready on its server.");
+    cleanup();
+    expect(markerTitle("provider_starting")).toBe("Chef's model server was still starting.");
+  });
+
+  it("and in French", async () => {
+    await i18n.changeLanguage("fr");
+    expect(markerTitle("context_overflow")).toBe("Le dernier tour de Chef ne tenait pas dans la fenêtre de contexte de son modèle.");
+    cleanup();
+    expect(markerTitle("model_not_loaded")).toBe("Le modèle de Chef n'est pas prêt sur son serveur.");
+    cleanup();
+    expect(markerTitle("provider_starting")).toBe("Le serveur du modèle de Chef était encore en train de démarrer.");
+  });
+
+  it("keeps the chat's words for the other codes", () => {
+    expect(markerTitle("provider_unreachable")).toBe("Chef could not reach its AI provider.");
   });
 });

@@ -22,3 +22,9 @@ export function fitErrorText(t: TFunction, language: string, code: string, name:
   }
   return t("fit.error.provider_starting", { name });
 }
+
+/** The sidebar's short title for a Kin whose last turn failed with `code`, when it is one of
+ * `FIT_CODES` (`null` otherwise: the chat cards' words apply). */
+export function fitErrorTitle(t: TFunction, code: string, name: string): string | null {
+  return FIT_CODES.has(code) ? t(`fit.title.${code}`, { name }) : null;
+}
