@@ -5,18 +5,28 @@
    message to the moment the platform hands the call to the provider layer (``before_chat``),
    and from the provider layer's return (``after_chat``, after the last byte) to the
    turn-done event on SSE. Targets: p50 under 20 ms, p99 under 100 ms.
+   Then the same session served by ``kinbot serve`` in its own process: its CPU time per
+   turn (user and system, every thread, background work after the turn included), for
+   1,000 / 10,000 / 100,000 messages in the session and 10 / 200 / 2,000 contacts. Target:
+   5 ms, flat as the session grows. With ``--profile DIR``, py-spy samples the server during
+   the measured turns (``DIR/<case>.txt``: the functions with the most samples).
 2. 50 Kins each answering one message at once against a fake LLM with 200 ms latency, the
    wall time divided by one Kin's (median of several rounds). Target: under 1.5. KinBot runs
    as ``kinbot serve`` in its own process here and is driven over HTTP and SSE by a lean
    client, as browsers would; its CPU time per turn is printed too.
 
-The fake LLM runs in its own process. Run: ``.venv/bin/python -m benchmarks.turn_overhead``.
+The fake LLM runs in its own process. Run: ``.venv/bin/python -m benchmarks.turn_overhead``
+(``--only cpu`` for the CPU-per-turn grid alone, ``--only cpu1`` for its first case).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -43,6 +53,9 @@ from tests.support.sse import sse_stream
 SESSION_MESSAGES = 10_000
 CONTACTS = 200
 TURNS = 100
+#: (messages in the session, contacts) of the CPU-per-turn grid.
+GRID = ((10_000, 200), (1_000, 200), (100_000, 200), (10_000, 10), (10_000, 2_000))
+CPU_TURNS = 60
 PARALLEL_KINS = 50
 ROUNDS = 5
 
@@ -83,11 +96,13 @@ async def new_kin(client: httpx.AsyncClient, name: str) -> str:
     return kin_id
 
 
-async def fill_session(platform: Platform, kin_id: str) -> None:
+async def fill_session(
+    platform: Platform, kin_id: str, messages: int = SESSION_MESSAGES, contacts: int = CONTACTS
+) -> None:
     def insert() -> None:
         now = time.time()
         rows: list[dict[str, Any]] = []
-        for n in range(SESSION_MESSAGES):
+        for n in range(messages):
             user = n % 2 == 0
             rows.append({
                 "kin": kin_id, "role": "user" if user else "assistant",
@@ -100,7 +115,7 @@ async def fill_session(platform: Platform, kin_id: str) -> None:
         ContactRecord.insert_many([
             {"id": uuid.uuid4().hex, "kin": kin_id, "name": f"Contact {n:03d}", "type": "human",
              "created_at": now, "updated_at": now}
-            for n in range(CONTACTS)
+            for n in range(contacts)
         ]).execute()  # fmt: skip
 
     await platform.db.write(insert)
@@ -112,21 +127,29 @@ def done(message_id: int) -> Callable[[Any], bool]:
     )
 
 
+async def in_use(
+    platform: Platform, client: httpx.AsyncClient, base_url: str, messages: int, contacts: int
+) -> str:
+    """A Kin with ``messages`` in its session and ``contacts``, brought to where it would be
+    in use: compacted (the originals all stay) and its history indexed for search. Returns
+    its id; ``client`` is signed in as the administrator."""
+    await set_up_admin(client)
+    await add_provider(client, base_url)
+    kin_id = await new_kin(client, "Chef")
+    await fill_session(platform, kin_id, messages, contacts)
+    while await platform.compacting.compact(kin_id) is not None:
+        pass
+    await memory_backend.indexer(platform).catch_up()
+    return kin_id
+
+
 async def overhead(data_dir: Path) -> None:
     stopwatch = Stopwatch()
     platform = Platform(load_settings(data_dir=data_dir, log_level="WARNING"))
     platform.plugins.register(stopwatch, "stopwatch")
     with fake_in_subprocess("openai", 5) as base_url:
         async with running_server(platform) as server:
-            await set_up_admin(server.client)
-            await add_provider(server.client, base_url)
-            kin_id = await new_kin(server.client, "Chef")
-            await fill_session(platform, kin_id)
-            # As the session would be in use: compacted (the originals all stay) and its
-            # history embedded for search.
-            while await platform.compacting.compact(kin_id) is not None:
-                pass
-            await memory_backend.indexer(platform).catch_up()
+            kin_id = await in_use(platform, server.client, base_url, SESSION_MESSAGES, CONTACTS)
             settle_garbage_collector()  # as `kinbot serve` does once started
             before_provider: list[float] = []
             after_provider: list[float] = []
@@ -152,6 +175,73 @@ async def overhead(data_dir: Path) -> None:
         print(
             f"  {label:<40} p50 {percentile(values, 0.5) * 1000:6.1f} ms   "
             f"p99 {percentile(values, 0.99) * 1000:6.1f} ms   (targets 20 / 100)"
+        )
+
+
+async def cpu_per_turn(data_dir: Path, messages: int, contacts: int, profile: Path | None) -> float:
+    """The CPU time (ms) ``kinbot serve`` spends per turn of a Kin in use with ``messages``
+    in its session and ``contacts``; with ``profile``, py-spy's top functions go there."""
+    with fake_in_subprocess("openai", 5) as base_url:
+        platform = Platform(load_settings(data_dir=data_dir, log_level="WARNING"))
+        async with running_server(platform) as prepared:
+            kin_id = await in_use(platform, prepared.client, base_url, messages, contacts)
+            cookies = dict(prepared.client.cookies)
+        with kinbot_in_subprocess(data_dir) as server:
+            finished: dict[int, asyncio.Event] = {}
+
+            def on_event(kind: str, data: Any) -> None:
+                if kind == "message.status" and data["status"] == "done":
+                    finished.setdefault(data["id"], asyncio.Event()).set()
+
+            jar = aiohttp.CookieJar(unsafe=True)
+            async with (
+                aiohttp.ClientSession(cookie_jar=jar, cookies=cookies) as browser,
+                sse_events(browser, server.url, on_event),
+            ):
+
+                async def ask(text: str) -> None:
+                    async with browser.post(
+                        f"{server.url}/api/kins/{kin_id}/messages", json={"content": text}
+                    ) as response:
+                        assert response.status < 300, await response.text()
+                        message_id = (await response.json())["message"]["id"]
+                    event = finished.setdefault(message_id, asyncio.Event())
+                    await asyncio.wait_for(event.wait(), 120)
+
+                for n in range(10):  # warm-up (and the compacting the first turns start)
+                    await ask(f"warm-up {n}")
+                sampler = (
+                    py_spy(server.pid, profile / f"{messages}-{contacts}.txt") if profile else None
+                )
+                before = server.cpu_seconds()
+                for n in range(CPU_TURNS):
+                    await ask(f"question {n}")
+                spent = server.cpu_seconds() - before
+                if sampler is not None:
+                    sampler.send_signal(signal.SIGINT)  # py-spy writes its output then
+                    sampler.wait(timeout=60)
+    return spent / CPU_TURNS * 1000
+
+
+def py_spy(pid: int, output: Path) -> subprocess.Popen[bytes]:
+    """py-spy sampling ``pid`` (every thread, idle ones left out) until terminated; its
+    collapsed stacks go to ``output``."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    binary = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen(
+        [str(binary), "record", "--pid", str(pid), "--format", "raw", "--rate", "250",
+         "--output", str(output), "--nonblocking"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+async def grid(profile: Path | None, cases: int) -> None:
+    print(f"kinbot serve's CPU time per turn (mean of {CPU_TURNS} turns; target 5 ms)")
+    for messages, contacts in GRID[:cases]:
+        with tempfile.TemporaryDirectory() as data_dir:
+            ms = await cpu_per_turn(Path(data_dir), messages, contacts, profile)
+        print(
+            f"  {messages:>7} messages, {contacts:>5} contacts: {ms:5.1f} ms per turn", flush=True
         )
 
 
@@ -233,12 +323,21 @@ async def bare_sdk_baseline() -> None:
     )
 
 
-async def main() -> None:
-    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
-        await overhead(Path(first))
-        await parallel(Path(second))
-    await bare_sdk_baseline()
+async def main(only: str | None, profile: Path | None) -> None:
+    if only in (None, "latency"):
+        with tempfile.TemporaryDirectory() as first:
+            await overhead(Path(first))
+    if only in (None, "cpu", "cpu1"):
+        await grid(profile, 1 if only == "cpu1" else len(GRID))
+    if only in (None, "parallel"):
+        with tempfile.TemporaryDirectory() as second:
+            await parallel(Path(second))
+        await bare_sdk_baseline()
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=("latency", "cpu", "cpu1", "parallel"))
+    parser.add_argument("--profile", type=Path, help="py-spy's samples of the CPU grid go here")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.only, arguments.profile))

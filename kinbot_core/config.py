@@ -339,6 +339,12 @@ class Settings(BaseSettings):
         description="Budget, in tokens (estimated as compacting does), of the memories injected "
         "in a prompt.",
     )
+    memory_vectors_idle_seconds: float = Field(
+        600.0,
+        gt=0,
+        description="A Kin's memory vectors, held in memory for fast search, are dropped after "
+        "this long without a search (the next one reads them from the database again).",
+    )
     memory_extraction_model: str = Field(
         "",
         description=(

@@ -33,6 +33,7 @@ from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged
 from kinbot_core.kins import prompt_budget
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
+from kinbot_core.kins.session_rows import session_rows
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
 from kinbot_core.usage import attributed
 
@@ -187,18 +188,10 @@ class CompactingService:
     async def session(self, kin_id: str, window: int) -> SessionContext:
         """The active summary and the last ``window`` messages after its cut."""
 
-        def load() -> tuple[CompactingSnapshot | None, list[MessageRecord]]:
-            active = _active(kin_id)
-            rows = list(
-                _after_cut(kin_id, active.through_position if active else 0)
-                .order_by(MessageRecord.position.desc())
-                .limit(window)
-            )
-            return active, rows
-
-        active, rows = await self._platform.db.read(load)
-        summary = active.summary if active is not None and active.summary else None
-        return SessionContext(summary, [MessageView.of(row) for row in reversed(rows)])
+        summary, rows = await self._platform.db.read(
+            session_rows, self._platform.db, kin_id, window
+        )
+        return SessionContext(summary, [MessageView.from_row(row) for row in reversed(rows)])
 
     async def _limits(self, kin: KinView) -> tuple[int, int | None, int | None]:
         """The context size, in tokens, that triggers compacting for the Kin, its model's

@@ -94,6 +94,10 @@ class Database:
     threads, ``write`` on the single writer thread inside an immediate transaction, so writes
     are serialised without lock contention and readers proceed in parallel (WAL). The functions
     use peewee models and ``self.peewee`` as usual; each thread keeps its own connection.
+
+    Background work (embedding the history, say) writes with ``write_later``: it waits while
+    other writes are queued or running, so that a turn's writes wait behind at most one
+    background transaction, never behind a queue of them.
     """
 
     def __init__(self, path: Path, *, read_workers: int = 4, busy_timeout: float = 5.0) -> None:
@@ -120,6 +124,10 @@ class Database:
             read_workers, "kinbot-db-read", database_proxy.initialize, (self.peewee,)
         )
         self._closed = False
+        #: Writes submitted with ``write`` and not finished yet.
+        self._writes_in_flight = 0
+        #: Background writes waiting for ``_writes_in_flight`` to reach zero.
+        self._waiting_later: list[asyncio.Future[None]] = []
 
     async def open(self) -> list[str]:
         """Create the file if needed, bind the models and apply pending migrations.
@@ -139,6 +147,24 @@ class Database:
 
     async def write(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on the writer thread, in one transaction committed when it returns."""
+        self._writes_in_flight += 1
+        try:
+            return await self._submit(self._writer, True, fn, *args, **kwargs)
+        finally:
+            self._writes_in_flight -= 1
+            if not self._writes_in_flight:
+                waiting, self._waiting_later = self._waiting_later, []
+                for future in waiting:
+                    if not future.done():
+                        future.set_result(None)
+
+    async def write_later(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``write`` for background work: submitted only once no other write is queued or
+        running (keep its transactions short: a write that comes meanwhile waits for it)."""
+        while self._writes_in_flight:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiting_later.append(waiter)
+            await waiter
         return await self._submit(self._writer, True, fn, *args, **kwargs)
 
     async def _submit(

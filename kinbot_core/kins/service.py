@@ -6,7 +6,6 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,28 @@ from kinbot_core.events.catalogue import (
 )
 from kinbot_core.kins.meta import stopped_turn
 from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
+from kinbot_core.kins.views import (
+    KIN_COLUMNS,
+    MESSAGE_COLUMNS,
+    KinError,
+    KinNotFound,
+    KinView,
+    MessageView,
+    _kin_of,
+)
 from kinbot_core.live import LiveFeed
+
+__all__ = [
+    "AUTOMATIC_PRIORITY",
+    "EDITABLE",
+    "USER_PRIORITY",
+    "KinError",
+    "KinNotFound",
+    "KinService",
+    "KinView",
+    "MessageView",
+    "next_position",
+]
 
 #: Fields of a Kin its users may set.
 EDITABLE = (
@@ -41,173 +61,6 @@ EDITABLE = (
 #: Queue priorities: users' messages are taken before automatic ones.
 USER_PRIORITY = 0
 AUTOMATIC_PRIORITY = 1
-
-
-class KinError(Exception):
-    """A request about a Kin that cannot be done; the message says why in English, ``code``
-    (the class's, unless a more specific one is given) and ``params`` for the interface."""
-
-    code = "kin_invalid"
-    #: The HTTP status the API answers it with.
-    status = 400
-
-    def __init__(
-        self, message: str, *, code: str | None = None, params: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
-        self.params: dict[str, Any] = dict(params or {})
-
-
-class KinNotFound(KinError):
-    code = "not_found"
-    status = 404
-
-
-@dataclass(frozen=True)
-class KinView:
-    """A Kin as the API and the runtime see it."""
-
-    id: str
-    name: str
-    role: str
-    avatar: str | None
-    character: str
-    expertise: str
-    model: str
-    tools: tuple[str, ...]
-    workspace: str
-    state: str
-    last_error: str | None
-    created_at: float
-    updated_at: float
-    #: The model that extracts its memories (``None``: the platform's choice).
-    memory_extraction_model: str | None = None
-    #: For the hidden row an ephemeral sub-Kin runs as: its task (``None`` for a Kin).
-    task_id: str | None = None
-    #: Whether its own code may reach the network (through the egress proxy).
-    network_access: bool = False
-    #: The user who created it (``None`` once that account is deleted).
-    created_by: str | None = None
-    #: The code of ``last_error`` (``kinbot_core.kins.meta.ERROR_CODES``), for the UI.
-    last_error_code: str | None = None
-    #: Who may use it: ``everyone``, ``members`` or ``private`` (``kinbot_core.kins.access``).
-    access: str = "everyone"
-
-    @classmethod
-    def of(cls, row: KinRecord) -> KinView:
-        return cls(
-            id=row.id,
-            name=row.name,
-            role=row.role,
-            avatar=row.avatar_path,
-            character=row.character,
-            expertise=row.expertise,
-            model=row.model,
-            tools=tuple(json.loads(row.tools)),
-            workspace=row.workspace,
-            state=row.state,
-            last_error=row.last_error,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            memory_extraction_model=row.memory_extraction_model,
-            task_id=row.task_id,
-            network_access=bool(row.network_access),
-            created_by=row.__data__.get("created_by"),
-            last_error_code=row.__data__.get("last_error_code"),
-            access=row.access,
-        )
-
-    def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "role": self.role,
-            "avatar_url": f"/api/kins/{self.id}/avatar" if self.avatar else None,
-            "character": self.character,
-            "expertise": self.expertise,
-            "model": self.model,
-            "memory_extraction_model": self.memory_extraction_model,
-            "tools": list(self.tools),
-            "network_access": self.network_access,
-            "access": self.access,
-            "created_by": self.created_by,
-            "workspace": self.workspace,
-            "state": self.state,
-            "last_error": self.last_error,
-            "last_error_code": self.last_error_code,
-            "queue_length": queue_length,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        }
-
-
-@dataclass(frozen=True)
-class MessageView:
-    """A message of a Kin's session."""
-
-    id: int
-    kin_id: str
-    role: str
-    source: str
-    sender_id: str | None
-    sender_name: str | None
-    content: str
-    tool_calls: list[dict[str, Any]] | None
-    tool_call_id: str | None
-    is_error: bool
-    status: str
-    turn_of: int | None
-    created_at: float
-    #: For a message from another Kin: ``request``, ``inform`` or ``reply``.
-    kin_message_type: str | None = None
-    #: The request it opens or answers.
-    request_id: str | None = None
-    #: Inter-Kin exchanges that led to it.
-    chain_depth: int | None = None
-    #: The sub-Kin task it comes from or is about.
-    task_id: str | None = None
-    #: Files a user attached (``kinbot_core.uploads.UploadView.reference`` dicts), or ``None``.
-    attachments: list[dict[str, Any]] | None = None
-    #: Secrets detected in it are hidden (``[PENDING SECRET <n>]``), waiting for the Kin to
-    #: store them in the Vault or a member to say they are not secrets.
-    redaction_pending: bool = False
-    #: Structured facts for the UI (``kinbot_core.kins.meta``): a task's result, a failed
-    #: turn's error code, a stopped reply. The ``content`` stays what the model reads.
-    meta: dict[str, Any] | None = None
-    #: Replaced by a retry: still shown (dimmed), left out of the Kin's context.
-    superseded: bool = False
-
-    @classmethod
-    def of(cls, row: MessageRecord) -> MessageView:
-        return cls(
-            id=row.id,
-            kin_id=_kin_of(row),
-            role=row.role,
-            source=row.source,
-            sender_id=row.sender_id,
-            sender_name=row.sender_name,
-            content=row.content,
-            tool_calls=json.loads(row.tool_calls) if row.tool_calls else None,
-            tool_call_id=row.tool_call_id,
-            is_error=bool(row.is_error),
-            status=row.status,
-            turn_of=row.turn_of,
-            created_at=row.created_at,
-            kin_message_type=row.kin_message_type,
-            request_id=row.request_id,
-            chain_depth=row.chain_depth,
-            task_id=row.task_id,
-            attachments=json.loads(row.attachments) if row.attachments else None,
-            redaction_pending=bool(row.redaction_pending),
-            meta=json.loads(row.meta) if row.meta else None,
-            superseded=bool(row.superseded),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 class KinService:
@@ -249,10 +102,15 @@ class KinService:
     async def get(self, kin_id: str, *, include_tasks: bool = False) -> KinView:
         """One Kin, or ``KinNotFound``; the hidden row of a sub-Kin only with
         ``include_tasks``."""
-        row = await self._db.read(lambda: KinRecord.get_or_none(KinRecord.id == kin_id))
-        if row is None or (row.task_id is not None and not include_tasks):
+        row = await self._db.read(
+            lambda: self._db.sql(_SELECT_KIN, (kin_id,)).fetchone()  # run before every turn
+        )
+        if row is None:
             raise KinNotFound("No such Kin.")
-        return KinView.of(row)
+        view = KinView.from_row(row)
+        if view.task_id is not None and not include_tasks:
+            raise KinNotFound("No such Kin.")
+        return view
 
     async def create(self, fields: dict[str, Any], *, created_by: str | None = None) -> KinView:
         """Create a Kin and its workspace directory. The model must resolve to a provider."""
@@ -411,12 +269,12 @@ class KinService:
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
         screened = await self._screen(content, detect=source not in AUTOMATIC_SOURCES)
 
-        def insert() -> MessageRecord:
-            if not KinRecord.select().where(KinRecord.id == kin_id).exists():
+        def insert() -> MessageView:
+            if self._db.sql(_KIN_EXISTS, (kin_id,)).fetchone() is None:
                 raise KinNotFound("No such Kin.")
             if guard is not None:
                 guard()
-            row = MessageRecord.create(
+            view = self._insert(
                 kin=kin_id,
                 role="user",
                 source=source,
@@ -435,15 +293,14 @@ class KinService:
                 meta=json.dumps(meta) if meta else None,
             )
             if screened.keep is not None:
-                screened.keep(row.id)
+                screened.keep(view.id)
             if stored is not None:
-                stored(row.id)
-            return row
+                stored(view.id)
+            return view
 
-        row = await self._db.write(insert)
+        view = await self._db.write(insert)
         queue_length = self._queue_lengths.get(kin_id, 0) + 1
         self._queue_lengths[kin_id] = queue_length
-        view = MessageView.of(row)
         self._bus.emit(KinMessageReceived(kin_id=kin_id, message_id=str(view.id), source=source))
         if view.redaction_pending:
             self._bus.emit(MessageSecretDetected(kin_id=kin_id, message_id=str(view.id)))
@@ -463,12 +320,22 @@ class KinService:
             fields["tool_calls"] = json.dumps(fields["tool_calls"])
         if isinstance(fields.get("meta"), dict):
             fields["meta"] = json.dumps(fields["meta"])
-        row = await self._db.write(
-            lambda: MessageRecord.create(kin=kin_id, position=next_position(kin_id), **fields)
+        view = await self._db.write(
+            lambda: self._insert(kin=kin_id, position=next_position(kin_id), **fields)
         )
-        view = MessageView.of(row)
         self._live.publish("message", {"message": view.to_dict()})
         return view
+
+    def _insert(self, **fields: Any) -> MessageView:
+        """Insert a message row (on the writer thread); columns left out take the table's
+        defaults, as the model's would."""
+        columns = [_MESSAGE_FIELDS[name] for name in fields]  # KeyError: not a message field
+        statement = (
+            f"insert into message ({', '.join(columns)}) values "
+            f"({', '.join('?' * len(columns))}) returning {MESSAGE_COLUMNS}"
+        )
+        values = [int(v) if isinstance(v, bool) else v for v in fields.values()]
+        return MessageView.from_row(self._db.sql(statement, values).fetchone())
 
     async def messages(
         self, kin_id: str, *, before: int | None = None, limit: int = 50
@@ -490,59 +357,28 @@ class KinService:
         """The last ``limit`` messages the Kin has seen, in the order it saw them (queued ones
         wait their turn; ones a retry superseded are no longer part of it)."""
 
-        def window() -> list[MessageRecord]:
-            return list(
-                MessageRecord.select()
-                .where(
-                    (MessageRecord.kin == kin_id)
-                    & MessageRecord.position.is_null(False)
-                    & ~MessageRecord.superseded
-                )
-                .order_by(MessageRecord.position.desc())
-                .limit(limit)
-            )
-
-        rows = await self._db.read(window)
-        return [MessageView.of(row) for row in reversed(rows)]
+        rows = await self._db.read(
+            lambda: self._db.sql(_HISTORY, (kin_id, limit)).fetchall()  # run every turn
+        )
+        return [MessageView.from_row(row) for row in reversed(rows)]
 
     async def claim_next(self, kin_id: str) -> tuple[MessageView, KinView] | None:
         """Take the Kin's next queued message (users' first, then oldest) for a turn, and mark
         the Kin thinking, in one transaction."""
 
-        def claim() -> tuple[MessageRecord, KinRecord] | None:
+        def claim() -> tuple[MessageView, KinView] | None:
             # Two statements (this runs before every turn): take the message, then the Kin.
-            next_queued = (
-                MessageRecord.select(MessageRecord.id)
-                .where((MessageRecord.kin == kin_id) & (MessageRecord.status == "queued"))
-                .order_by(MessageRecord.priority, MessageRecord.id)
-                .limit(1)
-            )
-            taken = list(
-                MessageRecord.update(
-                    status="processing",
-                    # A retried message keeps its place: it is answered again where it was.
-                    position=peewee.fn.COALESCE(
-                        MessageRecord.position, _next_position_query(kin_id)
-                    ),
-                )
-                .where(MessageRecord.id == next_queued)
-                .returning(MessageRecord)
-                .execute()
-            )
-            if not taken:
+            # A retried message keeps its place: it is answered again where it was.
+            taken = self._db.sql(_CLAIM, (kin_id, kin_id)).fetchone()
+            if taken is None:
                 return None
-            kin = list(
-                KinRecord.update(state="thinking")
-                .where(KinRecord.id == kin_id)
-                .returning(KinRecord)
-                .execute()
-            )
-            return (taken[0], kin[0]) if kin else None
+            kin = self._db.sql(_THINKING, (kin_id,)).fetchone()
+            return (MessageView.from_row(taken), KinView.from_row(kin)) if kin else None
 
         claimed = await self._db.write(claim)
         if claimed is None:
             return None
-        view, kin = MessageView.of(claimed[0]), KinView.of(claimed[1])
+        view, kin = claimed
         remaining = max(self._queue_lengths.get(kin_id, 1) - 1, 0)
         self._queue_lengths[kin_id] = remaining
         self._live.publish(
@@ -569,12 +405,8 @@ class KinService:
         state), in one transaction."""
 
         def update() -> None:
-            MessageRecord.update(status=status, processed_at=time.time()).where(
-                MessageRecord.id == message_id
-            ).execute()
-            KinRecord.update(state=state, last_error=error, last_error_code=error_code).where(
-                KinRecord.id == kin_id
-            ).execute()
+            self._db.sql(_FINISHED, (status, time.time(), message_id))
+            self._db.sql(_KIN_STATE, (state, error, error_code, kin_id))
 
         await self._db.write(update)
         self._live.publish("message.status", {"kin_id": kin_id, "id": message_id, "status": status})
@@ -587,11 +419,7 @@ class KinService:
         """The id of the newest message the turn of ``trigger_id`` produced (superseded or
         not), if any."""
         latest = await self._db.read(
-            lambda: (
-                MessageRecord.select(peewee.fn.MAX(MessageRecord.id))
-                .where(MessageRecord.turn_of == trigger_id)
-                .scalar()
-            )
+            lambda: self._db.sql(_LATEST_OF_TURN, (trigger_id,)).fetchone()[0]
         )
         return int(latest) if latest is not None else None
 
@@ -670,23 +498,35 @@ class KinService:
         return dict(self._queue_lengths)
 
 
-def _kin_of(row: MessageRecord) -> str:
-    """The Kin id a message row holds, without loading the Kin."""
-    kin_id: str = row.__data__["kin"]
-    return kin_id
-
-
-def _next_position_query(kin_id: str) -> Any:
-    """The next place in the Kin's conversation, as a subquery (used on the single writer
-    thread, so two messages never get the same place)."""
-    return MessageRecord.select(
-        peewee.fn.COALESCE(peewee.fn.MAX(MessageRecord.position), 0) + 1
-    ).where(MessageRecord.kin == kin_id)
+# Plain SQL for what runs on every turn (see ``kinbot_core.kins.views``).
+_NEXT_POSITION = "select coalesce(max(position), 0) + 1 from message where kin_id = ?"
+_SELECT_KIN = f"select {KIN_COLUMNS} from kin where id = ?"
+_KIN_EXISTS = "select 1 from kin where id = ?"
+_HISTORY = (
+    f"select {MESSAGE_COLUMNS} from message where kin_id = ? and position is not null "
+    "and not superseded order by position desc limit ?"
+)
+_CLAIM = (
+    "update message set status = 'processing', "
+    f"position = coalesce(position, ({_NEXT_POSITION})) "
+    "where id = (select id from message where kin_id = ? and status = 'queued' "
+    f"order by priority, id limit 1) returning {MESSAGE_COLUMNS}"
+)
+_THINKING = f"update kin set state = 'thinking' where id = ? returning {KIN_COLUMNS}"
+_FINISHED = "update message set status = ?, processed_at = ? where id = ?"
+_KIN_STATE = "update kin set state = ?, last_error = ?, last_error_code = ? where id = ?"
+_LATEST_OF_TURN = "select max(id) from message where turn_of = ?"
+#: Message fields a turn or the system may set, and their columns.
+_MESSAGE_FIELDS = {name: (field.column_name) for name, field in MessageRecord._meta.fields.items()}
 
 
 def next_position(kin_id: str) -> int:
-    """The next place in the Kin's conversation (called on the single writer thread)."""
-    return int(_next_position_query(kin_id).scalar())
+    """The next place in the Kin's conversation (called on the single writer thread, so two
+    messages never get the same place)."""
+    position: int = MessageRecord._meta.database.execute_sql(_NEXT_POSITION, (kin_id,)).fetchone()[
+        0
+    ]
+    return position
 
 
 def _count_queued() -> dict[str, int]:

@@ -236,7 +236,12 @@ class HistoryIndexer:
             if texts:
                 with attributed(kin_id, origin="indexing"):
                     vectors += await self._platform.providers.embed(texts)
-        done: int = await self._platform.db.write(self._store, batch, iter(vectors))
+        # One message per transaction, each after the writes already waiting: a turn's
+        # writes never queue behind a whole batch (kinbot_core.db.Database.write_later).
+        done, remaining = 0, iter(vectors)
+        for item in batch:
+            vector = [next(remaining)] if item.content is not None else []
+            done += await self._platform.db.write_later(self._store, [item], iter(vector))
         return done
 
     async def _loop(self) -> None:

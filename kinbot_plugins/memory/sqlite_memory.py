@@ -35,7 +35,7 @@ from kinbot_core.search import (
 )
 from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table
 from kinbot_plugins.memory.restore import restore_memories
-from kinbot_plugins.memory.vector_cache import VectorCache
+from kinbot_plugins.memory.vector_cache import VectorCache, evict_idle_vectors
 
 logger = logging.getLogger(__name__)
 
@@ -150,16 +150,25 @@ class SqliteMemoryBackend:
         #: ``invalidate(kin_id)`` after writing a Kin's vectors other than through this class.
         self.vectors = VectorCache()
         self._indexers: weakref.WeakKeyDictionary[Any, HistoryIndexer] = weakref.WeakKeyDictionary()
+        self._evictions: dict[Any, asyncio.Task[None]] = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self, platform: Any) -> None:
         """Start embedding the platform's history in the background (what a previous run
-        left unembedded first)."""
+        left unembedded first), and dropping idle Kins' vectors from memory."""
         self.indexer(platform).start()
+        idle = platform.settings.memory_vectors_idle_seconds
+        self._evictions[platform] = asyncio.create_task(
+            evict_idle_vectors(self.vectors, idle), name="kinbot-memory-vector-eviction"
+        )
 
     async def stop(self, platform: Any) -> None:
-        """Stop the background embedding of history."""
+        """Stop the background embedding of history and the eviction of idle vectors."""
+        eviction = self._evictions.pop(platform, None)
+        if eviction is not None:
+            eviction.cancel()
+            await asyncio.gather(eviction, return_exceptions=True)
         indexer = self._indexers.pop(platform, None)
         if indexer is not None:
             await indexer.stop()

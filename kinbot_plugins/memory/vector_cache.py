@@ -5,13 +5,20 @@ sqlite-vec's ``vec0`` scans every vector of a partition for each query in plain 
 the same exact search in a few milliseconds. The vectors stay stored in ``vec0`` (the source
 of truth); this cache loads one Kin's matrix on its first search and drops it whenever the
 backend changes that Kin's vectors (``invalidate``), so results are those of the table.
-Used from the database's reader threads: numpy releases the GIL while it multiplies.
+A matrix costs its vectors' size (4 bytes per dimension per memory: 1.5 MB for 1,000 memories
+of 384 dimensions); ``evict_idle`` drops those of Kins that have not searched for a while (the
+backend calls it periodically, ``memory_vectors_idle_seconds``), and the next search loads
+them again. Used from the database's reader threads: numpy releases the GIL while it
+multiplies.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy
@@ -22,15 +29,36 @@ import numpy.typing as npt
 class _Matrix:
     ids: npt.NDArray[numpy.int64]
     vectors: npt.NDArray[numpy.float32]  # one unit-length row per id
+    #: When it was last searched (the cache's clock).
+    used: list[float] = field(default_factory=lambda: [0.0])
 
 
 class VectorCache:
-    """One matrix per (vector table, Kin), loaded lazily, dropped on change."""
+    """One matrix per (vector table, Kin), loaded lazily, dropped on change or when idle."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
+        self._clock = clock
         self._matrices: dict[tuple[str, str], _Matrix] = {}
         self._generations: dict[tuple[str, str], int] = {}
+
+    def evict_idle(self, idle_seconds: float) -> list[str]:
+        """Drop the matrices not searched for ``idle_seconds`` or more; returns the Kins
+        whose matrices went (their next search reads them from the table again)."""
+        limit = self._clock() - idle_seconds
+        with self._lock:
+            idle = [key for key, matrix in self._matrices.items() if matrix.used[0] <= limit]
+            for key in idle:
+                del self._matrices[key]
+        return sorted({kin_id for _table, kin_id in idle})
+
+    def loaded(self) -> dict[str, int]:
+        """The Kins whose vectors are in memory now, and the bytes their matrices take."""
+        sizes: dict[str, int] = {}
+        with self._lock:
+            for (_table, kin_id), matrix in self._matrices.items():
+                sizes[kin_id] = sizes.get(kin_id, 0) + matrix.vectors.nbytes + matrix.ids.nbytes
+        return sizes
 
     def invalidate(self, kin_id: str) -> None:
         """Forget the Kin's matrices (call after any change to its vectors)."""
@@ -44,6 +72,7 @@ class VectorCache:
         """The rowids of the ``k`` vectors of ``kin_id`` in ``table`` closest to ``query`` by
         cosine similarity, nearest first. Runs SQL: call it on a database thread."""
         matrix = self._matrix(db, table, kin_id)
+        matrix.used[0] = self._clock()
         if not len(matrix.ids) or k < 1:
             return []
         probe = numpy.asarray(query, dtype=numpy.float32)
@@ -82,3 +111,11 @@ class VectorCache:
             if self._generations.get(key) == generation:  # nothing changed while loading
                 self._matrices[key] = matrix
         return matrix
+
+
+async def evict_idle_vectors(cache: VectorCache, idle_seconds: float) -> None:
+    """Run until cancelled: every so often (half the idle time, a minute at most), drop the
+    matrices not searched for ``idle_seconds``."""
+    while True:
+        await asyncio.sleep(min(idle_seconds / 2, 60.0))
+        cache.evict_idle(idle_seconds)
