@@ -26,6 +26,7 @@ from kinbot_core.events.catalogue import (
 from kinbot_core.kins.meta import stopped_turn
 from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.live import LiveFeed
+from kinbot_core.providers.light_models import OWN_MODEL
 
 #: Fields of a Kin its users may set.
 EDITABLE = (
@@ -36,6 +37,7 @@ EDITABLE = (
     "model",
     "tools",
     "memory_extraction_model",
+    "compacting_model",
     "network_access",
 )
 #: Queue priorities: users' messages are taken before automatic ones.
@@ -95,6 +97,8 @@ class KinView:
     last_error_code: str | None = None
     #: Who may use it: ``everyone``, ``members`` or ``private`` (``kinbot_core.kins.access``).
     access: str = "everyone"
+    #: The model that writes its compacting summaries (``None``: the platform's choice).
+    compacting_model: str | None = None
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -118,6 +122,7 @@ class KinView:
             created_by=row.__data__.get("created_by"),
             last_error_code=row.__data__.get("last_error_code"),
             access=row.access,
+            compacting_model=row.__data__.get("compacting_model"),
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -130,6 +135,7 @@ class KinView:
             "expertise": self.expertise,
             "model": self.model,
             "memory_extraction_model": self.memory_extraction_model,
+            "compacting_model": self.compacting_model,
             "tools": list(self.tools),
             "network_access": self.network_access,
             "access": self.access,
@@ -301,12 +307,11 @@ class KinService:
             raise KinError("A Kin needs a name.", code="kin_name_missing")
         if "model" in changes and self._check_model is not None:
             await self._check_model(str(changes["model"]))
-        if "memory_extraction_model" in changes:  # empty: back to the platform's choice
-            changes["memory_extraction_model"] = str(changes["memory_extraction_model"]).strip()
-            if not changes["memory_extraction_model"]:
-                changes["memory_extraction_model"] = None
-            elif self._check_model is not None:
-                await self._check_model(changes["memory_extraction_model"])
+        for field in ("memory_extraction_model", "compacting_model"):
+            if field in changes:  # empty: back to the platform's choice
+                changes[field] = str(changes[field]).strip() or None
+                if changes[field] not in (None, OWN_MODEL) and self._check_model is not None:
+                    await self._check_model(changes[field])
         values = {k: (json.dumps(list(v)) if k == "tools" else v) for k, v in changes.items()}
 
         def update() -> KinRecord | None:

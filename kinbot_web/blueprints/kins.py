@@ -51,6 +51,8 @@ class KinUpdate(BaseModel):
     tools: list[ToolName] | None = Field(None, max_length=200)
     #: The model that extracts the Kin's memories; empty: the platform's choice.
     memory_extraction_model: str | None = Field(None, max_length=200)
+    #: The model that writes the Kin's compacting summaries; empty: the platform's choice.
+    compacting_model: str | None = Field(None, max_length=200)
     #: Whether the Kin's own code may reach the network (admins and its creator only).
     network_access: bool | None = None
 
