@@ -65,7 +65,7 @@ async def listed(server: RunningServer, kin_id: str) -> dict[int, dict[str, Any]
     return {memory["id"]: memory for memory in response.json()["memories"]}
 
 
-async def mark(server: RunningServer, kin_id: str, memory_id: int, **marks: Any) -> Any:
+async def mark(server: RunningServer, kin_id: str, memory_id: int | str, **marks: Any) -> Any:
     return await server.client.patch(f"/api/kins/{kin_id}/memories/{memory_id}", json=marks)
 
 
