@@ -26,7 +26,7 @@ export const en = {
     modelsHint: "Extracting memories and summarising long conversations runs in the background, by default on the cheapest capable model of {{name}}'s provider.",
     extractionModel: "Memory extraction",
     compactingModel: "Conversation summaries",
-    platformChoice: "KinBot's choice (the cheapest capable model)",
+    platformChoice: "Automatic (the cheapest capable)",
     ownModel: "{{name}}'s own model",
   },
 };
@@ -57,7 +57,7 @@ export const fr: typeof en = {
     modelsHint: "L'extraction des souvenirs et le résumé des longues conversations se font en arrière-plan, par défaut avec le modèle capable le moins cher du fournisseur de {{name}}.",
     extractionModel: "Extraction des souvenirs",
     compactingModel: "Résumés de conversation",
-    platformChoice: "Choix de KinBot (le modèle capable le moins cher)",
+    platformChoice: "Automatique (le moins cher)",
     ownModel: "Le modèle de {{name}}",
   },
 };

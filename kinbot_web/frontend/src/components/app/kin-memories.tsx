@@ -58,7 +58,7 @@ function UsageLine({ memory }: { memory: KinMemory }) {
   const when = lastUsed(usage);
   const parts = [t("memoryUse.injected", { count: usage.injected_count })];
   if (usage.recalled_count) parts.push(t("memoryUse.recalled", { count: usage.recalled_count }));
-  if (when !== null) parts.push(t("memoryUse.lastUsed", { when: formatRelative(when * 1000, i18n.language) }));
+  if (when !== null) parts.push(t("memoryUse.lastUsed", { when: formatRelative(when, i18n.language) }));
   return <span data-usage={`${usage.injected_count}/${usage.recalled_count}`}>{parts.join(" · ")}</span>;
 }
 
