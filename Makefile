@@ -120,6 +120,7 @@ benchmarks: $(VENV)/.dev-installed
 	$(BIN)/python -m benchmarks.stream_overhead
 	$(BIN)/python -m benchmarks.turn_overhead
 	$(BIN)/python -m benchmarks.memory_recall $(LOCOMO)
+	$(BIN)/python -m benchmarks.memory_injection $(LOCOMO)
 	$(BIN)/python -m benchmarks.secret_detection $(LOCOMO)
 
 ## Refresh constraints.txt (the pinned versions of every transitive dependency).

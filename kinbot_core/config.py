@@ -313,7 +313,12 @@ class Settings(BaseSettings):
         ),
     )
     compacting_model: str = Field(
-        "", description="Model of the summary calls (empty: the Kin's own model)."
+        "",
+        description=(
+            "Model of the summary calls (`<provider name>/<model>`), unless a Kin sets its "
+            "own; `@kin`: each Kin's own model; empty: the cheapest capable model of each "
+            "Kin's provider."
+        ),
     )
     compacting_summary_max_tokens: int = Field(
         2000, ge=100, description="Longest summary, in tokens, a compacting may write."
@@ -349,7 +354,8 @@ class Settings(BaseSettings):
         "",
         description=(
             "Model that extracts long-term memories from sessions (`<provider name>/<model>`), "
-            "unless a Kin sets its own (empty: each Kin's own model)."
+            "unless a Kin sets its own; `@kin`: each Kin's own model; empty: the cheapest "
+            "capable model of each Kin's provider."
         ),
     )
     memory_extraction_delay_seconds: float = Field(

@@ -41,6 +41,10 @@ class Memory:
     source_message_id: int | None
     created_at: float
     updated_at: float
+    #: Always injected into the Kin's prompt (within the budget, first).
+    pinned: bool = False
+    #: When a person archived it (``None``: in use); never injected nor recalled then.
+    archived_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -186,6 +190,35 @@ class MemoryAccess:
         self, kin_id: str, query: str, *, limit: int = 10, mode: SearchMode = "hybrid"
     ) -> list[Memory]:
         return await self.backend().recall(self._platform, kin_id, query, limit=limit, mode=mode)
+
+    def note_recalled(self, kin_id: str, memory_ids: list[int]) -> None:
+        """Count a recall of ``memory_ids`` by the recall tool, if the backend keeps usage
+        (``note_recalled``)."""
+        note = getattr(self.backend(), "note_recalled", None)
+        if note is not None and memory_ids:
+            note(self._platform, kin_id, memory_ids)
+
+    async def usage(self, kin_id: str) -> dict[int, Any]:
+        """Each used memory's usage figures (``to_dict()``-able), if the backend keeps them
+        (``usage``); else none."""
+        usage = getattr(self.backend(), "usage", None)
+        if usage is None:
+            return {}
+        found: dict[int, Any] = await usage(self._platform, kin_id)
+        return found
+
+    async def mark(
+        self, kin_id: str, memory_id: int, *, pinned: bool | None, archived: bool | None
+    ) -> Memory:
+        """Pin or unpin, archive or restore a memory, if the backend can (``mark``); else
+        ``MemoryError``."""
+        mark = getattr(self.backend(), "mark", None)
+        if mark is None:
+            raise MemoryError("This memory backend cannot pin or archive memories.")
+        found: Memory = await mark(
+            self._platform, kin_id, memory_id, pinned=pinned, archived=archived
+        )
+        return found
 
     async def update(self, kin_id: str, memory_id: int, content: str) -> Memory:
         return await self.backend().update(self._platform, kin_id, memory_id, content)

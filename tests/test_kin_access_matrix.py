@@ -129,6 +129,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("PUT", "/api/kins/<kin_id>/mcp-servers"): KIN,
     ("GET", "/api/kins/<kin_id>/memories"): KIN,
     ("DELETE", "/api/kins/<kin_id>/memories/<memory_id>"): KIN,
+    ("PATCH", "/api/kins/<kin_id>/memories/<memory_id>"): KIN,
     ("GET", "/api/kins/<kin_id>/memories/embedding"): KIN,
     ("GET", "/api/kins/<kin_id>/messages"): KIN,
     ("POST", "/api/kins/<kin_id>/messages"): KIN,

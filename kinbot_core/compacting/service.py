@@ -35,6 +35,7 @@ from kinbot_core.kins import prompt_budget
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
 from kinbot_core.kins.session_rows import session_rows
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
+from kinbot_core.providers.light_models import background_model
 from kinbot_core.usage import attributed
 
 if TYPE_CHECKING:
@@ -364,7 +365,7 @@ class CompactingService:
         ref = KinRef(id=kin.id, name=kin.name, model=kin.model)
         self._published(kin_id, "running", messages=len(folded))
         await platform.hooks.call("before_compacting", kin=ref, compacting=context)
-        model = settings.compacting_model or kin.model
+        model = await background_model(platform, kin, "compacting")
         started = time.perf_counter()
         try:
             summary = await self._summarise(kin, model, previous, folded, summary_max)

@@ -147,6 +147,8 @@ class KinRecord(BaseModel):
     model = peewee.TextField()
     #: The model that extracts its long-term memories (``None``: the platform's choice).
     memory_extraction_model = peewee.TextField(null=True)
+    #: The model that writes its compacting summaries (``None``: the platform's choice).
+    compacting_model = peewee.TextField(null=True)
     tools = peewee.TextField(default="[]")
     workspace = peewee.TextField()
     state = peewee.TextField(default="idle")
@@ -296,6 +298,10 @@ class MemoryRecord(BaseModel):
     dimension = peewee.IntegerField(null=True)
     created_at = peewee.FloatField(default=time.time)
     updated_at = peewee.FloatField(default=time.time)
+    #: Always injected into the Kin's prompt (within the budget, before the others).
+    pinned = peewee.BooleanField(default=False)
+    #: When a person archived it (``None``: in use): never injected nor recalled.
+    archived_at = peewee.FloatField(null=True)
 
     class Meta:
         table_name = "memory"
@@ -698,3 +704,20 @@ class BackupRunRecord(BaseModel):
 
     class Meta:
         table_name = "backup_run"
+
+
+class MemoryUsageRecord(BaseModel):
+    """How often a memory was injected into its Kin's prompt and recalled by the recall tool,
+    and when last (written in batches, off the turns' path)."""
+
+    memory = peewee.ForeignKeyField(
+        MemoryRecord, primary_key=True, on_delete="CASCADE", backref="+"
+    )
+    kin = peewee.ForeignKeyField(KinRecord, on_delete="CASCADE", backref="+")
+    injected_count = peewee.IntegerField(default=0)
+    recalled_count = peewee.IntegerField(default=0)
+    last_injected_at = peewee.FloatField(null=True)
+    last_recalled_at = peewee.FloatField(null=True)
+
+    class Meta:
+        table_name = "memory_usage"

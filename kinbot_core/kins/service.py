@@ -34,6 +34,7 @@ from kinbot_core.kins.views import (
     _kin_of,
 )
 from kinbot_core.live import LiveFeed
+from kinbot_core.providers.light_models import OWN_MODEL
 
 __all__ = [
     "AUTOMATIC_PRIORITY",
@@ -56,6 +57,7 @@ EDITABLE = (
     "model",
     "tools",
     "memory_extraction_model",
+    "compacting_model",
     "network_access",
 )
 #: Queue priorities: users' messages are taken before automatic ones.
@@ -159,12 +161,11 @@ class KinService:
             raise KinError("A Kin needs a name.", code="kin_name_missing")
         if "model" in changes and self._check_model is not None:
             await self._check_model(str(changes["model"]))
-        if "memory_extraction_model" in changes:  # empty: back to the platform's choice
-            changes["memory_extraction_model"] = str(changes["memory_extraction_model"]).strip()
-            if not changes["memory_extraction_model"]:
-                changes["memory_extraction_model"] = None
-            elif self._check_model is not None:
-                await self._check_model(changes["memory_extraction_model"])
+        for field in ("memory_extraction_model", "compacting_model"):
+            if field in changes:  # empty: back to the platform's choice
+                changes[field] = str(changes[field]).strip() or None
+                if changes[field] not in (None, OWN_MODEL) and self._check_model is not None:
+                    await self._check_model(changes[field])
         values = {k: (json.dumps(list(v)) if k == "tools" else v) for k, v in changes.items()}
 
         def update() -> KinRecord | None:

@@ -18,7 +18,7 @@ from kinbot_core.db.models import KinRecord, MessageRecord
 KIN_COLUMNS = (
     "id, name, role, avatar_path, character, expertise, model, tools, workspace, state, "
     "last_error, created_at, updated_at, memory_extraction_model, task_id, network_access, "
-    "created_by_id, last_error_code, access"
+    "created_by_id, last_error_code, access, compacting_model"
 )
 #: The columns ``MessageView.from_row`` reads, in its order.
 MESSAGE_COLUMNS = (
@@ -80,6 +80,8 @@ class KinView:
     last_error_code: str | None = None
     #: Who may use it: ``everyone``, ``members`` or ``private`` (``kinbot_core.kins.access``).
     access: str = "everyone"
+    #: The model that writes its compacting summaries (``None``: the platform's choice).
+    compacting_model: str | None = None
 
     @classmethod
     def of(cls, row: KinRecord) -> KinView:
@@ -103,6 +105,7 @@ class KinView:
             created_by=row.__data__.get("created_by"),
             last_error_code=row.__data__.get("last_error_code"),
             access=row.access,
+            compacting_model=row.__data__.get("compacting_model"),
         )
 
     @classmethod
@@ -110,7 +113,7 @@ class KinView:
         """From a row selected as ``KIN_COLUMNS`` (plain SQL, no model object built)."""
         (id_, name, role, avatar, character, expertise, model, tools, workspace, state,
          last_error, created_at, updated_at, extraction_model, task_id, network_access,
-         created_by, last_error_code, access) = row  # fmt: skip
+         created_by, last_error_code, access, compacting_model) = row  # fmt: skip
         return cls(
             id=id_,
             name=name,
@@ -131,6 +134,7 @@ class KinView:
             created_by=created_by,
             last_error_code=last_error_code,
             access=access,
+            compacting_model=compacting_model,
         )
 
     def to_dict(self, queue_length: int = 0) -> dict[str, Any]:
@@ -143,6 +147,7 @@ class KinView:
             "expertise": self.expertise,
             "model": self.model,
             "memory_extraction_model": self.memory_extraction_model,
+            "compacting_model": self.compacting_model,
             "tools": list(self.tools),
             "network_access": self.network_access,
             "access": self.access,

@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kinbot_core import hookimpl
-from kinbot_core.compacting.tokens import estimate_tokens
 from kinbot_core.db.models import MemoryRecord
 from kinbot_core.memory import (
     CATEGORIES,
@@ -33,8 +32,10 @@ from kinbot_core.search import (
     reciprocal_rank_fusion,
     spread_to_neighbours,
 )
+from kinbot_plugins.memory import injection
 from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table
 from kinbot_plugins.memory.restore import restore_memories
+from kinbot_plugins.memory.usage import UsageFigures, usage_of
 from kinbot_plugins.memory.vector_cache import VectorCache, evict_idle_vectors
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,8 @@ def _memory(row: MemoryRecord) -> Memory:
         source_message_id=row.source_message_id,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        pinned=bool(row.pinned),
+        archived_at=row.archived_at,
     )
 
 
@@ -164,7 +167,8 @@ class SqliteMemoryBackend:
         )
 
     async def stop(self, platform: Any) -> None:
-        """Stop the background embedding of history and the eviction of idle vectors."""
+        """Stop the background embedding of history and the eviction of idle vectors; write
+        the usage counters still held."""
         eviction = self._evictions.pop(platform, None)
         if eviction is not None:
             eviction.cancel()
@@ -172,6 +176,7 @@ class SqliteMemoryBackend:
         indexer = self._indexers.pop(platform, None)
         if indexer is not None:
             await indexer.stop()
+        await usage_of(platform).flush()
 
     def indexer(self, platform: Any) -> HistoryIndexer:
         """The history indexer of ``platform`` (created on first use)."""
@@ -365,37 +370,39 @@ class SqliteMemoryBackend:
             self._dense(platform, kin_id, query, wanted) if mode != "fulltext" else _nothing(),
             self._fulltext(platform, kin_id, query, wanted) if mode != "dense" else _nothing(),
         )
-        ids = _fuse(settings, mode, dense_ids, text_ids)[:limit]
+        ids = _fuse(settings, mode, dense_ids, text_ids)
         if not ids:
             return []
-
-        def load() -> dict[int, MemoryRecord]:
-            return {row.id: row for row in MemoryRecord.select().where(MemoryRecord.id.in_(ids))}
-
-        rows = await platform.db.read(load)
-        return [_memory(rows[i]) for i in ids if i in rows]
+        rows = await platform.db.read(_in_use, ids)
+        return [_memory(rows[i]) for i in ids if i in rows][:limit]
 
     async def prompt_context(self, platform: Any, kin_id: str, query: str) -> MemoryContext:
-        settings = platform.settings
-        if settings.memory_injected_max == 0:
-            return MemoryContext()
-        try:
-            found = await self.recall(platform, kin_id, query, limit=settings.memory_injected_max)
-        except Exception:
-            found = await self._fulltext_memories(
-                platform, kin_id, query, settings.memory_injected_max
-            )
-        budget, lines = settings.memory_injected_max_tokens, []
-        for memory in found:
-            line = f"{memory.content} ({memory.category}" + (
-                f", about {memory.subject})" if memory.subject else ")"
-            )
-            cost = estimate_tokens(f"- {line}\n")
-            if cost > budget:
-                break
-            budget -= cost
-            lines.append(line)
-        return MemoryContext(memories=lines)
+        """Pinned, then relevant memories within the budget (``injection``)."""
+        return await injection.prompt_context(self, platform, kin_id, query, _memory)
+
+    # -- usage and marks -------------------------------------------------------------------
+
+    def note_recalled(self, platform: Any, kin_id: str, memory_ids: list[int]) -> None:
+        """Count a recall of each of ``memory_ids`` by the recall tool (written later)."""
+        usage_of(platform).note(kin_id, memory_ids, "recalled")
+
+    async def usage(self, platform: Any, kin_id: str) -> dict[int, UsageFigures]:
+        """How often, and when last, each of the Kin's used memories was used."""
+        return await usage_of(platform).figures(kin_id)
+
+    async def mark(
+        self,
+        platform: Any,
+        kin_id: str,
+        memory_id: int,
+        *,
+        pinned: bool | None = None,
+        archived: bool | None = None,
+    ) -> Memory:
+        """Pin or unpin, archive or restore a memory (``injection.mark``)."""
+        return await injection.mark(
+            platform, kin_id, memory_id, _memory, pinned=pinned, archived=archived
+        )
 
     async def search_history(
         self,
@@ -587,16 +594,21 @@ class SqliteMemoryBackend:
             wanted,
         )
 
-    async def _fulltext_memories(
+    async def fulltext_memories(
         self, platform: Any, kin_id: str, query: str, limit: int
     ) -> list[Memory]:
+        """The Kin's memories in use matching ``query`` by full-text alone, best first."""
         ids = await self._fulltext(platform, kin_id, query, limit)
+        rows = await platform.db.read(_in_use, ids) if ids else {}
+        return [_memory(rows[i]) for i in ids if i in rows]
 
-        def load() -> list[MemoryRecord]:
-            rows = {row.id: row for row in MemoryRecord.select().where(MemoryRecord.id.in_(ids))}
-            return [rows[i] for i in ids if i in rows]
 
-        return [_memory(row) for row in await platform.db.read(load)] if ids else []
+def _in_use(ids: list[int]) -> dict[int, MemoryRecord]:
+    """The rows of ``ids`` that are not archived, by id."""
+    query = MemoryRecord.select().where(
+        MemoryRecord.id.in_(ids) & MemoryRecord.archived_at.is_null()
+    )
+    return {row.id: row for row in query}
 
 
 async def _fulltext_ids(

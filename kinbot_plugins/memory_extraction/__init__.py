@@ -3,7 +3,8 @@ before each compacting (awaited), a model mines the messages not yet mined for d
 memories, which are added, merged into an existing memory, or dropped as duplicates.
 
 The model is the Kin's ``memory_extraction_model``, else the ``memory_extraction_model``
-setting, else the Kin's own model. ``memory.added``, ``memory.merged``, ``memory.duplicate``
+setting, else the cheapest capable model of the Kin's provider, else the Kin's own model
+(``kinbot_core.providers.light_models``). ``memory.added``, ``memory.merged``, ``memory.duplicate``
 and ``memory.extraction`` (one per run) appear on the live feed; decisions are also logged and
 kept in the ``memory_decision`` table.
 """

@@ -25,6 +25,7 @@ from kinbot_core.kins.service import KinNotFound, KinView
 from kinbot_core.memory import Memory
 from kinbot_core.memory import MemoryError as MemoryBackendError
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
+from kinbot_core.providers.light_models import background_model
 from kinbot_core.usage import attributed
 from kinbot_plugins.memory_extraction.prompts import (
     DECISION_SYSTEM,
@@ -146,7 +147,7 @@ class MemoryExtractor:
         return report
 
     async def _mine(self, kin: KinView, batch: Batch, report: RunReport) -> None:
-        model = self.model_for(kin)
+        model = await self.model_for(kin)
         reply = await self._complete(model, extraction_system(kin.name), transcript(batch.lines))
         candidates = parse_candidates(reply)
         ids = {line.message_id for line in batch.lines}
@@ -155,13 +156,10 @@ class MemoryExtractor:
             source = candidate.source_message_id
             await self._place(kin, candidate, source if source in ids else fallback, model, report)
 
-    def model_for(self, kin: KinView) -> str:
-        """The Kin's extraction model, else the platform's, else the Kin's own model."""
-        return (
-            kin.memory_extraction_model
-            or self.platform.settings.memory_extraction_model
-            or kin.model
-        )
+    async def model_for(self, kin: KinView) -> str:
+        """The Kin's extraction model, else the platform's, else the light model of the
+        Kin's provider, else the Kin's own (``kinbot_core.providers.light_models``)."""
+        return await background_model(self.platform, kin, "extraction")
 
     async def _place(
         self, kin: KinView, candidate: Candidate, source: int, model: str, report: RunReport

@@ -44,6 +44,7 @@ class MemoryTool(FunctionTool):
 
 async def _recall(context: ToolContext, arguments: dict[str, Any]) -> Any:
     found = await context.platform.memory.recall(context.owner_id, _text(arguments, "query"))
+    context.platform.memory.note_recalled(context.owner_id, [m.id for m in found])
     return {"memories": [m.to_dict() for m in found]}
 
 

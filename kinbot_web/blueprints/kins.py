@@ -19,6 +19,7 @@ from kinbot_core.vault.pending import (
 from kinbot_core.vault.service import MAX_DESCRIPTION_LENGTH, MAX_KEY_LENGTH
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
+from kinbot_web.blueprints.memory_marks import with_usage
 from kinbot_web.blueprints.schemas import AvatarIn, Identifier, RowId, SqlInt, row_id_in_path
 from kinbot_web.blueprints.uploads import attachment_references, upload_store
 from kinbot_web.errors import ApiError, error_response
@@ -51,6 +52,8 @@ class KinUpdate(BaseModel):
     tools: list[ToolName] | None = Field(None, max_length=200)
     #: The model that extracts the Kin's memories; empty: the platform's choice.
     memory_extraction_model: str | None = Field(None, max_length=200)
+    #: The model that writes the Kin's compacting summaries; empty: the platform's choice.
+    compacting_model: str | None = Field(None, max_length=200)
     #: Whether the Kin's own code may reach the network (admins and its creator only).
     network_access: bool | None = None
 
@@ -307,7 +310,7 @@ async def list_memories(kin_id: str, query_args: MemoriesQuery) -> dict[str, obj
         found = await platform.memory.memories(
             kin_id, subject=query_args.subject or None, category=query_args.category or None
         )
-    return {"memories": [m.to_dict() for m in found]}
+    return {"memories": with_usage(found, await platform.memory.usage(kin_id))}
 
 
 @blueprint.get("/api/kins/<kin_id>/memories/embedding")

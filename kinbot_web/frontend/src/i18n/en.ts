@@ -13,6 +13,7 @@ import { en as onboardingExtra } from "./onboarding-extra";
 import { en as approvals } from "./approvals";
 import { en as people } from "./people";
 import { en as fit } from "./fit";
+import { en as memoryUse } from "./memory-use";
 import { en as pluginSettings } from "./plugin-settings";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
@@ -182,6 +183,7 @@ const en = {
   ...onboardingExtra,
   ...people,
   ...fit,
+  ...memoryUse,
   ...approvals,
   ...channels,
   ...pluginSettings,

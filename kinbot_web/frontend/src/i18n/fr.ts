@@ -13,6 +13,7 @@ import { fr as onboardingExtra } from "./onboarding-extra";
 import { fr as approvals } from "./approvals";
 import { fr as people } from "./people";
 import { fr as fit } from "./fit";
+import { fr as memoryUse } from "./memory-use";
 import { fr as pluginSettings } from "./plugin-settings";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
@@ -183,6 +184,7 @@ const fr: Strings = {
   ...onboardingExtra,
   ...people,
   ...fit,
+  ...memoryUse,
   ...approvals,
   ...channels,
   ...pluginSettings,

@@ -34,6 +34,9 @@ export interface Kin {
   created_by: string | null;
   /** Who may use it: everyone, chosen members, or one person. */
   access?: KinAccessLevel;
+  /** The models of its background work: a model, "@kin" (its own), or null (KinBot's choice). */
+  memory_extraction_model?: string | null;
+  compacting_model?: string | null;
   state: KinState;
   last_error: string | null;
   /** Why the last reply failed, as a code the interface words (`cards.error.<code>`). */

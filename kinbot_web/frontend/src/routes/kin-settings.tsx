@@ -1,4 +1,4 @@
-import { GlobeIcon, ImageUpIcon, SearchIcon, ShieldAlertIcon, SparklesIcon, Trash2Icon } from "lucide-react";
+import { GlobeIcon, ImageUpIcon, ShieldAlertIcon, SparklesIcon, Trash2Icon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useParams } from "react-router";
@@ -7,8 +7,10 @@ import { Advanced } from "@/components/app/advanced";
 import { KinContextWindow } from "@/components/app/context-window";
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { KinAccessCard } from "@/components/app/kin-access";
+import { KinBackgroundModels } from "@/components/app/kin-background-models";
 import { KinCrons } from "@/components/app/kin-crons";
 import { KinExport } from "@/components/app/kin-export";
+import { KinMemories } from "@/components/app/kin-memories";
 import { KinTools } from "@/components/app/kin-tools";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
@@ -28,14 +30,6 @@ import { formatDateTime, formatNumber } from "@/lib/format";
 import { errorText } from "@/lib/errors";
 import { EventStream } from "@/lib/events";
 import type { Kin, User } from "@/lib/types";
-
-interface Memory {
-  id: number;
-  content: string;
-  category: string;
-  subject: string | null;
-  created_at: number;
-}
 
 interface Snapshot {
   id: number;
@@ -254,65 +248,6 @@ function Network({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
   );
 }
 
-function Memories({ kin }: { kin: Kin }) {
-  const { t } = useTranslation();
-  const fail = useFailure();
-  const [query, setQuery] = React.useState("");
-  const [memories, setMemories] = React.useState<Memory[] | null>(null);
-  const load = React.useCallback(
-    (q: string) => {
-      const suffix = q.trim() ? `?q=${encodeURIComponent(q.trim())}` : "";
-      api<{ memories: Memory[] }>(`/api/kins/${kin.id}/memories${suffix}`).then(({ memories: found }) => setMemories(found)).catch(fail);
-    },
-    [kin.id, fail],
-  );
-  React.useEffect(() => load(""), [load]);
-
-  async function remove(id: number) {
-    try {
-      await api(`/api/kins/${kin.id}/memories/${id}`, { method: "DELETE" });
-      setMemories((list) => list?.filter((memory) => memory.id !== id) ?? null);
-    } catch (error) {
-      fail(error);
-    }
-  }
-
-  return (
-    <div className="flex flex-col gap-4">
-      <form
-        role="search"
-        className="flex gap-2"
-        onSubmit={(event) => {
-          event.preventDefault();
-          load(query);
-        }}
-      >
-        <Input aria-label={t("kinSettings.searchMemories")} placeholder={t("kinSettings.searchMemories")} value={query} onChange={(event) => setQuery(event.target.value)} />
-        <Button type="submit" variant="outline" size="icon" aria-label={t("common.search")}>
-          <SearchIcon />
-        </Button>
-      </form>
-      {memories?.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinSettings.noMemories")}</p> : null}
-      <ul className="flex flex-col gap-2">
-        {memories?.map((memory) => (
-          <li key={memory.id} className="flex items-start gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-memory={memory.id}>
-            <div className="min-w-0 flex-1">
-              <p className="text-sm">{memory.content}</p>
-              <p className="mt-1 flex flex-wrap gap-1.5">
-                <Badge variant="secondary">{memory.category}</Badge>
-                {memory.subject ? <Badge variant="outline">{memory.subject}</Badge> : null}
-              </p>
-            </div>
-            <Button variant="ghost" size="icon-sm" aria-label={t("kinSettings.deleteMemory")} onClick={() => void remove(memory.id)}>
-              <Trash2Icon />
-            </Button>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
 function Summary({ kin }: { kin: Kin }) {
   const { t } = useTranslation();
   const fail = useFailure();
@@ -401,10 +336,11 @@ export default function KinSettingsPage() {
         <TabsContent value="profile">
           <Profile kin={kin} user={user} onChange={setKin} />
           <KinContextWindow kin={kin} />
+          <KinBackgroundModels kin={kin} onChange={setKin} />
           <KinExport kin={kin} />
         </TabsContent>
         <TabsContent value="memories">
-          <Memories kin={kin} />
+          <KinMemories kin={kin} />
         </TabsContent>
         <TabsContent value="compacting">
           <Summary kin={kin} />
