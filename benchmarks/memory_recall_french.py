@@ -164,8 +164,8 @@ async def measure(platform: Platform) -> Recall:
             k=settings.search_rrf_k,
         )
         rankings["hybrid-en"] = [memory_id for memory_id, _score in fused]
-        for mode, ranking in rankings.items():
-            recall.add(mode, question, [index_of[memory_id] for memory_id in ranking])
+        for name, ranking in rankings.items():
+            recall.add(name, question, [index_of[memory_id] for memory_id in ranking])
     return recall
 
 
