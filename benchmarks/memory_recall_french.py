@@ -15,7 +15,8 @@ with ``recall``. Recall@5 and @10 of the memories answering it, per kind of ques
 
 The dense ranking comes from the local model the platform ships (all-MiniLM-L6-v2), which
 was trained on English: its figures show what a French family gets without a multilingual
-embedding provider (see docs/memory.md).
+embedding model. ``--embeddings-url`` measures another one served by an OpenAI-compatible
+server instead (see "Memory in French" in docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -169,14 +170,19 @@ async def measure(platform: Platform) -> Recall:
     return recall
 
 
-async def run(data_dir: Path | None) -> Recall:
-    """Measure in a fresh platform (in ``data_dir``, else a temporary one) with the local
-    embedding model, and return the figures."""
+async def run(embeddings_url: str | None = None, embeddings_model: str | None = None) -> Recall:
+    """Measure in a fresh platform with the local embedding model, or with the embedding
+    model of the OpenAI-compatible server at ``embeddings_url``; returns the figures."""
     with tempfile.TemporaryDirectory() as scratch:
-        platform = Platform(load_settings(data_dir=data_dir or Path(scratch) / "data"))
+        platform = Platform(load_settings(data_dir=Path(scratch) / "data"))
         await platform.start()
         try:
-            await platform.providers.add("ai", "local-embeddings", "Local", {})
+            if embeddings_url:
+                config = {"base_url": embeddings_url, "embedding_model": embeddings_model or ""}
+                await platform.providers.add("ai", "openai-compatible", "Embeddings", config)
+            else:
+                await platform.providers.add("ai", "local-embeddings", "Local", {})
+            print(f"embedding model: {await platform.providers.embedding_model()}")
             return await measure(platform)
         finally:
             await platform.stop()
@@ -184,11 +190,17 @@ async def run(data_dir: Path | None) -> Recall:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--embeddings-url",
+        help="embed with this OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1) "
+        "instead of the bundled English model",
+    )
+    parser.add_argument("--embeddings-model", help="the server's embedding model name")
+    arguments = parser.parse_args(argv)
     by_kind = {kind: sum(q.kind == kind for q in QUESTIONS) for kind in KINDS}
     print(f"French family set: {len(MEMORIES)} memories, {len(QUESTIONS)} questions "
           f"({', '.join(f'{count} {kind}' for kind, count in by_kind.items())})")  # fmt: skip
-    recall: Any = asyncio.run(run(None))
+    recall: Any = asyncio.run(run(arguments.embeddings_url, arguments.embeddings_model))
     print(recall.table())
 
 

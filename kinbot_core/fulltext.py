@@ -16,6 +16,7 @@ database, see ``register_sql_functions``) lets triggers and migrations index the
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from typing import Any
 
@@ -28,6 +29,8 @@ from kinbot_core.text_language import (
     fold,
     words,
 )
+
+logger = logging.getLogger(__name__)
 
 #: The name of the SQLite function that gives ``index_terms`` of a text.
 SQL_TERMS_FUNCTION = "kinbot_fulltext_terms"
@@ -97,7 +100,13 @@ def match_expression(text: str, *, drop_stop_words: bool = True) -> str | None:
 
 
 def _sql_terms(text: Any) -> str:
-    return index_terms(text) if isinstance(text, str) else ""
+    if not isinstance(text, str):
+        return ""
+    try:
+        return index_terms(text)
+    except Exception:  # a message must be stored even if its terms cannot be made
+        logger.exception("full-text terms failed; the text is indexed folded, unstemmed")
+        return " ".join(fold(word) for word in words(text))
 
 
 def register_sql_functions(conn: Any) -> None:
