@@ -38,6 +38,7 @@ from typing import Any
 
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import KinRecord
+from kinbot_core.fulltext import index_terms
 from kinbot_core.platform import Platform
 from kinbot_core.search import SEARCH_MODES
 from kinbot_core.tools import Speaker, ToolContext
@@ -261,7 +262,8 @@ async def latency(platform: Platform, count: int, queries: list[str]) -> dict[st
             [(i, kin_id, text, model, dimension, now, now) for i, text in rows],
         )
         connection.executemany(
-            "insert into memory_fts (rowid, content, subject) values (?, ?, '')", rows
+            "insert into memory_fts (rowid, content, subject) values (?, ?, '')",
+            [(i, index_terms(text)) for i, text in rows],
         )
         connection.executemany(
             f"insert into memory_vec_{dimension} (rowid, kin_id, embedding) values (?, ?, ?)",

@@ -410,7 +410,11 @@ class Settings(BaseSettings):
         ),
     )
     search_drop_stop_words: bool = Field(
-        True, description="Leave common English function words out of full-text queries."
+        True,
+        description=(
+            "Leave the function words of the query's language (English or French) out of "
+            "full-text queries."
+        ),
     )
     search_history_neighbour_weight: float = Field(
         0.1,

@@ -1,8 +1,8 @@
-"""Pieces of hybrid search: safe FTS5 queries and weighted reciprocal rank fusion."""
+"""Pieces of hybrid search: weighted reciprocal rank fusion (full-text queries and terms are
+``kinbot_core.fulltext``'s)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Sequence
 from typing import Literal, TypeVar
 
@@ -11,36 +11,6 @@ K = TypeVar("K", bound=Hashable)
 #: Which signals a search uses: both fused (the default), or one alone (for comparison).
 SearchMode = Literal["hybrid", "dense", "fulltext"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "dense", "fulltext")
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-#: Common English function words: they match nearly every text, so in an OR query they only
-#: add noise to the ranking. Words of other languages are kept (harmless, just unhelpful).
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its
-    itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves
-    """.split()  # noqa: SIM905 (a list this long reads better as text)
-)
-
-
-def fts_query(text: str, *, drop_stop_words: bool = False) -> str | None:
-    """An FTS5 MATCH expression for free text: every word quoted (so no user input is read as
-    FTS syntax) and joined with OR; ``None`` when the text has no word.
-
-    With ``drop_stop_words``, common English function words are left out, unless the text has
-    nothing else."""
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))
-    if drop_stop_words:
-        words = [word for word in words if word not in STOP_WORDS] or words
-    if not words:
-        return None
-    return " OR ".join(f'"{word}"' for word in words)
 
 
 def reciprocal_rank_fusion(

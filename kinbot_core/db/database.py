@@ -19,6 +19,7 @@ from playhouse.migrations import Runner
 
 from kinbot_core.db.driver import select_driver
 from kinbot_core.db.models import database_proxy
+from kinbot_core.fulltext import register_sql_functions
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -37,7 +38,8 @@ def _create_private_file(path: Path) -> None:
 
 
 class _VecSqliteDatabase(peewee.SqliteDatabase):
-    """peewee's SQLite database on a chosen driver, with sqlite-vec loaded on every connection."""
+    """peewee's SQLite database on a chosen driver, with sqlite-vec loaded and the full-text
+    terms function (``kinbot_core.fulltext``) registered on every connection."""
 
     def __init__(self, database: str, *, driver: ModuleType, timeout: float, **kwargs: Any) -> None:
         self._driver = driver
@@ -58,6 +60,7 @@ class _VecSqliteDatabase(peewee.SqliteDatabase):
             conn.enable_load_extension(True)
             sqlite_vec.load(conn)
             conn.enable_load_extension(False)
+            register_sql_functions(conn)
             self._add_conn_hooks(conn)  # type: ignore[attr-defined]  # absent from the stubs
         except Exception:
             conn.close()

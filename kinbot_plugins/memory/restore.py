@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from kinbot_core.db.models import MemoryRecord
+from kinbot_core.fulltext import index_terms
 
 if TYPE_CHECKING:
     from kinbot_plugins.memory.sqlite_memory import SqliteMemoryBackend
@@ -67,8 +68,9 @@ async def restore_memories(
                 created_at=item.get("created_at") or now,
                 updated_at=item.get("updated_at") or now,
             )
+            terms = (index_terms(item["content"]), index_terms(item["subject"]))
             db.sql("insert into memory_fts (rowid, content, subject) values (?, ?, ?)",
-                   (row.id, item["content"], item["subject"]))  # fmt: skip
+                   (row.id, *terms))  # fmt: skip
             if vector:
                 backend.store_vector(db, row.id, kin_id, vector)
 

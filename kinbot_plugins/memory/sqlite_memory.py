@@ -17,6 +17,7 @@ from typing import Any
 
 from kinbot_core import hookimpl
 from kinbot_core.db.models import MemoryRecord
+from kinbot_core.fulltext import index_terms, match_expression
 from kinbot_core.memory import (
     CATEGORIES,
     HistoryHit,
@@ -28,7 +29,6 @@ from kinbot_core.memory import (
 from kinbot_core.search import (
     SEARCH_MODES,
     SearchMode,
-    fts_query,
     reciprocal_rank_fusion,
     spread_to_neighbours,
 )
@@ -276,7 +276,7 @@ class SqliteMemoryBackend:
                 updated_at=now,
             )
             db.sql("insert into memory_fts (rowid, content, subject) values (?, ?, ?)",
-                   (row.id, content, subject))  # fmt: skip
+                   (row.id, index_terms(content), index_terms(subject)))  # fmt: skip
             self.store_vector(db, row.id, kin_id, vector)
             return row
 
@@ -299,7 +299,7 @@ class SqliteMemoryBackend:
             row.save()
             db.sql("delete from memory_fts where rowid = ?", (memory_id,))
             db.sql("insert into memory_fts (rowid, content, subject) values (?, ?, ?)",
-                   (memory_id, content, row.subject))  # fmt: skip
+                   (memory_id, index_terms(content), index_terms(row.subject)))  # fmt: skip
             self.store_vector(db, memory_id, kin_id, vector)
             return row
 
@@ -616,7 +616,7 @@ async def _fulltext_ids(
 ) -> list[int]:
     """The ids ``statement`` (parameters: the FTS5 match, the Kin, the limit) finds for the
     free-text ``query``, best first; none when the query has no word to search."""
-    match = fts_query(query, drop_stop_words=platform.settings.search_drop_stop_words)
+    match = match_expression(query, drop_stop_words=platform.settings.search_drop_stop_words)
     if match is None:
         return []
     db = platform.db
