@@ -8,9 +8,11 @@ chooses them on some conversations and measures them on others.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from kinbot_core.search import SearchMode, reciprocal_rank_fusion
+from kinbot_core.search import SearchMode, reciprocal_rank_fusion, spread_to_neighbours
+from kinbot_plugins.memory.time_cues import asks_when, date_cues, says_when, sent_on
 
 
 def candidates(settings: Any, limit: int) -> int:
@@ -55,3 +57,45 @@ def neighbours(db: Any, kin_id: str, ids: list[int]) -> dict[int, list[int]]:
         for message_id, before, after in rows:
             found[message_id] = [other for other in (before, after) if other is not None]
     return found
+
+
+def history_ranking(
+    settings: Any, db: Any, kin_id: str, query: str, dense: list[int], text: list[int]
+) -> list[int]:
+    """The hybrid ranking of a Kin's messages for ``query`` (run inside a database read):
+    both signals fused, each message then taking a share of its neighbours' scores, then the
+    time cues of ``time_boosted``."""
+    scores = fused(settings, dense, text)
+    weight = settings.search_history_neighbour_weight
+    if weight > 0 and scores:
+        near: dict[int, Sequence[int]] = dict(neighbours(db, kin_id, list(scores)))
+        scores = dict(spread_to_neighbours(scores, near, weight))
+    scores = time_boosted(settings, db, query, scores)
+    return sorted(scores, key=lambda item: -scores[item])
+
+
+def time_boosted(settings: Any, db: Any, query: str, scores: dict[int, float]) -> dict[int, float]:
+    """``scores`` of messages raised by time cues (inside a read): when the question asks when,
+    a message that says when gains ``search_when_boost`` of its score; when it names a date,
+    a message sent on that date gains ``search_date_boost``."""
+    when = settings.search_when_boost if asks_when(query) else 0.0
+    cues = date_cues(query) if settings.search_date_boost > 0 else []
+    if not scores or (when <= 0 and not cues):
+        return scores
+    boosted = dict(scores)
+    ids = list(scores)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = db.sql(
+            "select id, content, created_at from message "
+            f"where id in ({', '.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall()
+        for message_id, content, created_at in rows:
+            factor = 1.0
+            if when > 0 and says_when(content or ""):
+                factor += when
+            if cues and any(cue.matches(sent_on(created_at)) for cue in cues):
+                factor += settings.search_date_boost
+            boosted[message_id] *= factor
+    return boosted

@@ -26,7 +26,7 @@ from kinbot_core.memory import (
     MemoryError,
     MemoryNotFound,
 )
-from kinbot_core.search import SEARCH_MODES, SearchMode, fts_query, spread_to_neighbours
+from kinbot_core.search import SEARCH_MODES, SearchMode, fts_query
 from kinbot_plugins.memory import ranking
 from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table
 from kinbot_plugins.memory.restore import restore_memories
@@ -369,13 +369,13 @@ class SqliteMemoryBackend:
             if mode != "dense"
             else _nothing(),
         )
-        ids = ranking.fuse(settings, mode, dense_ids, text_ids)
         db = platform.db
-        weight = settings.search_history_neighbour_weight
-        if mode == "hybrid" and weight > 0 and ids:
-            scores = ranking.fused(settings, dense_ids, text_ids)
-            neighbours = await db.read(ranking.neighbours, db, kin_id, ids)
-            ids = [item for item, _score in spread_to_neighbours(scores, neighbours, weight)]
+        if mode == "hybrid":
+            ids = await db.read(
+                ranking.history_ranking, settings, db, kin_id, query, dense_ids, text_ids
+            )
+        else:
+            ids = ranking.fuse(settings, mode, dense_ids, text_ids)
 
         def load() -> list[HistoryHit]:
             found: list[HistoryHit] = []
