@@ -21,7 +21,7 @@ class EmbeddingCache:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self.vectors: dict[str, list[float]] = {}
-        self.embedded = self.reused = 0
+        self.embedded = self.reused = self.saved = 0
         if path is not None and path.is_file():
             with numpy.load(path) as stored:
                 keys, matrix = stored["keys"], stored["vectors"]
@@ -53,8 +53,9 @@ class EmbeddingCache:
 
     def save(self) -> None:
         """Write the vectors to ``path`` (when there is one and something new was embedded)."""
-        if self.path is None or not self.embedded or not self.vectors:
+        if self.path is None or self.embedded == self.saved or not self.vectors:
             return
+        self.saved = self.embedded
         keys = numpy.array(list(self.vectors))
         matrix = numpy.array(list(self.vectors.values()), dtype="float32")
         self.path.parent.mkdir(parents=True, exist_ok=True)

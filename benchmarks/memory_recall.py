@@ -296,6 +296,8 @@ class Folds:
     grid: dict[str, list[str]]
     fixed: dict[str, str]
     cache: Path | None
+    levels: tuple[str, ...] = recall_folds.LEVELS
+    before: dict[str, str] = field(default_factory=dict)
 
 
 async def run(
@@ -351,8 +353,14 @@ async def cross_validated(
         name: recall_folds.parse_value(platform, name, value) for name, value in folds.fixed.items()
     }
     grid = {name: values for name, values in grid.items() if name not in fixed}
+    before = {
+        name: recall_folds.parse_value(platform, name, value)
+        for name, value in folds.before.items()
+    }
     try:
-        await recall_folds.cross_validate(platform, conversations, grid, fixed)
+        await recall_folds.cross_validate(
+            platform, conversations, grid, fixed, folds.levels, cache.save, before
+        )
     finally:
         cache.save()
     print(f"\n{cache.embedded} texts embedded, {cache.reused} embeddings reused")
@@ -403,6 +411,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="a setting held at one value in the cross-validation",
     )
     parser.add_argument(
+        "--before",
+        action="append",
+        default=[],
+        metavar="SETTING=VALUE",
+        help="cross-validate first with this setting held (a change turned off), then without",
+    )
+    parser.add_argument(
+        "--levels",
+        default=",".join(recall_folds.LEVELS),
+        help="levels cross-validated: turns, observations or both (comma-separated)",
+    )
+    parser.add_argument(
         "--embedding-cache",
         type=Path,
         help="a .npz file keeping the cross-validation's embeddings between runs",
@@ -414,7 +434,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     folds = None
     if arguments.cross_validate:
         fixed = {name: values[0] for name, values in _pairs(arguments.fixed, "=").items()}
-        folds = Folds(_pairs(arguments.grid, ","), fixed, arguments.embedding_cache)
+        levels = tuple(arguments.levels.split(","))
+        before = {name: values[0] for name, values in _pairs(arguments.before, "=").items()}
+        grid = _pairs(arguments.grid, ",")
+        folds = Folds(grid, fixed, arguments.embedding_cache, levels, before)
     asyncio.run(run(path.resolve(), arguments.latency_memories, arguments.latency_queries, folds))
 
 

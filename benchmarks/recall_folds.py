@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,17 +28,17 @@ from kinbot_core.tools import Speaker, ToolContext
 #: The search settings tried by default: the fusion, the candidate pool, the neighbours, and the
 #: query and ranking options; each list starts with the setting's default.
 GRID: dict[str, list[Any]] = {
-    "search_rrf_k": [5.0, 2.0, 10.0, 30.0],
+    "search_rrf_k": [5.0, 2.0, 10.0],
     "search_weight_fulltext": [1.0, 0.7, 1.4],
-    "search_candidates": [100, 30],
     "search_history_neighbour_weight": [0.1, 0.0, 0.2],
-    "search_when_boost": [0.0, 0.5, 1.0, 2.0],
-    "search_date_boost": [0.0, 0.5, 1.0, 2.0],
+    "search_when_boost": [0.0, 0.5, 1.0],
+    "search_date_boost": [0.0, 0.5, 1.0],
 }
 #: Settings only history search reads (the observation level ignores them).
 HISTORY_ONLY = frozenset(
     {"search_history_neighbour_weight", "search_when_boost", "search_date_boost"}
 )
+LEVELS = ("turns", "observations")
 KS = (5, 10, 25)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SELECT_K = 10
@@ -65,9 +65,11 @@ def parse_value(platform: Platform, name: str, text: str) -> Any:
     return type(current)(text)
 
 
-async def store(platform: Platform, conversations: Sequence[Any]) -> dict[str, Stored]:
-    """Each conversation's turns as messages (embedded by the history indexer) and its
-    observation facts as memories (through the ``memorize`` tool)."""
+async def store(
+    platform: Platform, conversations: Sequence[Any], facts: bool = True
+) -> dict[str, Stored]:
+    """Each conversation's turns as messages (embedded by the history indexer) and, with
+    ``facts``, its observation facts as memories (through the ``memorize`` tool)."""
     from benchmarks.memory_recall import MEMORIZE, new_kin
     from kinbot_plugins.memory.sqlite_memory import backend
 
@@ -85,7 +87,7 @@ async def store(platform: Platform, conversations: Sequence[Any]) -> dict[str, S
         facts_kin = await new_kin(platform, conversation.sample_id)
         context = ToolContext(platform, facts_kin, "Bench", Speaker("user", None, "bench"))
         by_memory: dict[int, str] = {}
-        for speaker, text, dia_id in conversation.facts:
+        for speaker, text, dia_id in conversation.facts if facts else []:
             done = await MEMORIZE.run(
                 context, {"content": text, "category": "fact", "subject": speaker}
             )
@@ -143,9 +145,7 @@ def spread(values: list[float]) -> str:
     if not values:
         return "-"
     deviation = statistics.stdev(values) if len(values) > 1 else 0.0
-    return (
-        f"{statistics.fmean(values):5.1f} ±{deviation:4.1f} ({min(values):4.1f}-{max(values):4.1f})"
-    )
+    return f"{statistics.fmean(values):.1f} ±{deviation:.1f} ({min(values):.1f}-{max(values):.1f})"
 
 
 def table(title: str, folds: dict[SearchMode, list[list[Result]]]) -> str:
@@ -226,33 +226,49 @@ async def cross_validate(
     conversations: Sequence[Any],
     grid: dict[str, list[Any]],
     fixed: dict[str, Any],
+    levels: Sequence[str] = LEVELS,
+    stored_hook: Callable[[], None] | None = None,
+    before: dict[str, Any] | None = None,
 ) -> None:
-    """Store the conversations, choose the settings of ``grid`` (the others as in ``fixed``)
-    on all conversations but one, and print the held-out figures of each level."""
-    stored = await store(platform, conversations)
+    """Store the conversations (then call ``stored_hook``), choose the settings of ``grid``
+    (the others as in ``fixed``) on all conversations but one, and print the held-out figures
+    of each of ``levels``. With ``before`` (settings that turn changes off), the same first
+    with those settings held, so that both runs share the database and their searches."""
+    stored = await store(platform, conversations, facts="observations" in levels)
+    if stored_hook is not None:
+        stored_hook()
     searches = Searches(platform, conversations, stored)
-    samples = [c.sample_id for c in conversations]
-    for level in ("turns", "observations"):
-        started = time.process_time()
-        level_grid = {
-            name: values
-            for name, values in grid.items()
-            if not (level == "observations" and name in HISTORY_ONLY)
-        }
-        folds: dict[SearchMode, list[list[Result]]] = {mode: [] for mode in SEARCH_MODES}
-        print(f"\n{level}:", flush=True)
-        for held_out in samples:
-            training = [sample for sample in samples if sample != held_out] or [held_out]
-            chosen, trained = await choose(searches, level, level_grid, fixed, training)
-            for mode in SEARCH_MODES:
-                folds[mode].append(await searches.results(level, chosen, held_out, mode))
-            start = fixed | {name: values[0] for name, values in level_grid.items()}
-            print(f"  held out {held_out}: chosen {describe(chosen)} "
-                  f"(training R@{SELECT_K} {100 * trained:.1f}, held-out "
-                  f"{100 * mean_at(folds['hybrid'][-1], SELECT_K):.1f}; with the first values: "
-                  f"{100 * await searches.score(level, start, [held_out]):.1f})",
-                  flush=True)  # fmt: skip
-        print(table(f"{level}, held-out folds (mean ±stdev (min-max) over "
-                    f"{len(conversations)} folds):", folds))  # fmt: skip
-        print(f"({len(searches.done)} searches of all questions of a conversation so far, "
-              f"{time.process_time() - started:.1f} s of CPU)", flush=True)  # fmt: skip
+    variants = [("before", fixed | before), ("after", fixed)] if before else [("", fixed)]
+    for level in levels:
+        for label, held in variants:
+            level_grid = {
+                name: values
+                for name, values in grid.items()
+                if name not in held and not (level == "observations" and name in HISTORY_ONLY)
+            }
+            await held_out_folds(searches, f"{level} {label}".strip(), level, level_grid, held)
+
+
+async def held_out_folds(
+    searches: Searches, title: str, level: str, grid: dict[str, list[Any]], fixed: dict[str, Any]
+) -> None:
+    """Each conversation held out in turn: settings chosen on the others, figures printed."""
+    started = time.process_time()
+    samples = list(searches.conversations)
+    folds: dict[SearchMode, list[list[Result]]] = {mode: [] for mode in SEARCH_MODES}
+    print(f"\n{title}:", flush=True)
+    for held_out in samples:
+        training = [sample for sample in samples if sample != held_out] or [held_out]
+        chosen, trained = await choose(searches, level, grid, fixed, training)
+        for mode in SEARCH_MODES:
+            folds[mode].append(await searches.results(level, chosen, held_out, mode))
+        start = fixed | {name: values[0] for name, values in grid.items()}
+        print(f"  held out {held_out}: chosen {describe(chosen)} "
+              f"(training R@{SELECT_K} {100 * trained:.1f}, held-out "
+              f"{100 * mean_at(folds['hybrid'][-1], SELECT_K):.1f}; with the first values: "
+              f"{100 * await searches.score(level, start, [held_out]):.1f})",
+              flush=True)  # fmt: skip
+    print(table(f"{title}, held-out folds (mean ±stdev (min-max) over {len(samples)} folds):",
+                folds))  # fmt: skip
+    print(f"({len(searches.done)} searches of all questions of a conversation so far, "
+          f"{time.process_time() - started:.1f} s of CPU)", flush=True)  # fmt: skip
