@@ -95,7 +95,7 @@ async def store(
         stored[conversation.sample_id] = Stored(turns_kin, by_message, facts_kin, by_memory)
     await backend.indexer(platform).catch_up()
     print(f"stored and embedded {sum(len(c.turns) for c in conversations)} turns and "
-          f"{sum(len(c.facts) for c in conversations)} facts "
+          f"{sum(len(c.facts) for c in conversations) if facts else 0} facts "
           f"({time.process_time() - started:.1f} s of CPU)", flush=True)  # fmt: skip
     return stored
 
