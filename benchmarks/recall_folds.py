@@ -31,8 +31,8 @@ GRID: dict[str, list[Any]] = {
     "search_rrf_k": [5.0, 2.0, 10.0],
     "search_weight_fulltext": [1.0, 0.7, 1.4],
     "search_history_neighbour_weight": [0.1, 0.0, 0.2],
-    "search_when_boost": [0.0, 0.5, 1.0],
-    "search_date_boost": [0.0, 0.5, 1.0],
+    "search_when_boost": [1.0, 0.0, 0.5],
+    "search_date_boost": [1.0, 0.0, 0.5],
 }
 #: Settings only history search reads (the observation level ignores them).
 HISTORY_ONLY = frozenset(

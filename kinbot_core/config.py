@@ -402,7 +402,7 @@ class Settings(BaseSettings):
         ),
     )
     search_when_boost: float = Field(
-        0.0,
+        1.0,
         ge=0,
         description=(
             'In hybrid history search, for a question asking when ("when", "how long", '
@@ -411,7 +411,7 @@ class Settings(BaseSettings):
         ),
     )
     search_date_boost: float = Field(
-        0.0,
+        1.0,
         ge=0,
         description=(
             'In hybrid history search, for a question naming a date ("in October 2023", '
