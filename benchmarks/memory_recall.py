@@ -36,6 +36,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks import recall_folds
+from benchmarks.embedding_cache import EmbeddingCache
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import KinRecord
 from kinbot_core.fulltext import index_terms
@@ -289,7 +291,20 @@ async def latency(platform: Platform, count: int, queries: list[str]) -> dict[st
     return results
 
 
-async def run(path: Path, latency_memories: int, latency_queries: int) -> None:
+@dataclass
+class Folds:
+    """The cross-validation asked for: grid dimensions replaced and settings fixed, as text."""
+
+    grid: dict[str, list[str]]
+    fixed: dict[str, str]
+    cache: Path | None
+    levels: tuple[str, ...] = recall_folds.LEVELS
+    before: dict[str, str] = field(default_factory=dict)
+
+
+async def run(
+    path: Path, latency_memories: int, latency_queries: int, folds: Folds | None = None
+) -> None:
     skipped: Counter[str] = Counter()
     conversations = load(path, skipped)
     asked = sum(len(c.questions) for c in conversations)
@@ -304,6 +319,9 @@ async def run(path: Path, latency_memories: int, latency_queries: int) -> None:
         await platform.start()
         try:
             await platform.providers.add("ai", "local-embeddings", "Local", {})
+            if folds is not None:
+                await cross_validated(platform, conversations, folds)
+                return
             turns = await turn_level(platform, conversations)
             print(turns.table("\nturn level (search_history over the dialogue turns)"), flush=True)
             facts, ceiling = await observation_level(platform, conversations)
@@ -323,6 +341,43 @@ async def run(path: Path, latency_memories: int, latency_queries: int) -> None:
             await platform.stop()
 
 
+async def cross_validated(
+    platform: Platform, conversations: list[Conversation], folds: Folds
+) -> None:
+    """``recall_folds.cross_validate`` with the grid and fixed settings of the command line,
+    each text embedded once (and kept in ``folds.cache`` when given)."""
+    cache = EmbeddingCache(folds.cache)
+    cache.wrap(platform)
+    grid = dict(recall_folds.GRID)
+    for name, values in folds.grid.items():
+        grid[name] = [recall_folds.parse_value(platform, name, value) for value in values]
+    fixed = {
+        name: recall_folds.parse_value(platform, name, value) for name, value in folds.fixed.items()
+    }
+    grid = {name: values for name, values in grid.items() if name not in fixed}
+    before = {
+        name: recall_folds.parse_value(platform, name, value)
+        for name, value in folds.before.items()
+    }
+    try:
+        await recall_folds.cross_validate(
+            platform, conversations, grid, fixed, folds.levels, cache.save, before
+        )
+    finally:
+        cache.save()
+    print(f"\n{cache.embedded} texts embedded, {cache.reused} embeddings reused")
+
+
+def _pairs(values: list[str], separator: str) -> dict[str, list[str]]:
+    pairs: dict[str, list[str]] = {}
+    for value in values:
+        name, _, listed = value.partition("=")
+        if not listed:
+            sys.exit(f"expected NAME=VALUE{separator}...: {value}")
+        pairs[name.strip()] = [item.strip() for item in listed.split(separator)]
+    return pairs
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path, help="a LoCoMo-format JSON file")
@@ -338,11 +393,54 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=LATENCY_QUERIES,
         help="queries timed per search mode in the latency measure",
     )
+    parser.add_argument(
+        "--cross-validate",
+        action="store_true",
+        help="choose the search settings on all conversations but one, measure on that one",
+    )
+    parser.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="SETTING=V1,V2",
+        help="values tried for a setting in the cross-validation (replaces the default list)",
+    )
+    parser.add_argument(
+        "--fixed",
+        action="append",
+        default=[],
+        metavar="SETTING=VALUE",
+        help="a setting held at one value in the cross-validation",
+    )
+    parser.add_argument(
+        "--before",
+        action="append",
+        default=[],
+        metavar="SETTING=VALUE",
+        help="cross-validate first with this setting held (a change turned off), then without",
+    )
+    parser.add_argument(
+        "--levels",
+        default=",".join(recall_folds.LEVELS),
+        help="levels cross-validated: turns, observations or both (comma-separated)",
+    )
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        help="a .npz file keeping the cross-validation's embeddings between runs",
+    )
     arguments = parser.parse_args(argv)
     path = arguments.dataset.expanduser()
     if not path.is_file():
         sys.exit(f"no such file: {path}")
-    asyncio.run(run(path.resolve(), arguments.latency_memories, arguments.latency_queries))
+    folds = None
+    if arguments.cross_validate:
+        fixed = {name: values[0] for name, values in _pairs(arguments.fixed, "=").items()}
+        levels = tuple(arguments.levels.split(","))
+        before = {name: values[0] for name, values in _pairs(arguments.before, "=").items()}
+        grid = _pairs(arguments.grid, ",")
+        folds = Folds(grid, fixed, arguments.embedding_cache, levels, before)
+    asyncio.run(run(path.resolve(), arguments.latency_memories, arguments.latency_queries, folds))
 
 
 if __name__ == "__main__":

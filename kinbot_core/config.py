@@ -424,6 +424,24 @@ class Settings(BaseSettings):
             "after a message added to its own (a turn whose surroundings match rises; 0: off)."
         ),
     )
+    search_when_boost: float = Field(
+        1.0,
+        ge=0,
+        description=(
+            'In hybrid history search, for a question asking when ("when", "how long", '
+            '"quand"...), share of its score a message that mentions a time ("yesterday", '
+            '"last week", a date, "hier"...) gains (0: off).'
+        ),
+    )
+    search_date_boost: float = Field(
+        1.0,
+        ge=0,
+        description=(
+            'In hybrid history search, for a question naming a date ("in October 2023", '
+            '"on 13 May", "en juillet"), share of its score a message sent on that date '
+            "gains (0: off)."
+        ),
+    )
     history_embedding_batch_size: int = Field(
         32, ge=1, description="Messages embedded together by the background history indexer."
     )

@@ -26,13 +26,8 @@ from kinbot_core.memory import (
     MemoryError,
     MemoryNotFound,
 )
-from kinbot_core.search import (
-    SEARCH_MODES,
-    SearchMode,
-    reciprocal_rank_fusion,
-    spread_to_neighbours,
-)
-from kinbot_plugins.memory import injection
+from kinbot_core.search import SEARCH_MODES, SearchMode
+from kinbot_plugins.memory import injection, ranking
 from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table
 from kinbot_plugins.memory.restore import restore_memories
 from kinbot_plugins.memory.usage import UsageFigures, usage_of
@@ -66,53 +61,9 @@ def _memory(row: MemoryRecord) -> Memory:
     )
 
 
-def _candidates(settings: Any, limit: int) -> int:
-    """How many results each signal gives to the fusion: the same pool whatever the limit, so
-    that a longer result list only extends a shorter one."""
-    return max(int(settings.search_candidates), limit)
-
-
 def _check_mode(mode: str) -> None:
     if mode not in SEARCH_MODES:
         raise MemoryError(f"The search mode is one of: {', '.join(SEARCH_MODES)}.")
-
-
-def _fused(settings: Any, dense: list[int], text: list[int]) -> dict[int, float]:
-    """Hybrid scores by weighted reciprocal rank fusion, best first."""
-    return dict(
-        reciprocal_rank_fusion(
-            [(settings.search_weight_dense, dense), (settings.search_weight_fulltext, text)],
-            k=settings.search_rrf_k,
-        )
-    )
-
-
-def _fuse(settings: Any, mode: SearchMode, dense: list[int], text: list[int]) -> list[int]:
-    """The ranking of ``mode``: one signal alone, or both fused."""
-    if mode == "dense":
-        return dense
-    if mode == "fulltext":
-        return text
-    return list(_fused(settings, dense, text))
-
-
-def _neighbours(db: Any, kin_id: str, ids: list[int]) -> dict[int, list[int]]:
-    """The user/assistant messages just before and after each of ``ids`` in the Kin's
-    session."""
-    found: dict[int, list[int]] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        rows = db.sql(
-            "select m.id, (select max(p.id) from message p where p.kin_id = m.kin_id "
-            "and p.id < m.id and p.role in ('user', 'assistant')), "
-            "(select min(n.id) from message n where n.kin_id = m.kin_id "
-            "and n.id > m.id and n.role in ('user', 'assistant')) "
-            f"from message m where m.id in ({', '.join('?' * len(chunk))}) and m.kin_id = ?",
-            (*chunk, kin_id),
-        ).fetchall()
-        for message_id, before, after in rows:
-            found[message_id] = [other for other in (before, after) if other is not None]
-    return found
 
 
 async def _nothing() -> list[int]:
@@ -365,12 +316,12 @@ class SqliteMemoryBackend:
         if not has_any:
             return []  # nothing to search: spare the embedding call
         settings = platform.settings
-        wanted = _candidates(settings, limit)
+        wanted = ranking.candidates(settings, limit)
         dense_ids, text_ids = await asyncio.gather(
             self._dense(platform, kin_id, query, wanted) if mode != "fulltext" else _nothing(),
             self._fulltext(platform, kin_id, query, wanted) if mode != "dense" else _nothing(),
         )
-        ids = _fuse(settings, mode, dense_ids, text_ids)
+        ids = ranking.fuse(settings, mode, dense_ids, text_ids)
         if not ids:
             return []
         rows = await platform.db.read(_in_use, ids)
@@ -421,7 +372,7 @@ class SqliteMemoryBackend:
         if not query.strip() or limit < 1:
             return []
         settings = platform.settings
-        wanted = _candidates(settings, limit)
+        wanted = ranking.candidates(settings, limit)
         if mode == "fulltext":
             dense_search: Awaitable[list[int]] = _nothing()
         elif mode == "dense":
@@ -434,13 +385,13 @@ class SqliteMemoryBackend:
             if mode != "dense"
             else _nothing(),
         )
-        ids = _fuse(settings, mode, dense_ids, text_ids)
         db = platform.db
-        weight = settings.search_history_neighbour_weight
-        if mode == "hybrid" and weight > 0 and ids:
-            scores = _fused(settings, dense_ids, text_ids)
-            neighbours = await db.read(_neighbours, db, kin_id, ids)
-            ids = [item for item, _score in spread_to_neighbours(scores, neighbours, weight)]
+        if mode == "hybrid":
+            ids = await db.read(
+                ranking.history_ranking, settings, db, kin_id, query, dense_ids, text_ids
+            )
+        else:
+            ids = ranking.fuse(settings, mode, dense_ids, text_ids)
 
         def load() -> list[HistoryHit]:
             found: list[HistoryHit] = []
