@@ -149,7 +149,7 @@ async def test_a_fact_is_extracted_deduplicated_and_injected_later(
     fact = ("Marie is allergic to peanuts", "fact", "Marie")
     async with sse_stream(server.client) as stream:
         first = await turn(
-            server, fake_llm, stream, kin_id, "Remember: Marie is allergic to peanuts.",
+            server, fake_llm, stream, kin_id, "Remember: Marie must never eat peanuts.",
             extracted((*fact, 0)),  # an unknown message id: the batch's last message is used
         )  # fmt: skip
         assert first["run"]["status"] == "done" and first["run"]["added"] == 1
@@ -164,7 +164,7 @@ async def test_a_fact_is_extracted_deduplicated_and_injected_later(
         assert f"[message {reply_id}] Chef (assistant): Noted." in shown
 
         second = await turn(
-            server, fake_llm, stream, kin_id, "Don't forget, Marie is allergic to peanuts!",
+            server, fake_llm, stream, kin_id, "Don't forget, no peanuts ever for Marie!",
             extracted((*fact, 0)),
         )  # fmt: skip
         assert (second["run"]["added"], second["run"]["duplicates"]) == (0, 1)
@@ -175,6 +175,7 @@ async def test_a_fact_is_extracted_deduplicated_and_injected_later(
         request = [r for r in fake_llm.requests_to("chat") if is_extraction(r)][-1]
         assert "Remember: Marie" not in request.body["messages"][-1]["content"]
 
+        # The session words it differently, so the memory is not already there: it is injected.
         await turn(server, fake_llm, stream, kin_id, "What snacks can I give Marie?", extracted())
     asked = next(
         r
