@@ -30,6 +30,7 @@ WORDS = {
         "memories": "Memories",
         "used": "Given to the Kin 2 times · looked up once · last used",
         "never": "Never used",
+        "fact": "fact",
         "filter": "Show",
         "never_filter": "Never used",
         "all": "All",
@@ -49,6 +50,7 @@ WORDS = {
         "memories": "Souvenirs",
         "used": "Donné au Kin 2 fois · recherché une fois · dernière utilisation",
         "never": "Jamais utilisé",
+        "fact": "fait",
         "filter": "Afficher",
         "never_filter": "Jamais utilisés",
         "all": "Tous",
@@ -115,6 +117,7 @@ async def test_memories_show_their_use_and_are_pinned_archived_and_restored(
         await expect(peanut_row.locator("[data-usage]")).to_contain_text(words["used"])
         await expect(peanut_row.locator("[data-usage]")).to_have_attribute("data-usage", "2/1")
         await expect(veggie_row.get_by_text(words["never"], exact=True)).to_be_visible()
+        await expect(veggie_row.get_by_text(words["fact"], exact=True)).to_be_visible()
         await page.screenshot(path=str(shots / f"memories-{language}.png"), full_page=True)
 
         # The never-used filter shows only the vegetarian memory.

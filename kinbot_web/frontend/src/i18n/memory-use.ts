@@ -28,6 +28,7 @@ export const en = {
     compactingModel: "Conversation summaries",
     platformChoice: "Automatic (the cheapest capable)",
     ownModel: "{{name}}'s own model",
+    category: { fact: "fact", preference: "preference", decision: "decision", knowledge: "knowledge" },
   },
 };
 
@@ -59,5 +60,6 @@ export const fr: typeof en = {
     compactingModel: "Résumés de conversation",
     platformChoice: "Automatique (le moins cher)",
     ownModel: "Le modèle de {{name}}",
+    category: { fact: "fait", preference: "préférence", decision: "décision", knowledge: "connaissance" },
   },
 };

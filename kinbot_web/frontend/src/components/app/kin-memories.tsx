@@ -139,7 +139,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
                     </Badge>
                   ) : null}
                   {archived ? <Badge variant="warning">{t("memoryUse.archived")}</Badge> : null}
-                  <Badge variant="secondary">{memory.category}</Badge>
+                  <Badge variant="secondary">{t(`memoryUse.category.${memory.category}`, { defaultValue: memory.category })}</Badge>
                   {memory.subject ? <Badge variant="outline">{memory.subject}</Badge> : null}
                 </p>
                 <p className="mt-1 text-xs text-muted-foreground">
