@@ -141,7 +141,12 @@ async def test_a_turn_with_a_tool_call_and_its_extraction_record_every_call(
         assert row["priced"] is True
         assert row["user_id"] == (me["id"] if row["origin"] == "user" else None)
     turn_chat = [r for r in rows if r["kind"] == "chat"]
-    assert {r["model"] for r in turn_chat} == {"gpt-4o"}
+    # The turn runs on the Kin's model, its extraction on the provider's cheapest capable one.
+    assert [(r["origin"], r["model"]) for r in turn_chat] == [
+        ("user", "gpt-4o"),
+        ("user", "gpt-4o"),
+        ("extraction", "gpt-4o-mini"),
+    ]
     assert turn_chat[0]["cost"] == pytest.approx(100 * 2.5 / 1e6 + 20 * 10.0 / 1e6)
 
     searches = [r for r in rows if r["kind"] == "search"]
@@ -167,6 +172,7 @@ async def test_a_turn_with_a_tool_call_and_its_extraction_record_every_call(
     assert by_user[me["id"]]["calls"] == sum(1 for r in rows if r["origin"] == "user")
     assert {m["model"] for m in summary["by_model"]} == {
         "gpt-4o",
+        "gpt-4o-mini",
         "brave",
         "text-embedding-3-small",
     }
