@@ -10,14 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from kinbot_core.config import load_settings
-from kinbot_core.platform import Platform
 from kinbot_core.providers import ChatMessage, ChatRequest, Finish, TextDelta, Usage
 from kinbot_plugins.providers.openai_compatible import openai_compatible_type
-from tests.support.accounts import set_up_admin
 from tests.support.kin_chat import make_kin, session, tell, turn_ended
-from tests.support.llama_server import LlamaServer, llama_server
-from tests.support.server import RunningServer, running_server
+from tests.support.llama_server import LlamaServer, kinbot_on_llama, llama_server
+from tests.support.server import RunningServer
 from tests.support.sse import sse_stream
 
 pytestmark = pytest.mark.local_models
@@ -41,19 +38,7 @@ def llama(
 async def served(data_dir: Path, llama: LlamaServer) -> AsyncIterator[RunningServer]:
     """KinBot served over HTTP with an administrator and the llama.cpp server as its
     OpenAI-compatible provider, added as a person would (no API key)."""
-    settings = load_settings(data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=TURN_SECONDS)
-    platform = Platform(settings)
-    async with running_server(platform) as server:
-        await set_up_admin(server.client)
-        added = await server.client.post(
-            "/api/providers",
-            json={
-                "type": "openai-compatible",
-                "name": "llama.cpp",
-                "config": {"base_url": llama.base_url},
-            },
-        )
-        assert added.status_code == 201, added.text
+    async with kinbot_on_llama(data_dir, llama, TURN_SECONDS) as server:
         yield server
 
 

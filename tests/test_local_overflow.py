@@ -17,12 +17,9 @@ from typing import Any
 
 import pytest
 
-from kinbot_core.config import load_settings
-from kinbot_core.platform import Platform
-from tests.support.accounts import set_up_admin
 from tests.support.kin_chat import make_kin, session, tell, turn_ended
-from tests.support.llama_server import LlamaServer, llama_server
-from tests.support.server import RunningServer, running_server
+from tests.support.llama_server import LlamaServer, kinbot_on_llama, llama_server
+from tests.support.server import RunningServer
 from tests.support.sse import SseReader, sse_stream
 
 pytestmark = pytest.mark.local_models
@@ -58,22 +55,7 @@ async def serve(
     data_dir: Path, llama: LlamaServer, **settings: Any
 ) -> AsyncIterator[RunningServer]:
     """KinBot with the llama.cpp server as its OpenAI-compatible provider."""
-    platform = Platform(
-        load_settings(
-            data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=TURN_SECONDS, **settings
-        )
-    )
-    async with running_server(platform) as server:
-        await set_up_admin(server.client)
-        added = await server.client.post(
-            "/api/providers",
-            json={
-                "type": "openai-compatible",
-                "name": "llama.cpp",
-                "config": {"base_url": llama.base_url},
-            },
-        )
-        assert added.status_code == 201, added.text
+    async with kinbot_on_llama(data_dir, llama, TURN_SECONDS, **settings) as server:
         yield server
 
 

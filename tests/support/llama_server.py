@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+
+from kinbot_core.config import load_settings
+from kinbot_core.platform import Platform
+from tests.support.accounts import set_up_admin
+from tests.support.server import running_server
 
 SERVER_SCRIPT = Path(__file__).with_name("llama_server_process.py")
 #: Loading a 100 MB model on a busy two-core machine.
@@ -134,3 +140,28 @@ def _wait_healthy(url: str, process: subprocess.Popen[str], log: Path) -> None:
             pass
         time.sleep(0.2)  # between polls of a state, not a wait for time
     raise AssertionError(f"the llama.cpp server was not ready in time:\n{log.read_text()}")
+
+
+@asynccontextmanager
+async def kinbot_on_llama(
+    data_dir: Path, llama: LlamaServer, turn_seconds: float, **settings: Any
+) -> AsyncIterator[Any]:
+    """KinBot served over HTTP with an administrator and the llama.cpp server as its
+    OpenAI-compatible provider, added as a person would (no API key); ``settings`` override."""
+    platform = Platform(
+        load_settings(
+            data_dir=data_dir, llm_max_retries=0, llm_timeout_seconds=turn_seconds, **settings
+        )
+    )
+    async with running_server(platform) as server:
+        await set_up_admin(server.client)
+        added = await server.client.post(
+            "/api/providers",
+            json={
+                "type": "openai-compatible",
+                "name": "llama.cpp",
+                "config": {"base_url": llama.base_url},
+            },
+        )
+        assert added.status_code == 201, added.text
+        yield server
