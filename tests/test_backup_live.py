@@ -17,6 +17,7 @@ import pytest
 
 from kinbot_core.db.driver import select_driver
 from kinbot_core.tools import Speaker, ToolContext
+from kinbot_plugins.memory.usage import usage_of
 from kinbot_plugins.tools.memory_tools import TOOLS
 from tests.support import server_fixtures
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
@@ -139,8 +140,10 @@ async def test_a_backup_during_a_turn_restores_everything_and_answers(
     async def settled() -> bool:
         if await platform.db.read(lambda: unindexed_but_ended(platform.db.sql)):
             return False
-        # The usage of the embedding calls made is stored after them, in the background.
+        # The usage of the embedding calls made, and how often each memory was put in the
+        # prompt, are stored after them, in the background.
         await platform.usage.recorder.flush()
+        await usage_of(platform).flush()
         return True
 
     await until(settled)
