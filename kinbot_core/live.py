@@ -15,7 +15,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -65,13 +65,15 @@ MAX_PENDING = 5000
 @dataclass(frozen=True)
 class LiveItem:
     """One item of the feed. ``audience`` is the user ids allowed to see it (``None``: every
-    signed-in user, e.g. anything about the shared Kins)."""
+    signed-in user, e.g. anything about the shared Kins); ``narrowed``: whether it follows the
+    access of the Kins it names (when it changes, so does the audience of a kept item)."""
 
     id: int
     type: str
     data: dict[str, Any]
     audience: frozenset[str] | None = None
     at: float = field(default_factory=time.time)
+    narrowed: bool = True
 
     def visible_to(self, user_id: str) -> bool:
         return self.audience is None or user_id in self.audience
@@ -159,7 +161,7 @@ class LiveFeed:
             about_kins = self.audience_of(type, data)
             if about_kins is not None:
                 allowed = about_kins if allowed is None else allowed & about_kins
-        item = LiveItem(next(self._ids), type, data, allowed)
+        item = LiveItem(next(self._ids), type, data, allowed, narrowed=narrow)
         self._recent.append(item)
         for subscription in list(self._subscriptions):
             subscription.offer(item)
@@ -176,9 +178,23 @@ class LiveFeed:
             message = item.data.get("message") if item.type == "message" else None
             if isinstance(message, dict) and message.get("id") == message_id:
                 data = {**item.data, "message": {**message, **changes}}
-                self._recent[index] = LiveItem(item.id, item.type, data, item.audience, item.at)
+                self._recent[index] = replace(item, data=data)
                 rewritten += 1
         return rewritten
+
+    def renarrow(
+        self, audience_today: Callable[[Mapping[str, Any]], frozenset[str] | None]
+    ) -> None:
+        """After a Kin's access changed: narrow each kept item to the people who may still
+        see it, so that a browser resuming its stream is not replayed what it may no longer
+        see. ``audience_today`` gives who may use every Kin an item's data names."""
+        for index, item in enumerate(self._recent):
+            about_kins = audience_today(item.data) if item.narrowed else None
+            if about_kins is None:
+                continue
+            allowed = about_kins if item.audience is None else item.audience & about_kins
+            if allowed != item.audience:
+                self._recent[index] = replace(item, audience=allowed)
 
     def subscribe(
         self, user_id: str, after: int | None = None, *, session_id: str | None = None

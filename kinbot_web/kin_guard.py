@@ -97,9 +97,10 @@ async def kins_named(platform: Platform, *, skip_path_kin: bool = False) -> list
     return named
 
 
-async def kins_given(platform: Platform) -> list[str]:
-    """Every existing Kin the current request gives in its query or JSON body (an unknown id
-    is left to the route, which says what is wrong with it)."""
+async def kins_given() -> list[str]:
+    """Every Kin the current request gives in its query or JSON body. An id that names no
+    Kin is kept: it is answered 404 like a Kin one may not use, so that nobody can tell a
+    restricted Kin from a missing one by the answer."""
     named = [value for value in request.args.getlist("kin_id") if value]
     if request.is_json and request.method not in ("GET", "HEAD"):
         body = await request.get_json(silent=True)
@@ -108,8 +109,7 @@ async def kins_given(platform: Platform) -> list[str]:
                 value = body.get(field)
                 values = value if isinstance(value, list) else [value]
                 named += [v for v in values if isinstance(v, str) and v]
-    access = platform.kin_access
-    return [kin_id for kin_id in named if await access.audience(kin_id) or access.known(kin_id)]
+    return named
 
 
 def install(app: Quart) -> None:
@@ -123,7 +123,7 @@ def install(app: Quart) -> None:
         view = app.view_functions.get(request.endpoint)
         platform = current_platform()
         skip = user.is_admin and getattr(view, MANAGES_KIN_ACCESS, False)
-        named = await kins_named(platform, skip_path_kin=skip) + await kins_given(platform)
+        named = await kins_named(platform, skip_path_kin=skip) + await kins_given()
         for kin_id in named:
             if not await may_use(platform, user, kin_id):
                 raise ApiError(404, "not_found", "No such Kin.")

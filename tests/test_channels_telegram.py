@@ -505,7 +505,7 @@ async def test_bad_channel_requests_get_clear_errors(
         json={"type": "telegram", "label": "x", "kin_ids": ["nope"],
               "settings": {"bot_token": TOKEN}},
     )  # fmt: skip
-    assert (no_kin.status_code, no_kin.json()["error"]["code"]) == (400, "channel_invalid")
+    assert (no_kin.status_code, no_kin.json()["error"]["code"]) == (404, "not_found")
     missing = await client.patch("/api/channels/nope", json={"label": "y"})
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "channel_not_found")
     link = await client.post("/api/channels/pairings/nope/link", json={"user_id": "x"})

@@ -518,7 +518,7 @@ async def test_a_cron_schedules_in_its_own_time_zone(
         ({"schedule": "61 9 * * *"}, 400, "not valid"),
         ({"schedule": "0 9 * * * * *"}, 400, "5 fields"),
         ({"timezone": "Mars/Olympus_Mons"}, 400, "Unknown time zone"),
-        ({"kin_id": "no-such-kin"}, 404, "no Kin"),
+        ({"kin_id": "no-such-kin"}, 404, "No such Kin"),
         ({"model": "Nowhere/some-model"}, 400, "Nowhere/some-model"),
         ({"name": ""}, 400, "not valid"),
     ],

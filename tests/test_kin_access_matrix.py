@@ -431,6 +431,12 @@ async def test_a_member_not_allowed_sees_nothing_of_a_restricted_kin(
                 assert answer.status_code == expected, where
                 if expected == 404:
                     assert answer.json()["error"]["code"] == "not_found", where
+                    # A made-up Kin gets the same answer: the refusal says nothing of the Kin.
+                    made_up = url.replace(kin_id, "no-such-kin")
+                    body_made_up = {"kin_id": "no-such-kin", "kin_ids": ["no-such-kin"]}
+                    json_made_up = body_made_up if method != "GET" else None
+                    missing = await paul.request(method, made_up, json=json_made_up)
+                    assert (missing.status_code, missing.json()) == (404, answer.json()), where
                     allowed = await marie.request(method, url) if method == "GET" else None
                     assert allowed is None or allowed.status_code != 404, f"Marie: {where}"
             elif kind == ADMIN:
@@ -482,3 +488,31 @@ async def test_who_may_change_a_kins_access(server: RunningServer) -> None:
             f"/api/kins/{shared}/access", json={"access": "secret"}
         )
         assert bad.status_code == 400
+
+
+async def test_a_resumed_stream_replays_nothing_of_a_kin_restricted_since(
+    server: RunningServer,
+) -> None:
+    """Events kept for browsers resuming their stream follow the Kin's access of now."""
+    admin, platform = server.client, server.platform
+    async with server.new_client() as paul:
+        await register(admin, paul, PAUL)
+        admin_id = (await admin.get("/api/me")).json()["user"]["id"]
+        hall = await make_kin(admin, "Hall")
+        diary = await make_kin(admin, "Diary")
+        async with sse_stream(paul) as before:
+            platform.live.publish("kin.queue", {"kin_id": hall, "queue_length": 0})
+            await wait_for_sentinel(before, hall)
+        last_seen = before.of_type("kin.queue")[-1].id
+        assert last_seen is not None
+        platform.live.publish("kin.queue", {"kin_id": diary, "queue_length": 7})
+        platform.live.publish("kin.state", {"kin_id": diary, "state": "idle", "error": None})
+        restricted = await admin.put(
+            f"/api/kins/{diary}/access", json={"access": "members", "members": [admin_id]}
+        )
+        assert restricted.status_code == 200, restricted.text
+        async with sse_stream(paul, last_event_id=last_seen) as resumed:
+            platform.live.publish("kin.queue", {"kin_id": hall, "queue_length": 1})
+            await resumed.wait_for(lambda e: e.type == "kin.queue" and e.data["kin_id"] == hall)
+        replayed = [e.type for e in resumed.events if diary in json.dumps(e.data)]
+        assert replayed == ["kin.deleted"]  # told it is gone, and nothing of what it did

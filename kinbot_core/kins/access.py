@@ -172,6 +172,14 @@ class KinAccessMap:
             result = narrower(result, self.audience_now(kin_id))
         return result
 
+    def audience_today(self, data: Mapping[str, Any]) -> Audience:
+        """Who may see, now, an event published earlier: the people allowed to use every Kin
+        it names (a Kin deleted since: nobody). Learns nothing from the event."""
+        result: Audience = None
+        for kin_id in kin_ids_in(data):
+            result = narrower(result, self._audiences.get(kin_id, frozenset()))
+        return result
+
     async def audience(self, kin_id: str) -> Audience:
         """Like ``audience_now``, reading the database for a Kin not known yet."""
         if kin_id not in self._audiences and await self._db.read(_exists, kin_id):

@@ -120,6 +120,7 @@ async def set_access(
     before = platform.kin_access.audience_now(kin_id)
     await platform.db.write(_write, kin_id, access, wanted)
     await platform.kin_access.load()
+    platform.live.renarrow(platform.kin_access.audience_today)
     after = platform.kin_access.audience_now(kin_id)
     await _announce(platform, kin_id, before, after, people)
     return await access_of(platform, kin_id)
