@@ -18,6 +18,7 @@ import pytest
 from PIL import Image
 
 from kinbot_core.config import load_settings
+from kinbot_core.db.models import UsageRecord
 from kinbot_core.platform import Platform
 from kinbot_plugins.custom_tools import runtime_of
 from tests.support.accounts import register, set_up_admin
@@ -79,6 +80,9 @@ async def furnished_kin(server: RunningServer) -> str:
     )  # fmt: skip
     assert created.status_code == 201, created.text
     kin_id: str = created.json()["kin"]["id"]
+    background = {"memory_extraction_model": "Chat/gpt-4o", "compacting_model": "Chat/gpt-4o"}
+    chosen = await client.patch(f"/api/kins/{kin_id}", json=background)
+    assert chosen.status_code == 200, chosen.text
     for content, category, subject in MEMORIES:
         await platform.memory.memorize(kin_id, content, category, subject)
     contact = await platform.contacts.create(kin_id, "Marie", "human", relation="daughter")
@@ -133,7 +137,7 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
         assert secret not in everything
 
     async with target.new_client() as marie:
-        await register(target.client, marie)
+        marie_id = (await register(target.client, marie))["id"]
         async with sse_stream(marie) as feed:
             imported = await import_file(target.client, data)
             assert imported.status_code == 201, imported.text
@@ -163,6 +167,7 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
         "Chat/gpt-4o",
     )  # fmt: skip
     assert new["network_access"] is False
+    assert (new["memory_extraction_model"], new["compacting_model"]) == ("Chat/gpt-4o",) * 2
     # Private where it came from: private to the person who imported it here.
     me = (await target.client.get("/api/me")).json()["user"]["id"]
     access = (await target.client.get(f"/api/kins/{new['id']}/access")).json()
@@ -184,6 +189,14 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
     assert {m["content"]: (m["created_at"], m["updated_at"]) for m in listed} == dates
     progress = await client.get(f"/api/kins/{new_id}/memories/embedding")
     assert progress.json()["memories_pending"] == 0
+    # Embedding them again counted against the new Kin and the person who imported it.
+    await platform.usage.recorder.flush()
+    embeddings = await platform.db.read(
+        lambda: list(UsageRecord.select().where(UsageRecord.kind == "embedding").dicts())
+    )
+    of_kins = {(row["kin_id"], row["user_id"], row["origin"]) for row in embeddings}
+    assert (new_id, me, "user") in of_kins  # (the unattributed ones are this test's recalls)
+    assert (hers.json()["kin"]["id"], marie_id, "user") in of_kins
 
     (contact,) = await platform.contacts.search(new_id, "Marie")
     assert (contact.relation, contact.facts, contact.linked_id) == (

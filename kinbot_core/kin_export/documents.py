@@ -37,6 +37,7 @@ class KinDocument(_Document):
     expertise: Text = ""
     model: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
     memory_extraction_model: Annotated[str, StringConstraints(max_length=200)] | None = None
+    compacting_model: Annotated[str, StringConstraints(max_length=200)] | None = None
     tools: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]] = Field(
         default_factory=list, max_length=200
     )

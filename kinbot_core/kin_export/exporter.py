@@ -42,6 +42,7 @@ def _kin_document(kin: KinView) -> dict[str, Any]:
         "expertise": kin.expertise,
         "model": kin.model,
         "memory_extraction_model": kin.memory_extraction_model,
+        "compacting_model": kin.compacting_model,
         "tools": list(kin.tools),
         #: Whether only some people may use it here (it is imported private to its importer).
         "restricted": kin.access != EVERYONE,

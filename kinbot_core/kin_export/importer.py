@@ -37,6 +37,7 @@ from kinbot_core.kin_export.memories import restore_memories
 from kinbot_core.kins.access import PRIVATE, usable_ids
 from kinbot_core.kins.access_settings import set_access
 from kinbot_core.providers import ProviderError
+from kinbot_core.usage import attributed
 
 if TYPE_CHECKING:
     from kinbot_core.accounts import AccountView
@@ -151,12 +152,16 @@ def _insert_tools(kin_id: str, bundle: KinBundle) -> None:
 
 async def _restore(platform: Platform, kin: KinView, bundle: KinBundle, user_id: str) -> None:
     """Everything but the Kin's row, onto the new Kin."""
-    if bundle.kin.memory_extraction_model and await _usable(
-        platform, bundle.kin.memory_extraction_model
-    ):
-        await platform.kins.update(
-            kin.id, {"memory_extraction_model": bundle.kin.memory_extraction_model}
+    background = {
+        field: chosen
+        for field, chosen in (
+            ("memory_extraction_model", bundle.kin.memory_extraction_model),
+            ("compacting_model", bundle.kin.compacting_model),
         )
+        if chosen and await _usable(platform, chosen)
+    }
+    if background:
+        await platform.kins.update(kin.id, background)
     if bundle.avatar is not None:
         await platform.kins.set_avatar(kin.id, platform.accounts.avatars, bundle.avatar)
     await platform.db.write(_insert_contacts, kin.id, bundle)
@@ -180,7 +185,9 @@ async def _restore(platform: Platform, kin: KinView, bundle: KinBundle, user_id:
                 code="kin_archive_content_invalid",
                 params={"entry": "crons.json"},
             ) from None
-    await restore_memories(platform, kin.id, bundle.memories)
+    # Embedding the memories again is the importer's doing, and counts against the new Kin.
+    with attributed(kin.id, origin="user", user_id=user_id):
+        await restore_memories(platform, kin.id, bundle.memories)
 
 
 async def import_kin(
