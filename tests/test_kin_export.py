@@ -192,9 +192,9 @@ async def test_a_kin_moves_to_another_instance_with_searchable_memories(
     # Embedding them again counted against the new Kin and the person who imported it.
     await platform.usage.recorder.flush()
     embeddings = await platform.db.read(
-        lambda: list(UsageRecord.select().where(UsageRecord.kind == "embedding").dicts())
+        lambda: list(UsageRecord.select().where(UsageRecord.kind == "embedding"))
     )
-    of_kins = {(row["kin_id"], row["user_id"], row["origin"]) for row in embeddings}
+    of_kins = {(row.kin_id, row.user_id, row.origin) for row in embeddings}
     assert (new_id, me, "user") in of_kins  # (the unattributed ones are this test's recalls)
     assert (hers.json()["kin"]["id"], marie_id, "user") in of_kins
 
