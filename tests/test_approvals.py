@@ -174,6 +174,41 @@ async def test_a_declined_call_gives_the_model_the_reason(
         assert any("Keep it, it is the recipe" in text for text in sent), sent
         stored = tool_results(await session(client, kin_id), "delete_file")
         assert stored[-1]["is_error"] and "declined" in stored[-1]["content"]
+        assert stored[-1]["meta"] == {
+            "approval": {"status": "declined", "reason": "Keep it, it is the recipe"}
+        }
+
+
+async def test_a_turn_resumed_after_its_budget_ran_out_still_ends(
+    data_dir: Path, fake_llm: FakeOpenAI
+) -> None:
+    """A budget stops new turns, never one being written: the call waiting for approval
+    spent the budget, and the decision still reaches the model and ends the turn."""
+    async with serve_with_openai(data_dir, fake_llm) as server:
+        client = server.client
+        kin_id = await make_kin(client, model="gpt-4o")
+        await ask_before(client, kin_id, "delete_file")
+        await workspace(server, kin_id, "a.txt")
+        budget = await client.put(
+            "/api/usage/budgets",
+            json={"scope": "kin", "target_id": kin_id, "monthly_limit": 0.001},
+        )
+        assert budget.status_code == 200, budget.text
+        fake_llm.enqueue(
+            Reply(tool_calls=[("delete_file", {"path": "a.txt"})], usage=(10, 1000)),
+            Reply(text="Understood, I keep it."),
+        )
+        async with sse_stream(client) as stream:
+            first = await tell(client, kin_id, "Delete a.txt")
+            approval = await waiting_request(stream, kin_id, first)
+            await server.platform.usage.recorder.flush()
+            declined = await decide(client, approval["id"], decision="decline", reason="Keep it")
+            assert declined.status_code == 200, declined.text
+            await stream.wait_for(status_of(first, "done"))
+        assert any("Keep it" in text for text in tool_result_sent(fake_llm, "delete_file"))
+        assert (await session(client, kin_id))[-1]["content"] == "Understood, I keep it."
+        refused = await client.post(f"/api/kins/{kin_id}/messages", json={"content": "More?"})
+        assert refused.json()["error"]["code"] == "budget_reached"  # the next turn is refused
 
 
 async def test_an_unanswered_request_expires_and_the_model_is_told(
@@ -203,6 +238,8 @@ async def test_an_unanswered_request_expires_and_the_model_is_told(
             await stream.wait_for(status_of(first, "done"))
         assert (folder / "a.txt").exists()
         assert EXPIRED in tool_result_sent(fake_llm, "delete_file")
+        stored = tool_results(await session(client, kin_id), "delete_file")
+        assert stored[-1]["meta"] == {"approval": {"status": "expired"}}
         late = await decide(client, approval["id"], decision="allow_once")
         assert late.status_code == 409
 

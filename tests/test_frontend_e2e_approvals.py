@@ -36,6 +36,8 @@ WORDS = {
         "always": "Always allow for Chef",
         "decline": "Decline",
         "reason": "Why not? (optional, Chef reads it)",
+        "declined": "Declined",
+        "did_not": "A person declined: it did not happen.",
     },
     "fr": {
         "title": "Chef demande avant d'agir",
@@ -44,6 +46,8 @@ WORDS = {
         "always": "Toujours autoriser pour Chef",
         "decline": "Refuser",
         "reason": "Pourquoi pas ? (facultatif, Chef le lira)",
+        "declined": "Refusé",
+        "did_not": "Quelqu'un a refusé : cela ne s'est pas fait.",
     },
 }
 REASON = "Keep b, it is the shopping list"
@@ -114,6 +118,7 @@ async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
         await first.get_by_role("button", name=words["allow_once"]).click()
         await expect(bubble(page, "assistant", "Deleted a.")).to_be_visible()
         await expect(first).to_have_count(0)
+        await expect(page.locator("#composer")).to_be_focused()  # not lost with the card
         await expect(card(other, language, "a.txt")).to_have_count(0)
         done = page.locator("[data-tool-card='delete_file'][data-state='done']")
         await expect(done).to_be_visible()
@@ -131,6 +136,12 @@ async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
     await expect(second).to_have_count(0)
     assert (workspace / "b.txt").exists()
     assert any(REASON in text for text in tool_results_sent(fake_llm))
+    # The call's own card says, in the reader's words, that it did not happen and why.
+    declined = page.locator("[data-tool-card='delete_file'][data-state='declined']")
+    await expect(declined.get_by_text(words["declined"], exact=True)).to_be_visible()
+    await declined.locator("summary").click()
+    await expect(declined.locator("[data-tool-result]")).to_contain_text(REASON)
+    await expect(declined.locator("[data-tool-result]")).to_contain_text(words["did_not"])
 
     # Always allow for this Kin: the call after it does not ask.
     await tell(client, kin_id, "Delete c.txt")

@@ -4,7 +4,7 @@ turn resumes (``unanswered_calls``: the calls of its last step that have no resu
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hookspecs import HookVeto, NeedsApproval
 from hookspecs.types import KinRef, ToolCall
@@ -31,7 +31,24 @@ class ApprovalPending(Exception):
 
 
 class ApprovalRefused(Exception):
-    """A person declined the call, or nobody answered in time: its message is the result."""
+    """A person declined the call, or nobody answered in time: its message is the result
+    the model reads; ``meta`` what the chat shows of it in the reader's language."""
+
+    def __init__(self, status: str, reason: str | None = None) -> None:
+        texts = {"declined": DECLINED, "expired": EXPIRED, "not_in_task": NOT_IN_TASK}
+        super().__init__(DECLINED_BECAUSE.format(reason=reason) if reason else texts[status])
+        self.status = status
+        self.reason = reason
+
+    def meta(self) -> dict[str, Any] | None:
+        """``{"approval": {"status": "declined" | "expired", "reason"?}}`` (kins.meta); a
+        sub-Kin's call that could not ask shows as any failed call."""
+        if self.status == "not_in_task":
+            return None
+        shown: dict[str, Any] = {"status": self.status}
+        if self.reason:
+            shown["reason"] = self.reason
+        return {"approval": shown}
 
 
 async def check(
@@ -45,10 +62,9 @@ async def check(
     approvals = platform.approvals
     decided = await approvals.decision_for(trigger_id, call.id)
     if decided is not None and decided.status == "declined":
-        reason = decided.decline_reason
-        return ApprovalRefused(DECLINED_BECAUSE.format(reason=reason) if reason else DECLINED)
+        return ApprovalRefused("declined", decided.decline_reason)
     if decided is not None and decided.status == "expired":
-        return ApprovalRefused(EXPIRED)
+        return ApprovalRefused("expired")
     if decided is not None and decided.status == "pending":
         raise ApprovalPending(decided.id)  # a turn resumed early: it waits on
     approved = decided is not None  # allowed once, or always
@@ -64,7 +80,7 @@ async def check(
     if asked is None and not await approvals.needs_approval(owner_id, call.name):
         return None
     if kin.task_id is not None:
-        return ApprovalRefused(NOT_IN_TASK)
+        return ApprovalRefused("not_in_task")
     masked = platform.vault.masker().mask_data(call.arguments)
     request = await approvals.request(
         kin.id,

@@ -5,6 +5,8 @@ while a message's ``content`` stays what the model reads (docs/api.md, "Message 
   ``params`` for the codes whose sentence has numbers or names (``context_overflow``:
   ``window`` and ``needed`` tokens when known; ``model_not_loaded``: ``model``);
 - a reply a member stopped: ``{"stopped": true}``;
+- the result of a tool call a person declined, or that nobody approved in time:
+  ``{"approval": {"status": "declined" | "expired", "reason": …}}`` (the reason, if given);
 - a task's or a cron's end (``task_result``, ``task_failed``, ``task_cancelled``):
   built by ``kinbot_core.tasks.service``;
 - a message that came from outside the browser, and a Kin's reply delivered back there:

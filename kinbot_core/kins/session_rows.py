@@ -25,3 +25,12 @@ def session_rows(db: Database, kin_id: str, window: int) -> tuple[str | None, li
     summary, cut = active if active is not None else (None, 0)
     rows = db.sql(_AFTER_CUT, (kin_id, cut, window)).fetchall()
     return summary or None, rows
+
+
+def turn_has_begun(db: Database, trigger_id: int) -> bool:
+    """Whether the turn answering message ``trigger_id`` already wrote something (a step, a
+    tool result): it is being resumed, after an approval or a restart (inside a read)."""
+    row = db.sql(
+        "select 1 from message where turn_of = ? and not superseded limit 1", (trigger_id,)
+    ).fetchone()
+    return row is not None

@@ -21,6 +21,7 @@ from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.prompt import ContactLine, TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
 from kinbot_core.kins.service import KinView, MessageView
+from kinbot_core.kins.session_rows import turn_has_begun
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import (
     ChatMessage,
@@ -252,7 +253,9 @@ class Turn:
         self.trigger = await self.platform.vault.screen(self.trigger)
         mask = self.platform.vault.masker().mask
         try:
-            await self.platform.usage.refuse_over_budget()
+            db = self.platform.db
+            if not await db.read(turn_has_begun, db, self.trigger.id):  # never cut mid-reply
+                await self.platform.usage.refuse_over_budget()
             await self._follow_superseded()
             await self._steps()
         except approvals.ApprovalPending:  # the request is stored: the turn waits for it
@@ -597,6 +600,7 @@ class Turn:
             tool_call_id=call.id,
             is_error=error is not None,
             turn_of=self.trigger.id,
+            meta=error.meta() if isinstance(error, approvals.ApprovalRefused) else None,
         )
         self._last_stored = stored.id
         self.draft.tool_ended(call.id)

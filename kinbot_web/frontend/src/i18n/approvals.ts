@@ -1,6 +1,13 @@
 /** Strings of tool approvals: the card in the chat and the administrators' rules. */
 export const en = {
   approvals: {
+    result: {
+      declined: "Declined",
+      expired: "Not answered",
+      declinedText: "A person declined: it did not happen.",
+      declinedBecause: "A person declined: it did not happen. Their reason: {{reason}}",
+      expiredText: "Nobody answered in time: it did not happen.",
+    },
     card: {
       title: "{{kin}} asks before going ahead",
       wants: "What it wants to do",
@@ -74,6 +81,13 @@ export const en = {
 
 export const fr = {
   approvals: {
+    result: {
+      declined: "Refusé",
+      expired: "Sans réponse",
+      declinedText: "Quelqu'un a refusé : cela ne s'est pas fait.",
+      declinedBecause: "Quelqu'un a refusé : cela ne s'est pas fait. Sa raison : {{reason}}",
+      expiredText: "Personne n'a répondu à temps : cela ne s'est pas fait.",
+    },
     card: {
       title: "{{kin}} demande avant d'agir",
       wants: "Ce qu'il veut faire",

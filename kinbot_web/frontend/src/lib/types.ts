@@ -105,6 +105,8 @@ export interface MessageMeta {
   detail?: string | null;
   retryable?: boolean;
   stopped?: boolean;
+  /** A tool call's result: a person declined the call, or nobody approved it in time. */
+  approval?: { status: "declined" | "expired"; reason?: string };
   [key: string]: unknown;
 }
 

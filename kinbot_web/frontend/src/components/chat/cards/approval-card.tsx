@@ -29,6 +29,8 @@ export function ApprovalCard({ approval, kinName }: { approval: Approval; kinNam
     setBusy(true);
     try {
       await decideApproval(approval, decision, decision === "decline" ? reason.trim() : undefined);
+      // The card leaves with the button that had the focus: the keyboard goes on from the composer.
+      document.getElementById("composer")?.focus();
     } catch (error) {
       toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
       setBusy(false);

@@ -18,10 +18,12 @@ const HIDDEN_RESULTS = new Set(["get_secret", "store_secret", "redact_message"])
 
 const FINISHED = ["done", "failed", "cancelled"];
 
-export type ToolCardState = "running" | "waiting" | "done" | "failed" | "none";
+export type ToolCardState = "running" | "waiting" | "done" | "failed" | "declined" | "expired" | "none";
 
 /** A call's state from its stored result and, without one, from its turn. */
 function stateOf(result: Message | undefined, turn: Message | undefined): ToolCardState {
+  const refused = result?.meta?.approval?.status;
+  if (refused === "declined" || refused === "expired") return refused;
   if (result) return result.is_error ? "failed" : "done";
   if (turn?.status === "waiting") return "waiting";
   return turn?.status && FINISHED.includes(turn.status) ? "none" : "running";
@@ -53,23 +55,29 @@ export function ToolCard({ message, call }: { message: Message; call: ToolCall }
   const state = stateOf(result, turn);
   const sentence = useToolSentence(call);
   const hidden = HIDDEN_RESULTS.has(call.name);
+  const refused = state === "declined" || state === "expired";
+  const reason = result?.meta?.approval?.reason;
+  const refusal = state === "expired" ? t("approvals.result.expiredText") : reason ? t("approvals.result.declinedBecause", { reason }) : t("approvals.result.declinedText");
   const Icon = state === "running" ? LoaderCircleIcon : state === "failed" ? CircleAlertIcon : WrenchIcon;
   return (
     <details className="group/tool rounded-xl bg-muted/70 text-xs text-muted-foreground" data-tool-card={call.name} data-state={state} data-running-tool={state === "running" ? call.name : undefined}>
       <summary className="flex cursor-pointer list-none items-start gap-1.5 rounded-xl px-3 py-1.5 focus-visible:outline-2 focus-visible:outline-ring [&::-webkit-details-marker]:hidden">
         <ChevronRightIcon className="mt-px size-3.5 shrink-0 transition-transform group-open/tool:rotate-90 motion-reduce:transition-none" aria-hidden />
         <Icon className={cn("mt-px size-3.5 shrink-0", state === "running" && "animate-spin motion-reduce:animate-none", state === "failed" && "text-destructive")} aria-hidden />
-        <span className="min-w-0 flex-1 font-semibold break-words text-foreground/80">{sentence}</span>
+        <span className={cn("min-w-0 flex-1 font-semibold break-words text-foreground/80", refused && "line-through decoration-foreground/40")}>{sentence}</span>
         {state === "running" ? <Badge variant="outline">{t("cards.tool.running")}</Badge> : null}
         {state === "waiting" ? <Badge variant="outline">{t("approvals.card.waiting")}</Badge> : null}
         {state === "failed" ? <Badge variant="destructive">{t("cards.tool.failed")}</Badge> : null}
         {state === "none" ? <Badge variant="outline">{t("cards.tool.noResult")}</Badge> : null}
+        {refused ? <Badge variant="outline">{t(`approvals.result.${state}`)}</Badge> : null}
       </summary>
       <div className="space-y-1.5 px-3 pt-0.5 pb-2">
         <p className="font-semibold">{t("cards.tool.arguments")}</p>
         <pre className="max-h-64 overflow-auto rounded-lg bg-background/60 p-2 whitespace-pre-wrap break-words">{JSON.stringify(call.arguments ?? {}, null, 2)}</pre>
         <p className="font-semibold">{t("cards.tool.result")}</p>
-        {hidden && result ? (
+        {refused ? (
+          <p data-tool-result>{refusal}</p>
+        ) : hidden && result ? (
           <p className="italic">{t("cards.tool.resultHidden")}</p>
         ) : result ? (
           <pre className={cn("max-h-64 overflow-auto rounded-lg bg-background/60 p-2 whitespace-pre-wrap break-words", result.is_error && "text-destructive")} data-tool-result>
