@@ -43,7 +43,7 @@ async def answer(
             kin_id,
             fitted.expected_tokens,
         )
-        await compact_harder(platform, kin_id)
+        await compact_harder(platform, kin_id, error.window)
         retry = await refit(fitted.budget.harder(error.window, error.needed))
     try:
         return await _called(call, retry)
@@ -61,11 +61,13 @@ async def _called(
         raise
 
 
-async def compact_harder(platform: Platform, kin_id: str) -> None:
-    """Fold what can be folded of the session, keeping only the latest exchange verbatim
-    (nothing to fold, or a summary call that fails, leaves it as it is)."""
+async def compact_harder(platform: Platform, kin_id: str, window: int | None = None) -> None:
+    """Fold what can be folded of the session, keeping verbatim only the latest exchanges
+    that fit a quarter of the room the ``window`` the server said it has leaves (the window
+    in force when it did not say, or said a larger one); nothing to fold, or a summary call
+    that fails, leaves it as it is."""
     try:
-        await platform.compacting.compact(kin_id, force=True, harder=True)
+        await platform.compacting.compact(kin_id, force=True, harder=True, window=window)
     except CompactingError as error:
         logger.info("Kin %s: no harder compacting (%s)", kin_id, error.message)
 

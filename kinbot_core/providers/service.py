@@ -24,6 +24,7 @@ from kinbot_core.plugins import Registries
 from kinbot_core.providers.context_windows import ContextWindow, ContextWindows
 from kinbot_core.providers.detail import shown_detail
 from kinbot_core.providers.errors import (
+    ContextOverflowError,
     ModelResolutionError,
     ProviderConfigError,
     ProviderError,
@@ -542,6 +543,11 @@ class ProviderService:
                     )
                 yield event
         except ProviderError as error:
+            if isinstance(error, ContextOverflowError) and error.prompt_tokens:
+                # A refused prompt's count teaches the ratio as an answered one's does.
+                self.windows.ratios.observe(
+                    resolved.provider_id, resolved.model, call, error.prompt_tokens
+                )
             raise self._sanitised(error, secrets) from None
 
     async def embed(self, texts: list[str]) -> list[list[float]]:

@@ -74,7 +74,8 @@ class FakeOpenAI(FakeServer):
 
     #: A context window, in tokens: a chat request whose prompt (its messages' and tools'
     #: JSON, four characters a token) and ``max_tokens`` exceed it is refused in the
-    #: ``overflow_form`` of ``OVERFLOW_FORMS`` (``None``: no window).
+    #: ``overflow_form`` of ``OVERFLOW_FORMS`` (``None``: no window); llama.cpp's and
+    #: OpenAI's words count the prompt alone, vLLM's the prompt and the answer's room.
     window: int | None = None
     overflow_form: str = "llama.cpp"
     #: The characters the fake's tokenizer makes one token of, in what its window counts and,
@@ -258,19 +259,19 @@ class FakeOpenAI(FakeServer):
         if needed <= self.window:
             return None
         window, form = self.window, self.overflow_form
-        if form == "llama.cpp":
+        if form == "llama.cpp":  # it counts the prompt alone, as llama-server does
             error: dict[str, Any] = {
                 "code": 400,
-                "message": f"request ({needed} tokens) exceeds the available context size "
+                "message": f"request ({prompt} tokens) exceeds the available context size "
                 f"({window} tokens), try increasing it",
                 "type": "exceed_context_size_error",
-                "n_prompt_tokens": needed,
+                "n_prompt_tokens": prompt,
                 "n_ctx": window,
             }
             return Response.json({"error": error}, status=400)
         if form in ("openai", "vllm"):
             said = (
-                f"However, your messages resulted in {needed} tokens. Please reduce the length "
+                f"However, your messages resulted in {prompt} tokens. Please reduce the length "
                 "of the messages."
                 if form == "openai"
                 else f"However, you requested {needed} tokens ({prompt} in the messages, "
