@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from kinbot_core.compacting.service import CompactingError
+from kinbot_core.kins import token_calibration
 from kinbot_core.kins.prompt_budget import FittedPrompt, PromptBudget
 from kinbot_core.providers import ContextOverflowError, ModelNotLoaded, ToolCallEvent
 
@@ -32,9 +33,12 @@ async def answer(
     call: Callable[[FittedPrompt], Awaitable[Answer]],
     refit: Callable[[PromptBudget], Awaitable[FittedPrompt]],
 ) -> Answer:
-    """``call`` the model with the ``fitted`` prompt. On a context overflow: compact the
-    Kin's session harder, ``refit`` under a harder budget and call once more; a second
-    overflow raises a ``ContextOverflowError`` with the window and the tokens needed."""
+    """``call`` the model with the ``fitted`` prompt, measured first
+    (``token_calibration.measured``: a model's first call calibrated, a ratio learned since
+    taken up). On a context overflow: compact the Kin's session harder, ``refit`` under a
+    harder budget and call once more; a second overflow raises a ``ContextOverflowError``
+    with the window and the tokens needed."""
+    fitted = await token_calibration.measured(platform, fitted, refit)
     try:
         return await _called(call, fitted)
     except ContextOverflowError as error:

@@ -74,6 +74,18 @@ class ReportsContextWindow(Protocol):
         ...
 
 
+@runtime_checkable
+class CountsTokens(Protocol):
+    """An llm capability whose server counts tokens as the model does (optional for plugins:
+    llama.cpp's ``/tokenize``), which calibrates a model's token ratio before its first call
+    (``kinbot_core.kins.token_calibration``)."""
+
+    async def count_tokens(self, model: str, text: str) -> int | None:
+        """The tokens ``model``'s tokenizer makes of ``text``, or ``None`` when the server
+        does not say. Network failures raise (``ProviderError``)."""
+        ...
+
+
 class _Providers(Protocol):
     """What the lookup needs of the provider service."""
 
