@@ -543,11 +543,9 @@ class ProviderService:
                     )
                 yield event
         except ProviderError as error:
-            if isinstance(error, ContextOverflowError) and error.prompt_tokens:
-                # A refused prompt's count teaches the ratio as an answered one's does.
-                self.windows.ratios.observe(
-                    resolved.provider_id, resolved.model, call, error.prompt_tokens
-                )
+            if isinstance(error, ContextOverflowError):
+                # A refusal's words teach the window and the ratio as an answer's usage does.
+                self.windows.learn_from_refusal(resolved.provider_id, resolved.model, call, error)
             raise self._sanitised(error, secrets) from None
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
