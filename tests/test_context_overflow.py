@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from kinbot_core.config import load_settings
+from kinbot_core.kins import prompt_budget
 from kinbot_core.platform import Platform
 from kinbot_core.providers import ChatMessage, ChatRequest, ContextOverflowError, TextDelta
 from kinbot_plugins.providers._server_errors import recognised
@@ -118,7 +119,9 @@ async def test_each_form_of_overflow_is_recognised_with_the_numbers_said(
     if form in ("truncated", "length"):  # the stream says nothing of sizes
         assert (error.window, error.needed) == (None, None)
     else:
-        assert (error.window, error.needed) == (40, FakeOpenAI.needed_tokens(body))
+        prompt = FakeOpenAI.prompt_tokens(body)
+        said = FakeOpenAI.needed_tokens(body) if form == "vllm" else prompt
+        assert (error.window, error.needed, error.prompt_tokens) == (40, said, prompt)
 
 
 async def test_a_prompt_that_fits_is_not_taken_for_an_overflow(fake: FakeOpenAI) -> None:
@@ -158,6 +161,43 @@ async def test_an_overflow_compacts_harder_and_the_retry_answers(
     refused, answered = turns(fake)[-2:]
     assert FakeOpenAI.needed_tokens(refused.body) > 2048 >= FakeOpenAI.needed_tokens(answered.body)
     assert await kin_state(server, kin_id) == "idle"
+
+
+#: The fake's tokenizer in the next test: 2.5 characters a token, where KinBot estimates four.
+DENSE = 2.5
+
+
+@pytest.fixture
+async def misinformed(data_dir: Path, fake: FakeOpenAI) -> AsyncIterator[RunningServer]:
+    """KinBot believes gpt-4o has 8,192 tokens, with every other setting at its default
+    (30 recent messages kept verbatim)."""
+    async for running in serve(
+        data_dir, fake, llm_max_retries=0, compacting_context_windows={"gpt-4o": 8192}
+    ):
+        yield running
+
+
+async def test_harder_compacting_measures_against_the_window_the_server_named(
+    misinformed: RunningServer, fake: FakeOpenAI
+) -> None:
+    """The server (2,048 tokens, a denser tokenizer) refuses the second turn in llama.cpp's
+    words. Compacting harder keeps what fits the window the server named, not the 8,192
+    KinBot believed (where the whole short session would stay verbatim): the first exchange
+    is folded and the retry answers. The refusal's count of the prompt taught the ratio."""
+    server = misinformed
+    kin_id = await make_kin(server.client)
+    await exchange(server, kin_id, "Notes for the week: " + "leeks, carrots, bread. " * 30)
+    fake.window, fake.chars_per_token = 2048, DENSE
+    last = await exchange(server, kin_id, "And for Thursday?")
+    assert (last["role"], last["content"], last["is_error"]) == ("assistant", "Noted.", False)
+    refused, answered = turns(fake)[-2:]
+    needed = [fake.needed_tokens(request.body, DENSE) for request in (refused, answered)]
+    assert needed[0] > 2048 >= needed[1]
+    state = (await server.client.get(f"/api/kins/{kin_id}/compacting")).json()
+    assert state["active"] and state["active"]["messages_folded"] == 2
+    assert "leeks" not in str(answered.body["messages"][1:])  # folded into the summary
+    budget = await prompt_budget.budget_for(server.platform, "gpt-4o")
+    assert budget.window.tokens == 8192 and budget.ratio > 1.4
 
 
 def is_failure(event: SseEvent) -> bool:

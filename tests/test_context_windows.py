@@ -15,7 +15,13 @@ import pytest
 
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
-from kinbot_core.providers import ContextWindow, ProviderConfigError
+from kinbot_core.providers import (
+    ChatMessage,
+    ChatRequest,
+    ContextOverflowError,
+    ContextWindow,
+    ProviderConfigError,
+)
 from kinbot_core.providers.context_windows import (
     LEARNED_SECONDS,
     RETRY_SECONDS,
@@ -296,6 +302,34 @@ async def test_a_server_that_says_nothing_is_not_an_error(
     # Every way was tried: the models list, llama.cpp's, Ollama's and LM Studio's.
     paths = {request.path for request in fake.requests}
     assert {"/v1/models", "/props", "/api/show", f"/api/v0/models/{MODEL}"} <= paths
+
+
+async def test_a_server_that_refuses_a_prompt_names_the_window_in_force(
+    platform: Platform, fake: FakeOpenAI
+) -> None:
+    """A server that does not say its window (no /props) refuses a prompt in llama.cpp's
+    words: the window it names replaces the known models' figure, not an administrator's."""
+    fake.window = 2048
+    provider_id = await add_local(platform, fake)
+    given_id = (
+        await platform.providers.add(
+            "ai", "openai-compatible", "Given", {"base_url": f"{fake.base_url}/v1",
+                                                "context_window": "4096"}
+        )
+    ).id  # fmt: skip
+    model = "qwen2.5:0.5b"
+    request = ChatRequest(model=model, messages=(ChatMessage("user", "x" * 12_000),))
+    for name, provider in (("Local", provider_id), ("Given", given_id)):
+        before = await platform.providers.context_window(provider, model)
+        with pytest.raises(ContextOverflowError):
+            async for _event in platform.providers.chat(f"{name}/{model}", request):
+                pass
+        after = await platform.providers.context_window(provider, model)
+        if name == "Local":
+            assert before == ContextWindow(32_768, "known_model")
+            assert after == ContextWindow(2048, "server")
+        else:
+            assert before == after == ContextWindow(4096, "admin")
 
 
 # -- over HTTP -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """A turn too long for the model's window, in the chat, in Debian's Chromium (English at desktop
 width, French at phone width): the error card says the window and about what the turn needs,
-numbers written as the reader's language writes them, and names no address of the server.
+numbers written as the reader's language writes them, names no address of the server, and
+leads (by the keyboard) to the Kin's context window card, which now shows the server's figure.
 
 The turn fails for real: the fake OpenAI server has a 2,048-token window and refuses, as
 llama.cpp does, a message larger than that, twice (the call and its one retry)."""
@@ -43,6 +44,13 @@ def sentence(language: str, needed: int) -> str:
     )
 
 
+LINK = {"en": "See Chef's context window", "fr": "Voir la fenêtre de contexte de Chef"}
+WINDOW = {
+    "en": "2,048 tokens, reported by the server",
+    "fr": "2\u202f048 jetons (chiffre fourni par le serveur)",
+}
+
+
 @pytest.mark.parametrize(
     "language,width,height", [("en", 1280, 800), ("fr", 390, 844)], ids=["desktop-en", "phone-fr"]
 )
@@ -76,3 +84,12 @@ async def test_a_turn_too_long_for_the_window_reads_with_its_numbers(
         "document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
     )
     assert overflow <= 0
+
+    # The card leads, by the keyboard, to the Kin's context window: the figure the server
+    # named in its refusal, and how to raise it.
+    await card.get_by_role("link", name=LINK[language]).press("Enter")
+    window = page.locator("[data-context-window]")
+    await expect(window).to_contain_text(WINDOW[language])
+    await expect(window).to_have_attribute("data-context-window", "server")
+    await expect(window).to_be_in_viewport()
+    assert page.url.endswith(f"/kins/{kin['id']}/settings#context-window")

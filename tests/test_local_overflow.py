@@ -70,14 +70,9 @@ async def served(data_dir: Path, llama: LlamaServer) -> AsyncIterator[RunningSer
 async def misinformed(data_dir: Path, llama: LlamaServer) -> AsyncIterator[RunningServer]:
     """KinBot told the model has 8,192 tokens, as when a server's context size was lowered
     without saying so (Ollama's OLLAMA_CONTEXT_LENGTH): its prompts are not shed enough.
-    Compacting keeps one recent message verbatim (how many it keeps is measured against the
-    window KinBot believes: with its default it would keep the whole short session)."""
-    async for server in serve(
-        data_dir,
-        llama,
-        compacting_context_windows={llama.model: 8192},
-        compacting_keep_recent_messages=1,
-    ):
+    Every other setting is the default: compacting harder measures what it keeps verbatim
+    against the window the server names when it refuses a prompt."""
+    async for server in serve(data_dir, llama, compacting_context_windows={llama.model: 8192}):
         yield server
 
 

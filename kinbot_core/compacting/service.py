@@ -194,17 +194,22 @@ class CompactingService:
         )
         return SessionContext(summary, [MessageView.from_row(row) for row in reversed(rows)])
 
-    async def _limits(self, kin: KinView) -> tuple[int, int | None, int | None]:
+    async def _limits(
+        self, kin: KinView, reported: int | None = None
+    ) -> tuple[int, int | None, int | None]:
         """The context size, in tokens, that triggers compacting for the Kin, its model's
         window in force (``kinbot_core.kins.prompt_budget.window_for``; ``None`` when unknown:
         then the absolute fallback applies) and the room the window leaves the session (the
-        window less the answer's room and the stable prompt; ``None`` when unknown).
+        window less the answer's room and the stable prompt; ``None`` when unknown). A
+        window the server ``reported`` when it refused a prompt wins when it is smaller
+        (``PromptBudget.within``).
 
         The threshold is the configured share of the window, or that room when smaller (but
         not under ``SESSION_MIN_SHARE`` of the window), so that compacting comes before a
         call would overflow; both in estimated tokens (``prompt_budget.session_limits``)."""
         settings = self._platform.settings
         budget = await prompt_budget.budget_for(self._platform, kin.model)
+        budget = budget.within(reported)
         if budget.window.source == "fallback":
             return settings.compacting_threshold_tokens, None, None
         stable = self._stable.get(kin.id, 0)
@@ -299,26 +304,34 @@ class CompactingService:
     # -- compacting ------------------------------------------------------------------------------
 
     async def compact(
-        self, kin_id: str, *, force: bool = False, harder: bool = False
+        self,
+        kin_id: str,
+        *,
+        force: bool = False,
+        harder: bool = False,
+        window: int | None = None,
     ) -> SnapshotView | None:
         """Fold the older part of the session into a new summary snapshot.
 
         Without ``force``, only when the context passes the threshold (``None`` otherwise,
         or when nothing can be folded yet). With ``force`` (a user asked), whatever can be
         folded is, or ``NothingToCompact``. ``harder`` (a turn whose prompt the server found
-        too long) keeps fewer recent messages verbatim. A failed summary call raises
-        ``SummaryFailed`` and changes nothing.
+        too long) keeps fewer recent messages verbatim, measured against the ``window`` the
+        server said it has (when it said, and it is smaller than the one in force). A failed
+        summary call raises ``SummaryFailed`` and changes nothing.
         """
         async with self._locks.setdefault(kin_id, asyncio.Lock()):
             with attributed(kin_id, origin="compacting"):  # the summary counts against the Kin
-                return await self._compact(kin_id, force, harder)
+                return await self._compact(kin_id, force, harder, window)
 
-    async def _compact(self, kin_id: str, force: bool, harder: bool) -> SnapshotView | None:
+    async def _compact(
+        self, kin_id: str, force: bool, harder: bool, reported: int | None
+    ) -> SnapshotView | None:
         platform = self._platform
         settings = platform.settings
         kin = await platform.kins.get(kin_id)
 
-        threshold, window, room = await self._limits(kin)
+        threshold, window, room = await self._limits(kin, reported)
 
         def load() -> tuple[CompactingSnapshot | None, list[MessageRecord]]:
             active = _active(kin_id)
@@ -588,7 +601,10 @@ def kept_recent(
 ) -> int:
     """How many recent messages a compacting keeps verbatim: the setting, or fewer when they
     would not leave the rest of the window's ``room`` free (they may fill half of it, a
-    quarter when compacting ``harder``; at least the last one or two)."""
+    quarter when compacting ``harder``; at least the last one or two). Compacting ``harder``
+    keeps whole exchanges only: what it keeps starts at a person's message, fewer kept
+    rather than more (a cut lands only before one: keeping ``[answer, question]`` would
+    fold nothing)."""
     if room is None and not harder:
         return setting
     limit = (room or 0) // (4 if harder else 2)
@@ -598,7 +614,10 @@ def kept_recent(
         if kept >= setting or tokens > limit:
             break
         kept += 1
-    return max(kept, 1 if harder else 2)
+    if not harder:
+        return max(kept, 2)
+    starts = [n for n in range(1, kept + 1) if candidates[-n].role == "user"]
+    return max(starts[-1] if starts else kept, 1)
 
 
 def _candidate(row: MessageRecord) -> Candidate:

@@ -104,16 +104,24 @@ class PromptBudget:
         """Estimated tokens the prompt may take (the real room divided by ``ratio``)."""
         return max(int((self.window.tokens - self.reply) * self.share / self.ratio), 1)
 
+    def within(self, window: int | None) -> PromptBudget:
+        """This budget in the ``window`` a server said it has when it refused a prompt as too
+        long (its 400 names it), if that is smaller than the window in force: the server's
+        word about what it runs wins over what KinBot believed (a setting, a fallback)."""
+        if not window or window >= self.window.tokens:
+            return self
+        return replace(self, window=WindowInForce(window, "server"), reply=reply_room(window))
+
     def harder(self, window: int | None = None, needed: int | None = None) -> PromptBudget:
         """The budget after the server refused a prompt as too long for its window: its
         ``window`` (when it said) and a share that the server's own count (``needed``, when
         it said) shows the estimate fell short by."""
-        tokens = min(window or self.window.tokens, self.window.tokens)
+        within = self.within(window)
+        tokens = within.window.tokens
         share = self.share * HARDER_SHARE
         if needed and needed > tokens:
             share = min(share, self.share * tokens / needed * HARDER_SHARE)
-        fixed = WindowInForce(tokens, "server" if window else self.window.source)
-        return replace(self, window=fixed, reply=reply_room(tokens), share=share)
+        return replace(within, share=share)
 
 
 async def model_window(platform: Platform, model: str) -> WindowInForce:

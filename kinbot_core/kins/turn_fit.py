@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from kinbot_core.compacting.service import CompactingError
+from kinbot_core.kins import token_calibration
 from kinbot_core.kins.prompt_budget import FittedPrompt, PromptBudget
 from kinbot_core.providers import ContextOverflowError, ModelNotLoaded, ToolCallEvent
 
@@ -32,9 +33,12 @@ async def answer(
     call: Callable[[FittedPrompt], Awaitable[Answer]],
     refit: Callable[[PromptBudget], Awaitable[FittedPrompt]],
 ) -> Answer:
-    """``call`` the model with the ``fitted`` prompt. On a context overflow: compact the
-    Kin's session harder, ``refit`` under a harder budget and call once more; a second
-    overflow raises a ``ContextOverflowError`` with the window and the tokens needed."""
+    """``call`` the model with the ``fitted`` prompt, measured first
+    (``token_calibration.measured``: a model's first call calibrated, a ratio learned since
+    taken up). On a context overflow: compact the Kin's session harder, ``refit`` under a
+    harder budget and call once more; a second overflow raises a ``ContextOverflowError``
+    with the window and the tokens needed."""
+    fitted = await token_calibration.measured(platform, fitted, refit)
     try:
         return await _called(call, fitted)
     except ContextOverflowError as error:
@@ -43,7 +47,7 @@ async def answer(
             kin_id,
             fitted.expected_tokens,
         )
-        await compact_harder(platform, kin_id)
+        await compact_harder(platform, kin_id, error.window)
         retry = await refit(fitted.budget.harder(error.window, error.needed))
     try:
         return await _called(call, retry)
@@ -61,11 +65,13 @@ async def _called(
         raise
 
 
-async def compact_harder(platform: Platform, kin_id: str) -> None:
-    """Fold what can be folded of the session, keeping only the latest exchange verbatim
-    (nothing to fold, or a summary call that fails, leaves it as it is)."""
+async def compact_harder(platform: Platform, kin_id: str, window: int | None = None) -> None:
+    """Fold what can be folded of the session, keeping verbatim only the latest exchanges
+    that fit a quarter of the room the ``window`` the server said it has leaves (the window
+    in force when it did not say, or said a larger one); nothing to fold, or a summary call
+    that fails, leaves it as it is."""
     try:
-        await platform.compacting.compact(kin_id, force=True, harder=True)
+        await platform.compacting.compact(kin_id, force=True, harder=True, window=window)
     except CompactingError as error:
         logger.info("Kin %s: no harder compacting (%s)", kin_id, error.message)
 

@@ -15,6 +15,11 @@ from the first of these that knows:
 4. the fallback (``"fallback"``): the window whose compacting threshold is the
    ``compacting_threshold_tokens`` setting, as before windows were learned.
 
+A server that refuses a prompt as too long and names its window (llama.cpp's ``n_ctx``,
+"maximum context length is …") is taken at its word too (``refused``): unless an
+administrator gave the window, that figure, when smaller, becomes the one in force
+(``"server"``) as a learned answer.
+
 Learned answers are cached per provider and model for ``LEARNED_SECONDS`` (a server restarted
 with another context size is noticed within that time); an answer reached because the
 provider could not be asked (a network error, a timeout) is kept ``RETRY_SECONDS`` only. A
@@ -30,11 +35,14 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kinbot_core.config import Settings
-from kinbot_core.providers.errors import ProviderError
+from kinbot_core.providers.errors import ContextOverflowError, ProviderError
 from kinbot_core.providers.token_ratios import TokenRatios
+
+if TYPE_CHECKING:
+    from kinbot_core.providers.types import ChatRequest
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +79,18 @@ class ReportsContextWindow(Protocol):
         """The window ``model`` runs with, as the server or the provider's model metadata
         says (source ``"server"`` or ``"provider"``), or ``None`` when it does not say.
         Network failures raise (``ProviderError``); the platform then falls back."""
+        ...
+
+
+@runtime_checkable
+class CountsTokens(Protocol):
+    """An llm capability whose server counts tokens as the model does (optional for plugins:
+    llama.cpp's ``/tokenize``), which calibrates a model's token ratio before its first call
+    (``kinbot_core.kins.token_calibration``)."""
+
+    async def count_tokens(self, model: str, text: str) -> int | None:
+        """The tokens ``model``'s tokenizer makes of ``text``, or ``None`` when the server
+        does not say. Network failures raise (``ProviderError``)."""
         ...
 
 
@@ -167,6 +187,27 @@ class ContextWindows:
             window, keep = await self._learn(providers, provider_id, view, model)
             self._cache[key] = (window, view.name, self._clock() + keep)
             return window
+
+    def learn_from_refusal(
+        self, provider_id: str, model: str, request: ChatRequest, error: ContextOverflowError
+    ) -> None:
+        """``provider_id``'s server refused ``request`` to ``model`` as too long: the window
+        it named (``refused``) and its count of the prompt (``TokenRatios.observe``)."""
+        if error.window:
+            self.refused(provider_id, model, error.window)
+        if error.prompt_tokens:
+            self.ratios.observe(provider_id, model, request, error.prompt_tokens)
+
+    def refused(self, provider_id: str, model: str, tokens: int) -> None:
+        """``provider_id``'s server refused a prompt to ``model`` as too long for its window
+        of ``tokens`` (its own words): the window in force from now on, unless an
+        administrator gave one or a smaller one is known."""
+        key = (provider_id, model)
+        cached = self._fresh(key)
+        if cached is None or cached[0].source == "admin" or cached[0].tokens <= tokens:
+            return
+        window = ContextWindow(tokens, "server")
+        self._cache[key] = (window, cached[1], self._clock() + LEARNED_SECONDS)
 
     def _fresh(self, key: tuple[str, str]) -> tuple[ContextWindow, str] | None:
         """The cached window of ``key`` and its provider's name, unless stale."""

@@ -96,7 +96,10 @@ class ContextOverflowError(BadRequest):
     """The prompt does not fit the model's context window: the server refused it as too long
     (a 400 naming the context length), or ended the answer before its first word (a stream
     cut short, or stopped for length). ``window`` and ``needed`` (tokens) are what the server
-    said, when it said; ``params`` carries them for the sentence the interface words."""
+    said, when it said; ``params`` carries them for the sentence the interface words.
+    ``prompt_tokens`` is the server's count of the prompt alone, when its words tell it apart
+    from the answer's room it adds in ``needed`` (llama.cpp's ``n_prompt_tokens``): what
+    the model's tokenizer made of the prompt (``token_ratios`` learns from it)."""
 
     code = "context_overflow"
 
@@ -109,6 +112,7 @@ class ContextOverflowError(BadRequest):
         provider: str | None = None,
         detail: str | None = None,
         status: int | None = None,
+        prompt_tokens: int | None = None,
     ) -> None:
         params: dict[str, str | int] = {}
         if window:
@@ -118,6 +122,7 @@ class ContextOverflowError(BadRequest):
         super().__init__(message, provider=provider, detail=detail, status=status, params=params)
         self.window = window or None
         self.needed = needed or None
+        self.prompt_tokens = prompt_tokens or None
 
 
 class ModelNotLoaded(BadRequest):

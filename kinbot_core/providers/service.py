@@ -24,6 +24,7 @@ from kinbot_core.plugins import Registries
 from kinbot_core.providers.context_windows import ContextWindow, ContextWindows
 from kinbot_core.providers.detail import shown_detail
 from kinbot_core.providers.errors import (
+    ContextOverflowError,
     ModelResolutionError,
     ProviderConfigError,
     ProviderError,
@@ -542,6 +543,9 @@ class ProviderService:
                     )
                 yield event
         except ProviderError as error:
+            if isinstance(error, ContextOverflowError):
+                # A refusal's words teach the window and the ratio as an answer's usage does.
+                self.windows.learn_from_refusal(resolved.provider_id, resolved.model, call, error)
             raise self._sanitised(error, secrets) from None
 
     async def embed(self, texts: list[str]) -> list[list[float]]:

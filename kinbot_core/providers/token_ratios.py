@@ -6,7 +6,11 @@ tokenizer and for JSON (SmolLM2 makes about 2,800 tokens of a first prompt estim
 2,000). Every answered call says what it really cost: the provider's count of the prompt
 (``Usage.input_tokens``) against the estimate of the request that was sent is one
 observation of the ratio, kept in memory per provider and model (:class:`TokenRatios`).
-The budget of the next call then scales its estimates by it: no extra request per turn.
+The budget of the next call then scales its estimates by it: no extra request per turn. A
+prompt the server refused as too long teaches it too, when the server counted the prompt
+(llama.cpp's ``n_prompt_tokens``), and a server that counts tokens on request (llama.cpp's
+``/tokenize``) is asked once per model, before its first call
+(``kinbot_core.kins.token_calibration``): ``calibrating`` says whether that is still to do.
 
 The ratio in force is conservative: the largest of the last ``KEPT`` observations, with a
 ``MARGIN``, never under 1 (an estimate that was already large enough is left as it was) nor
@@ -37,6 +41,8 @@ class TokenRatios:
 
     def __init__(self) -> None:
         self._seen: dict[tuple[str, str], deque[float]] = {}
+        #: The models whose calibration was asked for (once, whatever its outcome).
+        self._calibrated: set[tuple[str, str]] = set()
 
     def observe(self, provider_id: str, model: str, request: ChatRequest, reported: int) -> None:
         """The provider counted ``reported`` tokens in the prompt of ``request``, a call to
@@ -46,11 +52,24 @@ class TokenRatios:
         # Imported here: the compacting package imports the providers package.
         from kinbot_core.compacting.tokens import request_tokens
 
-        estimated = request_tokens(request)
-        if estimated < MIN_ESTIMATE:
+        self.observe_count(provider_id, model, request_tokens(request), reported)
+
+    def observe_count(self, provider_id: str, model: str, estimated: int, reported: int) -> None:
+        """``model``'s tokenizer made ``reported`` tokens of what KinBot estimated as
+        ``estimated``."""
+        if reported <= 0 or estimated < MIN_ESTIMATE:
             return
         seen = self._seen.setdefault((provider_id, model), deque(maxlen=KEPT))
         seen.append(reported / estimated)
+
+    def calibrating(self, provider_id: str, model: str) -> bool:
+        """Whether ``model`` is still to be calibrated: nothing learned of it yet and no
+        calibration asked for. Answers ``True`` once only (the caller then calibrates)."""
+        key = (provider_id, model)
+        if key in self._seen or key in self._calibrated:
+            return False
+        self._calibrated.add(key)
+        return True
 
     def ratio(self, provider_id: str, model: str) -> float:
         """Real tokens per estimated token for ``model`` of ``provider_id`` (1 until a call
@@ -65,3 +84,4 @@ class TokenRatios:
         server, maybe another model behind the same name); every provider's if ``None``."""
         for key in [key for key in self._seen if provider_id in (None, key[0])]:
             del self._seen[key]
+        self._calibrated = {key for key in self._calibrated if provider_id not in (None, key[0])}

@@ -54,6 +54,14 @@ _NEEDED = (
     re.compile(r"keep the first (\d+) tokens", re.IGNORECASE),
     re.compile(r"input token count \((\d+)\)", re.IGNORECASE),
 )
+#: The words that count the prompt alone (``_NEEDED``'s "requested" counts the answer too).
+_PROMPT = (
+    re.compile(r"request \((\d+) tokens\) exceeds", re.IGNORECASE),
+    re.compile(r"\((\d+) in the messages", re.IGNORECASE),
+    re.compile(r"(?:resulted in|request has) (\d+) (?:input )?tokens", re.IGNORECASE),
+    re.compile(r"prompt is too long: (\d+) tokens", re.IGNORECASE),
+    re.compile(r"input token count \((\d+)\)", re.IGNORECASE),
+)
 _NOT_LOADED = re.compile(
     r"try pulling|not loaded|no models? (?:are |is )?loaded|model \S.{0,100} not found",
     re.IGNORECASE,
@@ -75,6 +83,7 @@ def recognised(
             needed=_number(error.get("n_prompt_tokens")) or _first(_NEEDED, detail),
             detail=detail,
             status=status,
+            prompt_tokens=_number(error.get("n_prompt_tokens")) or _first(_PROMPT, detail),
         )
     if status in (400, 404) and _NOT_LOADED.search(detail):
         return ModelNotLoaded(

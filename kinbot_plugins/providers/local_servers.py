@@ -22,6 +22,10 @@ The OpenAI API has no field for a model's context window, so each server says it
 - llama-cpp-python's server says nothing: the window is set by hand (the provider's
   "context window" field).
 
+llama.cpp's server also counts tokens as its model does: ``POST /tokenize`` with
+``{"content": text}`` answers ``{"tokens": [...]}`` (``count_tokens``; other servers answer
+404 or another shape: ``None``).
+
 The endpoints are tried in that order, from the base URL (``.../v1``) and its root; a server
 that answers one is asked there first next time. The first endpoint that cannot be reached
 at all raises ``ProviderUnavailable`` (the platform falls back); a 404 or a body of another
@@ -103,6 +107,21 @@ class ServerMetadata:
                         self._probes.insert(0, self._probes.pop(index))
                     return found
         return None
+
+    async def count_tokens(self, model: str, text: str) -> int | None:
+        """How many tokens the server's tokenizer makes of ``text`` (llama.cpp's
+        ``/tokenize``; ``model`` routes the request on a server with several), or ``None``
+        when it does not say. Network failures raise as ``context_window``'s do."""
+        body = {"content": text, "model": model}
+        try:
+            async with httpx.AsyncClient(timeout=PROBE_TIMEOUT, headers=self._headers) as http:
+                counted = await self._json(await http.post(f"{self._root}/tokenize", json=body))
+        except httpx.TimeoutException:
+            raise ProviderTimeout(f"{self._label} did not answer in time.") from None
+        except httpx.TransportError:
+            raise ProviderUnavailable(f"{self._label} cannot be reached.") from None
+        tokens = counted.get("tokens") if isinstance(counted, dict) else None
+        return len(tokens) if isinstance(tokens, list) else None
 
     async def listed_windows(self) -> dict[str, int]:
         """The windows the models list gives (vLLM's, OpenRouter's), by model; empty when

@@ -8,13 +8,15 @@ fake instance through ``fake.local`` (a ``LocalServerMetadata``)::
     fake.local.lm_studio["qwen2-7b"] = lm_studio_model("qwen2-7b", 32768, loaded=4096)
     fake.local.model_fields["m"] = {"max_model_len": 8192}           # vLLM's /v1/models
     fake.local.model_fields["x/y"] = {"context_length": 200000}      # OpenRouter's
+    fake.local.tokenize = 2.5            # llama.cpp: POST /tokenize, 2.5 characters a token
 
-Queue ``Reply(status=500)`` on the endpoints ``"props"``, ``"show"`` or ``"lm_studio"`` to
-make one answer fail.
+Queue ``Reply(status=500)`` on the endpoints ``"props"``, ``"show"``, ``"lm_studio"`` or
+``"tokenize"`` to make one answer fail.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +25,7 @@ from tests.support.fakes._reply import Reply
 from tests.support.fakes._server import RecordedRequest, Response
 
 #: Endpoint names of these routes (``FakeOpenAI.endpoints`` includes them).
-ENDPOINTS = ("props", "show", "lm_studio")
+ENDPOINTS = ("props", "show", "lm_studio", "tokenize")
 
 
 @dataclass
@@ -38,6 +40,8 @@ class LocalServerMetadata:
     lm_studio: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Extra fields of each ``GET /v1/models`` entry, by model.
     model_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: llama.cpp's ``POST /tokenize``: the characters its tokenizer makes one token of.
+    tokenize: float | None = None
 
 
 def llama_cpp_props(n_ctx: int, total_slots: int = 1) -> dict[str, Any]:
@@ -108,7 +112,19 @@ def local_route(
         return "show", lambda request, reply: _ollama_show(metadata, request)
     if method == "GET" and path.startswith("/api/v0/models") and metadata.lm_studio:
         return "lm_studio", lambda request, reply: _lm_studio(metadata, path)
+    if method == "POST" and path == "/tokenize" and metadata.tokenize is not None:
+        chars_per_token = metadata.tokenize
+        return "tokenize", lambda request, reply: _tokenize(chars_per_token, request)
     return None
+
+
+def _tokenize(chars_per_token: float, request: RecordedRequest) -> Response:
+    """llama-server's answer: ``{"tokens": [ids]}`` for ``{"content": text}``."""
+    body = request.body if isinstance(request.body, dict) else {}
+    content = body.get("content")
+    if not isinstance(content, str):
+        return Response.json({"error": {"code": 400, "message": "content is required"}}, 400)
+    return Response.json({"tokens": list(range(math.ceil(len(content) / chars_per_token)))})
 
 
 def _ollama_show(metadata: LocalServerMetadata, request: RecordedRequest) -> Response:

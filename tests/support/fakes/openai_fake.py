@@ -74,7 +74,9 @@ class FakeOpenAI(FakeServer):
 
     #: A context window, in tokens: a chat request whose prompt (its messages' and tools'
     #: JSON, four characters a token) and ``max_tokens`` exceed it is refused in the
-    #: ``overflow_form`` of ``OVERFLOW_FORMS`` (``None``: no window).
+    #: ``overflow_form`` of ``OVERFLOW_FORMS`` (``None``: no window); llama.cpp refuses only
+    #: a prompt longer than the window, and says its size; OpenAI's words count the prompt
+    #: alone, vLLM's the prompt and the answer's room.
     window: int | None = None
     overflow_form: str = "llama.cpp"
     #: The characters the fake's tokenizer makes one token of, in what its window counts and,
@@ -255,22 +257,24 @@ class FakeOpenAI(FakeServer):
             return None
         prompt = self.prompt_tokens(body, self.chars_per_token)
         needed = self.needed_tokens(body, self.chars_per_token)
-        if needed <= self.window:
-            return None
         window, form = self.window, self.overflow_form
+        # llama-server refuses a prompt longer than its window, whatever answer is asked for
+        # (it ends the answer when the window is full); the others count the answer's room.
+        if (prompt if form == "llama.cpp" else needed) <= window:
+            return None
         if form == "llama.cpp":
             error: dict[str, Any] = {
                 "code": 400,
-                "message": f"request ({needed} tokens) exceeds the available context size "
+                "message": f"request ({prompt} tokens) exceeds the available context size "
                 f"({window} tokens), try increasing it",
                 "type": "exceed_context_size_error",
-                "n_prompt_tokens": needed,
+                "n_prompt_tokens": prompt,
                 "n_ctx": window,
             }
             return Response.json({"error": error}, status=400)
         if form in ("openai", "vllm"):
             said = (
-                f"However, your messages resulted in {needed} tokens. Please reduce the length "
+                f"However, your messages resulted in {prompt} tokens. Please reduce the length "
                 "of the messages."
                 if form == "openai"
                 else f"However, you requested {needed} tokens ({prompt} in the messages, "

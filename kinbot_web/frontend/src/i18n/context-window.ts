@@ -14,6 +14,7 @@ export const en = {
       fallback: "assumed: neither the server nor KinBot knows it",
     },
     setIt: "The server does not say it: an administrator can give it in the provider's settings.",
+    raiseIt: "To give the model more room, start its server with a larger context size (llama.cpp: -c; Ollama: num_ctx; LM Studio: the model's context length), then save the provider in Settings.",
   },
 };
 
@@ -31,5 +32,6 @@ export const fr: typeof en = {
       fallback: "supposée : ni le serveur ni KinBot ne la connaissent",
     },
     setIt: "Le serveur ne l'indique pas : un administrateur peut la donner dans les réglages du fournisseur.",
+    raiseIt: "Pour donner plus de place au modèle, démarrez son serveur avec une taille de contexte plus grande (llama.cpp : -c ; Ollama : num_ctx ; LM Studio : la longueur de contexte du modèle), puis enregistrez le fournisseur dans les Réglages.",
   },
 };

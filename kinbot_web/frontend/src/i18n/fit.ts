@@ -11,6 +11,7 @@ export const en = {
       model_not_loaded_unnamed: "{{name}}'s model is not ready on its server: pull or load it there, or choose another model.",
       provider_starting: "{{name}}'s model server is still starting (loading the model): try again in a moment.",
     },
+    seeWindow: "See {{name}}'s context window",
     title: {
       context_overflow: "{{name}}'s last turn did not fit its model's context window.",
       model_not_loaded: "{{name}}'s model is not ready on its server.",
@@ -29,6 +30,7 @@ export const fr: typeof en = {
       model_not_loaded_unnamed: "Le modèle de {{name}} n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas, ou choisissez un autre modèle.",
       provider_starting: "Le serveur du modèle de {{name}} est encore en train de démarrer (il charge le modèle) : réessayez dans un instant.",
     },
+    seeWindow: "Voir la fenêtre de contexte de {{name}}",
     title: {
       context_overflow: "Le dernier tour de {{name}} ne tenait pas dans la fenêtre de contexte de son modèle.",
       model_not_loaded: "Le modèle de {{name}} n'est pas prêt sur son serveur.",

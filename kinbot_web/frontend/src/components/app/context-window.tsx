@@ -23,7 +23,11 @@ interface ContextWindow {
   source: WindowSource;
 }
 
-/** A Kin's settings, profile tab: the context window of its model in force, and who says so. */
+/** The card's anchor: the chat's overflow card links here (`/kins/<id>/settings#context-window`). */
+export const CONTEXT_WINDOW_ANCHOR = "context-window";
+
+/** A Kin's settings, profile tab: the context window of its model in force, and who says so;
+ * for a server's figure, how to raise it. Scrolled into view when the address names its anchor. */
 export function KinContextWindow({ kin }: { kin: Kin }) {
   const { t, i18n } = useTranslation();
   const [found, setFound] = React.useState<ContextWindow | null>(null);
@@ -32,9 +36,12 @@ export function KinContextWindow({ kin }: { kin: Kin }) {
       .then(setFound)
       .catch(() => setFound(null));
   }, [kin.id, kin.model]);
+  React.useEffect(() => {
+    if (found && window.location.hash === `#${CONTEXT_WINDOW_ANCHOR}`) document.getElementById(CONTEXT_WINDOW_ANCHOR)?.scrollIntoView({ block: "center" });
+  }, [found]);
   if (!found) return null;
   return (
-    <Card className="mt-4" data-context-window={found.source}>
+    <Card id={CONTEXT_WINDOW_ANCHOR} className="mt-4 scroll-mt-4" data-context-window={found.source}>
       <CardHeader>
         <CardTitle className="flex items-center gap-2 text-base">
           <RulerIcon className="size-4" aria-hidden /> {t("contextWindow.title")}
@@ -44,6 +51,7 @@ export function KinContextWindow({ kin }: { kin: Kin }) {
         <p className="font-medium">{t("contextWindow.value", { tokens: formatNumber(found.tokens, i18n.language), source: t(`contextWindow.sources.${found.source}`) })}</p>
         <p className="text-muted-foreground">{t("contextWindow.hint", { name: kin.name })}</p>
         {found.source === "fallback" ? <p className="text-muted-foreground">{t("contextWindow.setIt")}</p> : null}
+        {found.source === "server" ? <p className="text-muted-foreground">{t("contextWindow.raiseIt")}</p> : null}
       </CardContent>
     </Card>
   );

@@ -1,9 +1,12 @@
 /** A failed turn in plain words (per `meta.error_code`, in the UI language), the provider's
- * own message on a details line, and Retry. */
+ * own message on a details line, Retry, and for a turn too long for the model's window a link
+ * to the Kin's context window card (where the figure and how to raise it are). */
 
-import { RotateCcwIcon } from "lucide-react";
+import { RotateCcwIcon, RulerIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
+import { Link, useInRouterContext } from "react-router";
 
+import { CONTEXT_WINDOW_ANCHOR } from "@/components/app/context-window";
 import { Button } from "@/components/ui/button";
 import { ApiError } from "@/lib/api";
 import { errorText } from "@/lib/errors";
@@ -41,6 +44,9 @@ export function ErrorCard({ meta, kinId, kinName, canRetry }: { meta: ErrorMeta;
           {t("cards.error.detail", { detail: meta.detail })}
         </p>
       ) : null}
+      {code === "context_overflow" ? (
+        <WindowLink href={`/kins/${kinId}/settings#${CONTEXT_WINDOW_ANCHOR}`}>{t("fit.seeWindow", { name: kinName })}</WindowLink>
+      ) : null}
       {canRetry && meta.retryable ? (
         <Button variant="outline" size="sm" onClick={() => void retry()} disabled={pending}>
           <RotateCcwIcon aria-hidden className={pending ? "animate-spin motion-reduce:animate-none" : undefined} />
@@ -48,5 +54,24 @@ export function ErrorCard({ meta, kinId, kinName, canRetry }: { meta: ErrorMeta;
         </Button>
       ) : null}
     </div>
+  );
+}
+
+function WindowLink({ href, children }: { href: string; children: string }) {
+  const inRouter = useInRouterContext();
+  const className = "inline-flex items-center gap-1 text-xs font-semibold text-foreground underline underline-offset-2";
+  const inside = (
+    <>
+      <RulerIcon aria-hidden className="size-3.5" /> {children}
+    </>
+  );
+  return inRouter ? (
+    <Link to={href} className={className} data-window-link>
+      {inside}
+    </Link>
+  ) : (
+    <a href={href} className={className} data-window-link>
+      {inside}
+    </a>
   );
 }
