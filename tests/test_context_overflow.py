@@ -342,6 +342,26 @@ async def test_geminis_own_words_for_an_input_too_long_are_an_overflow() -> None
     assert raised.value.code == "context_overflow"
 
 
+@pytest.mark.parametrize(
+    "status,words,code",
+    [
+        (404, 'model "llama3.2" not found, try pulling it first', "model_not_loaded"),
+        (
+            400,
+            "No models loaded. Please load a model in the developer page or use the `lms load` "
+            "command.",
+            "model_not_loaded",
+        ),
+        (404, "Model with key 'qwen2.5-7b-instruct' not loaded.", "model_not_loaded"),
+        (503, "Loading model", "provider_starting"),
+    ],
+    ids=["ollama", "lm-studio-none-loaded", "lm-studio-not-this-one", "llama.cpp-loading"],
+)
+def test_servers_wordings_of_a_model_not_ready(status: int, words: str, code: str) -> None:
+    error = recognised(status, words, None, "The server")
+    assert error is not None and error.code == code
+
+
 def test_words_about_something_else_are_left_alone() -> None:
     assert recognised(400, "Invalid value for 'temperature'.", None, "The server") is None
     assert recognised(503, "Model is overloaded.", None, "The server") is None

@@ -161,7 +161,8 @@ async def test_a_request_waiting_through_a_restart_is_decided_after_it(
         Reply(tool_calls=[("delete_file", {"path": "a.txt"})]), Reply(text="Deleted a.")
     )
     with kinbot_serve(data_dir, tmp_path / "first.log") as first:
-        async with httpx.AsyncClient(base_url=first.url) as client:
+        # A guard, not a speed check: the first calls import the provider SDKs on a busy machine.
+        async with httpx.AsyncClient(base_url=first.url, timeout=60) as client:
             await set_up_admin(client)
             await add_openai_provider(client, fake_llm)
             skipped = await client.post("/api/onboarding/search-providers/skip")

@@ -80,8 +80,12 @@ async def test_a_kin_is_exported_to_a_file_and_imported_back_as_a_new_kin(
 
         # Export: the Kin's settings download one Kin file.
         await page.get_by_role("link", name=words["settings"]).click()
+        # The settings page is loaded on demand: the wait for the download starts once its
+        # link is there, so that the two waits do not share one time limit on a busy machine.
+        download_link = page.get_by_role("link", name=words["download"])
+        await expect(download_link).to_be_visible()
         async with page.expect_download() as started:
-            await page.get_by_role("link", name=words["download"]).click()
+            await download_link.click()
         download = await started.value
         assert download.suggested_filename == "chef.kinbot.zip"
         saved = tmp_path / download.suggested_filename

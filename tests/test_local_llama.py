@@ -5,6 +5,7 @@ elsewhere)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -74,8 +75,9 @@ async def test_a_kin_on_llama_cpp_answers(served: RunningServer, llama: LlamaSer
 
 
 async def test_ten_short_turns_fit_a_2048_token_window(
-    served: RunningServer, llama: LlamaServer
+    served: RunningServer, llama: LlamaServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="kinbot_core.kins.turn_fit")
     kin_id = await make_kin(served.client, model=llama.model)
     statuses = []
     async with sse_stream(served.client) as stream:
@@ -87,6 +89,8 @@ async def test_ten_short_turns_fit_a_2048_token_window(
     failures = [m["content"] for m in messages if "could not answer" in (m["content"] or "")]
     assert statuses == ["done"] * 10, (statuses, failures)
     assert len([m for m in messages if m["role"] == "assistant"]) >= 10
+    # Each fitted before it was sent: the server refused none (no retry after compacting).
+    assert not [r.message for r in caplog.records if "did not fit the window" in r.message]
 
 
 async def test_the_window_is_learned_from_the_server(

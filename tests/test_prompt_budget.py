@@ -27,6 +27,7 @@ from kinbot_plugins.providers.openai_compatible import (
 from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.fakes._server import RecordedRequest
+from tests.support.fakes.local_metadata import ollama_show
 from tests.support.kin_chat import make_kin, session, tell, turn_ended
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
@@ -263,23 +264,47 @@ class TextOnlyPlugin:
         register(TextOnlyServerType())
 
 
+async def offered_no_tools(
+    server: RunningServer, fake: FakeOpenAI, provider: dict[str, Any]
+) -> None:
+    """Add ``provider`` (named after its model's prefix), and check that a Kin on its
+    gpt-4o-mini is sent no tools and told it cannot use them."""
+    added = await server.client.post("/api/providers", json=provider)
+    assert added.status_code == 201, added.text
+    kin_id = await make_kin(server.client, model=f"{provider['name']}/gpt-4o-mini")
+    async with sse_stream(server.client) as stream:
+        message_id = await tell(server.client, kin_id, "Remember that Marie is vegetarian.")
+        await stream.wait_for(turn_ended(message_id))
+    (request,) = [r for r in turns(fake) if r.body["model"] == "gpt-4o-mini"]
+    assert "tools" not in request.body
+    assert "cannot use tools" in system_of(request)
+
+
 async def test_a_kin_whose_model_cannot_call_tools_is_offered_none(
     data_dir: Path, fake: FakeOpenAI
 ) -> None:
     async for server in serve(data_dir, fake, TextOnlyPlugin()):
-        added = await server.client.post(
-            "/api/providers",
-            json={
-                "type": "text-only-server",
-                "name": "Text only",
-                "config": {"base_url": f"{fake.base_url}/v1"},
-            },
+        provider = {"type": "text-only-server", "name": "Text only"}
+        await offered_no_tools(
+            server, fake, {**provider, "config": {"base_url": f"{fake.base_url}/v1"}}
         )
-        assert added.status_code == 201, added.text
-        kin_id = await make_kin(server.client, model="Text only/gpt-4o-mini")
-        async with sse_stream(server.client) as stream:
-            message_id = await tell(server.client, kin_id, "Remember that Marie is vegetarian.")
-            await stream.wait_for(turn_ended(message_id))
-        (request,) = [r for r in turns(fake) if r.body["model"] == "gpt-4o-mini"]
-        assert "tools" not in request.body
-        assert "cannot use tools" in system_of(request)
+
+
+@pytest.mark.parametrize(
+    "given_by", ["server", "provider field", "setting"], ids=["asked", "field", "setting"]
+)
+async def test_an_ollama_model_without_tools_gets_none_whoever_gave_its_window(
+    data_dir: Path, fake: FakeOpenAI, given_by: str
+) -> None:
+    """Ollama says a model cannot call tools in ``/api/show``, which the window lookup asks;
+    when an administrator gave the window (as docs/providers.md says to for
+    ``OLLAMA_CONTEXT_LENGTH``), the capabilities are still asked."""
+    fake.local.ollama["gpt-4o-mini"] = ollama_show(32768, num_ctx=8192, tools=False)
+    config = {"base_url": f"{fake.base_url}/v1"}
+    if given_by == "provider field":
+        config["context_window"] = "8192"
+    windows = {"gpt-4o-mini": 8192} if given_by == "setting" else {}
+    async for server in serve(data_dir, fake, compacting_context_windows=windows):
+        provider = {"type": "openai-compatible", "name": "Ollama", "config": config}
+        await offered_no_tools(server, fake, provider)
+        assert any(r.path == "/api/show" for r in fake.requests)

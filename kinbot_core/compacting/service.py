@@ -356,14 +356,23 @@ class CompactingService:
         summary_max = settings.compacting_summary_max_tokens
         if window is not None:  # the summary call must fit the window too
             summary_max = min(summary_max, prompt_budget.reply_room(window))
-        summary_room = summary_max + estimate_tokens(previous or "")
+        model = await background_model(platform, kin, "compacting")
+        # The summary's model may not be the Kin's: its own window bounds its call as well.
+        limits = await prompt_budget.background_limits(
+            platform, model, SYSTEM_PROMPT.format(name=kin.name), summary_max
+        )
+        summary_max = limits.reply
+        previous_tokens = estimate_tokens(previous or "")
+        fold_budget = max(threshold - summary_max - previous_tokens, threshold // 4)
+        if limits.prompt is not None:
+            fold_budget = min(fold_budget, max(limits.prompt - previous_tokens, 1))
         candidates = [_candidate(row) for row in rows]
         cut = choose_cut(
             candidates,
             keep_recent=kept_recent(
                 candidates, settings.compacting_keep_recent_messages, room, harder=harder
             ),
-            budget_tokens=max(threshold - summary_room, threshold // 4),
+            budget_tokens=fold_budget,
         )
         if cut == 0:
             if force:
@@ -378,7 +387,6 @@ class CompactingService:
         ref = KinRef(id=kin.id, name=kin.name, model=kin.model)
         self._published(kin_id, "running", messages=len(folded))
         await platform.hooks.call("before_compacting", kin=ref, compacting=context)
-        model = await background_model(platform, kin, "compacting")
         started = time.perf_counter()
         try:
             summary = await self._summarise(kin, model, previous, folded, summary_max)

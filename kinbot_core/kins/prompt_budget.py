@@ -38,7 +38,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hookspecs.types import ChatContext
-from kinbot_core.compacting.tokens import IMAGE_TOKENS, estimate_tokens, message_tokens, tool_tokens
+from kinbot_core.compacting.tokens import (
+    IMAGE_TOKENS,
+    MESSAGE_OVERHEAD_TOKENS,
+    estimate_tokens,
+    message_tokens,
+    tool_tokens,
+)
 from kinbot_core.kins import prompt_shedding
 from kinbot_core.providers import ChatRequest, ContextWindow, ProviderError
 
@@ -157,6 +163,37 @@ async def budget_for(platform: Platform, model: str) -> PromptBudget:
     tools = bool(resolved.llm.supports_tools(resolved.model))
     ratio = platform.providers.windows.ratios.ratio(resolved.provider_id, resolved.model)
     return PromptBudget(window, reply_room(window.tokens), tools=tools, ratio=ratio)
+
+
+#: The share of a background call's room its estimate may fill: a transcript's estimate runs a
+#: few hundredths short of a server's count (its line breaks and quotes escaped, the roles).
+BACKGROUND_SHARE = 0.95
+
+
+@dataclass(frozen=True)
+class BackgroundLimits:
+    """What one background call (memory extraction, a compacting summary) may ask of its
+    model: ``reply`` tokens for the answer and ``prompt`` estimated tokens for its user
+    message (the system prompt set aside); ``prompt`` is ``None`` when the window is not
+    known (the fallback), so nothing is cut for a guess."""
+
+    reply: int
+    prompt: int | None
+
+
+async def background_limits(
+    platform: Platform, model: str, system: str, reply_max: int
+) -> BackgroundLimits:
+    """The limits of a call to ``model`` (``<provider name>/<model>`` or a model id, which
+    may not be the Kin's) with ``system`` as its system prompt and an answer of at most
+    ``reply_max`` tokens: within its own window, as a turn's call is."""
+    budget = await budget_for(platform, model)
+    if budget.window.source == "fallback":
+        return BackgroundLimits(reply_max, None)
+    reply = min(reply_max, budget.reply)
+    room = int((budget.window.tokens - reply) * BACKGROUND_SHARE / budget.ratio)
+    room -= estimate_tokens(system) + 2 * MESSAGE_OVERHEAD_TOKENS
+    return BackgroundLimits(reply, max(room, 1))
 
 
 def tools_tokens(tools: list[dict[str, Any]]) -> int:

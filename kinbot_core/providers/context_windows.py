@@ -15,6 +15,10 @@ from the first of these that knows:
 4. the fallback (``"fallback"``): the window whose compacting threshold is the
    ``compacting_threshold_tokens`` setting, as before windows were learned.
 
+When an administrator gave the window, the server is still asked what the model can do
+(``LearnsCapabilities``: Ollama says whether a model can call tools), since asking for the
+window is what taught it otherwise.
+
 A server that refuses a prompt as too long and names its window (llama.cpp's ``n_ctx``,
 "maximum context length is …") is taken at its word too (``refused``): unless an
 administrator gave the window, that figure, when smaller, becomes the one in force
@@ -94,6 +98,17 @@ class CountsTokens(Protocol):
         ...
 
 
+@runtime_checkable
+class LearnsCapabilities(Protocol):
+    """An llm capability whose server says what a model can do apart from its window
+    (optional for plugins: Ollama's ``capabilities``, behind ``supports_tools``). Asked when
+    an administrator gave the window, so that the server's own answer was not asked for."""
+
+    async def learn_capabilities(self, model: str) -> None:
+        """Ask the server what ``model`` can do. Network failures raise (``ProviderError``)."""
+        ...
+
+
 class _Providers(Protocol):
     """What the lookup needs of the provider service."""
 
@@ -148,6 +163,8 @@ class ContextWindows:
         #: (provider id, model) -> (window, provider name, time after which it is asked again)
         self._cache: dict[tuple[str, str], tuple[ContextWindow, str, float]] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        #: (provider id, model) -> time after which its capabilities are asked again
+        self._capabilities_asked: dict[tuple[str, str], float] = {}
         #: What answered calls taught of each model's tokenizer (``token_ratios``).
         self.ratios = TokenRatios()
 
@@ -157,6 +174,9 @@ class ContextWindows:
         for key in list(self._cache):
             if provider_id is None or key[0] == provider_id:
                 del self._cache[key]
+        for key in list(self._capabilities_asked):
+            if provider_id is None or key[0] == provider_id:
+                del self._capabilities_asked[key]
         self.ratios.forget(provider_id)
 
     async def lookup(
@@ -183,6 +203,7 @@ class ContextWindows:
                 return admin_window(overrides, model, None) or self._offline(model)
             given = admin_window(overrides, model, view.name)
             if given is not None:
+                await self._learn_capabilities(providers, provider_id, model)
                 return given
             window, keep = await self._learn(providers, provider_id, view, model)
             self._cache[key] = (window, view.name, self._clock() + keep)
@@ -222,6 +243,7 @@ class ContextWindows:
         """The window and how long to keep it."""
         configured = parse_tokens(view.config.get(CONFIG_FIELD))
         if configured is not None:
+            await self._learn_capabilities(providers, provider_id, model)
             return ContextWindow(configured, "admin"), LEARNED_SECONDS
         keep = LEARNED_SECONDS
         try:
@@ -240,6 +262,28 @@ class ContextWindows:
             )
             keep = RETRY_SECONDS
         return self._offline(model), keep
+
+    async def _learn_capabilities(
+        self, providers: _Providers, provider_id: str, model: str
+    ) -> None:
+        """What ``model`` can do, asked of its server (``LearnsCapabilities``) at most once per
+        ``LEARNED_SECONDS``; never an error (the model is then taken to call tools)."""
+        key = (provider_id, model)
+        if self._capabilities_asked.get(key, 0.0) > self._clock():
+            return
+        self._capabilities_asked[key] = self._clock() + LEARNED_SECONDS
+        try:
+            llm = getattr(await providers.instance(provider_id), "llm", None)
+            if isinstance(llm, LearnsCapabilities):
+                await asyncio.wait_for(llm.learn_capabilities(model), ASK_SECONDS)
+        except Exception as error:  # as for the window: asking must never stop a turn
+            logger.info(
+                "capabilities of %s from provider %s unknown: %s",
+                model,
+                provider_id,
+                type(error).__name__,
+            )
+            self._capabilities_asked[key] = self._clock() + RETRY_SECONDS
 
     def _offline(self, model: str) -> ContextWindow:
         """What KinBot knows without asking: the known models, else the fallback."""

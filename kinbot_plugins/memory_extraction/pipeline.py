@@ -21,6 +21,7 @@ from typing import Any, cast
 import peewee
 
 from kinbot_core.db.models import MessageRecord
+from kinbot_core.kins.prompt_budget import background_limits
 from kinbot_core.kins.service import KinNotFound, KinView
 from kinbot_core.memory import Memory
 from kinbot_core.memory import MemoryError as MemoryBackendError
@@ -35,6 +36,7 @@ from kinbot_plugins.memory_extraction.prompts import (
     TranscriptLine,
     decision_prompt,
     extraction_system,
+    fitting,
     parse_candidates,
     parse_decision,
     transcript,
@@ -148,13 +150,17 @@ class MemoryExtractor:
 
     async def _mine(self, kin: KinView, batch: Batch, report: RunReport) -> None:
         model = await self.model_for(kin)
-        reply = await self._complete(model, extraction_system(kin.name), transcript(batch.lines))
-        candidates = parse_candidates(reply)
-        ids = {line.message_id for line in batch.lines}
-        fallback = batch.lines[-1].message_id
-        for candidate in candidates:
-            source = candidate.source_message_id
-            await self._place(kin, candidate, source if source in ids else fallback, model, report)
+        system = extraction_system(kin.name)
+        # Within the extraction model's own window, as a turn's call is within the Kin's.
+        limits = await background_limits(self.platform, model, system, MAX_REPLY_TOKENS)
+        for lines in fitting(batch.lines, limits.prompt):
+            reply = await self._complete(model, system, transcript(lines), limits.reply)
+            ids = {line.message_id for line in lines}
+            fallback = lines[-1].message_id
+            for candidate in parse_candidates(reply):
+                source = candidate.source_message_id
+                source = source if source in ids else fallback
+                await self._place(kin, candidate, source, model, limits.reply, report)
 
     async def model_for(self, kin: KinView) -> str:
         """The Kin's extraction model, else the platform's, else the light model of the
@@ -162,7 +168,13 @@ class MemoryExtractor:
         return await background_model(self.platform, kin, "extraction")
 
     async def _place(
-        self, kin: KinView, candidate: Candidate, source: int, model: str, report: RunReport
+        self,
+        kin: KinView,
+        candidate: Candidate,
+        source: int,
+        model: str,
+        reply_tokens: int,
+        report: RunReport,
     ) -> None:
         """Add the candidate, merge it into a close memory, or drop it as a duplicate."""
         memory = self.platform.memory
@@ -182,7 +194,7 @@ class MemoryExtractor:
         ]
         decision = Decision(action="add", memory_id=None, content=None)
         if close:
-            decision = await self._decide(model, candidate, close)
+            decision = await self._decide(model, candidate, close, reply_tokens)
         chosen = next((pair for pair in close if pair[0].id == decision.memory_id), None)
         if decision.action == "duplicate":
             target, score = chosen or close[0]
@@ -207,22 +219,22 @@ class MemoryExtractor:
             await self._decided(kin.id, "added", added, candidate, source, best, model)
 
     async def _decide(
-        self, model: str, candidate: Candidate, close: list[tuple[Memory, float]]
+        self, model: str, candidate: Candidate, close: list[tuple[Memory, float]], reply_tokens: int
     ) -> Decision:
         prompt = decision_prompt(candidate, [(m.id, m.content, score) for m, score in close])
-        reply = await self._complete(model, DECISION_SYSTEM, prompt)
+        reply = await self._complete(model, DECISION_SYSTEM, prompt, reply_tokens)
         try:
             return parse_decision(reply)
         except MalformedReply as error:
             logger.warning("unreadable merge decision (%s): the memory is added as new", error)
             return Decision(action="add", memory_id=None, content=None)
 
-    async def _complete(self, model: str, system: str, prompt: str) -> str:
+    async def _complete(self, model: str, system: str, prompt: str, reply_tokens: int) -> str:
         request = ChatRequest(
             model=model,
             system=system,
             messages=(ChatMessage(role="user", content=prompt),),
-            max_tokens=MAX_REPLY_TOKENS,
+            max_tokens=reply_tokens,
             temperature=0,
         )
         parts = [

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kinbot_core.compacting.tokens import CHARS_PER_TOKEN, estimate_tokens
 from kinbot_core.memory import CATEGORIES
 
 logger = logging.getLogger(__name__)
@@ -87,10 +88,34 @@ class Decision(BaseModel):
 
 def transcript(lines: list[TranscriptLine]) -> str:
     """The messages as the extraction model reads them, each with its number."""
-    return "\n".join(
-        f"[message {line.message_id}] {line.speaker}: {line.content[:MAX_MESSAGE_CHARS]}"
-        for line in lines
-    )
+    return "\n".join(_shown(line) for line in lines)
+
+
+def _shown(line: TranscriptLine) -> str:
+    return f"[message {line.message_id}] {line.speaker}: {line.content[:MAX_MESSAGE_CHARS]}"
+
+
+def fitting(lines: list[TranscriptLine], room: int | None) -> list[list[TranscriptLine]]:
+    """``lines`` in consecutive parts whose transcripts each take at most ``room`` estimated
+    tokens (one call each, for a model with a small window); a message too long for a part
+    of its own is cut to fit. ``None``: one part, as the window is not known."""
+    if room is None or not lines:
+        return [lines] if lines else []
+    parts: list[list[TranscriptLine]] = [[]]
+    used = 0
+    for line in lines:
+        tokens = estimate_tokens(_shown(line)) + 1  # and its line break
+        if tokens > room:
+            overflow = int((tokens - room) * CHARS_PER_TOKEN)
+            kept = line.content[: max(min(len(line.content), MAX_MESSAGE_CHARS) - overflow, 0)]
+            line = TranscriptLine(line.message_id, line.speaker, kept)
+            tokens = room
+        if parts[-1] and used + tokens > room:
+            parts.append([])
+            used = 0
+        parts[-1].append(line)
+        used += tokens
+    return parts
 
 
 def extraction_system(kin_name: str) -> str:

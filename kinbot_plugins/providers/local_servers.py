@@ -89,7 +89,7 @@ class ServerMetadata:
 
     def supports_tools(self, model: str) -> bool:
         """False only when the server said ``model`` cannot call tools (Ollama lists a
-        model's capabilities; known once its window was asked for)."""
+        model's capabilities; known once its window or its capabilities were asked for)."""
         return self._tools.get(model, True)
 
     async def context_window(self, model: str) -> ContextWindow | None:
@@ -107,6 +107,18 @@ class ServerMetadata:
                         self._probes.insert(0, self._probes.pop(index))
                     return found
         return None
+
+    async def learn_capabilities(self, model: str) -> None:
+        """Ask what ``model`` can do (Ollama's ``capabilities``, for ``supports_tools``) when
+        its window came from elsewhere (an administrator) and the server was not asked.
+        Network failures raise as ``context_window``'s do; another server's 404 says nothing."""
+        async with httpx.AsyncClient(timeout=PROBE_TIMEOUT, headers=self._headers) as http:
+            try:
+                await self._from_ollama(http, model)
+            except httpx.TimeoutException:
+                raise ProviderTimeout(f"{self._label} did not answer in time.") from None
+            except httpx.TransportError:
+                raise ProviderUnavailable(f"{self._label} cannot be reached.") from None
 
     async def count_tokens(self, model: str, text: str) -> int | None:
         """How many tokens the server's tokenizer makes of ``text`` (llama.cpp's

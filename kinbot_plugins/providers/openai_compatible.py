@@ -74,6 +74,10 @@ class CompatibleChat:
         """What the server says of ``model``'s window (``ReportsContextWindow``)."""
         return await self._metadata.context_window(model)
 
+    async def learn_capabilities(self, model: str) -> None:
+        """Ask the server what ``model`` can do (``LearnsCapabilities``)."""
+        await self._metadata.learn_capabilities(model)
+
     async def count_tokens(self, model: str, text: str) -> int | None:
         """What the server's tokenizer makes of ``text`` (``CountsTokens``)."""
         return await self._metadata.count_tokens(model, text)
