@@ -317,7 +317,7 @@ class Settings(BaseSettings):
         description=(
             "Model of the summary calls (`<provider name>/<model>`), unless a Kin sets its "
             "own; `@kin`: each Kin's own model; empty: the cheapest capable model of each "
-            "Kin's provider."
+            "Kin's provider. An administrator's choice in Settings wins over it."
         ),
     )
     compacting_summary_max_tokens: int = Field(
@@ -355,7 +355,8 @@ class Settings(BaseSettings):
         description=(
             "Model that extracts long-term memories from sessions (`<provider name>/<model>`), "
             "unless a Kin sets its own; `@kin`: each Kin's own model; empty: the cheapest "
-            "capable model of each Kin's provider."
+            "capable model of each Kin's provider. An administrator's choice in Settings wins "
+            "over it."
         ),
     )
     memory_extraction_delay_seconds: float = Field(

@@ -37,6 +37,7 @@ from kinbot_core.memory import MemoryAccess
 from kinbot_core.notifications import NotificationService
 from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registries
 from kinbot_core.plugins.settings import PluginSettings
+from kinbot_core.providers.background_settings import BackgroundModels
 from kinbot_core.providers.service import ProviderService
 from kinbot_core.tasks import TaskService
 from kinbot_core.tasks.pruning import SubKinPruning
@@ -100,6 +101,8 @@ class Platform:
             lambda: self.master_key,
             self.usage.recorder,
         )
+        #: The platform-wide models of memory extraction and compacting (Settings).
+        self.background_models = BackgroundModels(self)
         self.live = LiveFeed()
         #: Who may use each Kin (in memory); the live feed shows an item about a Kin only to them.
         self.kin_access = KinAccessMap(self.db)
@@ -163,6 +166,7 @@ class Platform:
         if applied:
             logger.info("database migrations applied: %s", ", ".join(applied))
         await self.kin_access.load()
+        await self.background_models.load()
         await self.vault.open()  # before anything logs or runs a turn: values get masked
         await self.notifications.start()
         states = await self.db.read(_persisted_plugin_states)

@@ -14,6 +14,7 @@ from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
     approvals,
     auth,
+    background_models,
     backups,
     channels,
     compacting,
@@ -76,6 +77,7 @@ BLUEPRINTS = (
     approvals.blueprint,
     usage.blueprint,
     backups.blueprint,
+    background_models.blueprint,
     hooks.blueprint,
     events.blueprint,
     plugin_routes.blueprint,

@@ -67,6 +67,8 @@ ROUTES: dict[tuple[str, str], str] = {
     ("PUT", "/api/backups/schedule"): ADMIN,
     ("POST", "/api/backups"): ADMIN,
     ("GET", "/api/backups/<run_id>/file"): ADMIN,
+    ("GET", "/api/settings/background-models"): ADMIN,
+    ("PUT", "/api/settings/background-models"): ADMIN,
     ("GET", "/api/auth/invitations/<code>"): NOT_CALLED,  # public: an invitation's code
     ("POST", "/api/auth/login"): NOT_CALLED,  # public: signing in
     ("POST", "/api/auth/logout"): NOT_CALLED,  # ends Paul's own session

@@ -31,7 +31,7 @@ ADMIN_AREAS: list[tuple[str, set[str]]] = [
     ("/api/search-providers", {"POST", "PUT", "PATCH", "DELETE"}),
     ("/api/mcp-servers", {"POST", "PUT", "PATCH", "DELETE"}),
     ("/api/vault", {"GET", "POST", "PUT", "PATCH", "DELETE"}),
-    ("/api/settings", {"POST", "PUT", "PATCH", "DELETE"}),
+    ("/api/settings", {"GET", "POST", "PUT", "PATCH", "DELETE"}),
 ]
 #: Routes inside an admin area that any signed-in user may use, and why.
 ADMIN_AREA_EXCEPTIONS = {

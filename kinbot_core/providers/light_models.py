@@ -4,7 +4,8 @@ cheapest capable chat model of the provider serving the Kin, not the Kin's own m
 Which model does the work, first found wins:
 
 1. the Kin's override (``memory_extraction_model`` / ``compacting_model`` on the Kin);
-2. the platform's (the ``memory_extraction_model`` / ``compacting_model`` settings);
+2. the platform's: an administrator's choice in Settings (``background_settings``), else the
+   ``memory_extraction_model`` / ``compacting_model`` configuration settings;
 3. the light model of the Kin's provider (``light_model``);
 4. the Kin's own model.
 
@@ -101,9 +102,8 @@ async def light_model(platform: Any, model: str) -> str | None:
 
 def override_of(platform: Any, kin: Any, purpose: Purpose) -> str:
     """The override in force for ``purpose`` (the Kin's, else the platform's), or ``""``."""
-    if purpose == "extraction":
-        return str(kin.memory_extraction_model or platform.settings.memory_extraction_model or "")
-    return str(kin.compacting_model or platform.settings.compacting_model or "")
+    own = kin.memory_extraction_model if purpose == "extraction" else kin.compacting_model
+    return str(own or platform.background_models.in_force(purpose) or "")
 
 
 async def background_model(platform: Any, kin: Any, purpose: Purpose) -> str:

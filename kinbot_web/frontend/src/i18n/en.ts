@@ -1,4 +1,5 @@
 /** English strings (the reference: fr.ts must have the same keys). */
+import { en as backgroundModels } from "./background-models";
 import { en as backups } from "./backups";
 import { en as contextWindow } from "./context-window";
 import { en as cards } from "./cards";
@@ -194,6 +195,7 @@ const en = {
   ...toolNames,
   ...usage,
   ...backups,
+  ...backgroundModels,
   ...contextWindow,
 };
 

@@ -1,3 +1,4 @@
+import { fr as backgroundModels } from "./background-models";
 import { fr as backups } from "./backups";
 import { fr as contextWindow } from "./context-window";
 import { fr as cards } from "./cards";
@@ -195,6 +196,7 @@ const fr: Strings = {
   ...toolNames,
   ...usage,
   ...backups,
+  ...backgroundModels,
   ...contextWindow,
 };
 

@@ -17,6 +17,7 @@ import { useTranslation } from "react-i18next";
 
 import { Advanced } from "@/components/app/advanced";
 import { PlatformApprovalRules } from "@/components/app/approval-rules";
+import { BackgroundModelsAdmin } from "@/components/app/background-models-admin";
 import { BackupsAdmin } from "@/components/app/backups-admin";
 import { ChannelsAdmin } from "@/components/app/channels-admin";
 import { KinAccessAdmin } from "@/components/app/kin-access-admin";
@@ -165,6 +166,7 @@ export default function SettingsPage() {
         </TabsList>
         <TabsContent value="providers">
           <ProviderSetup base="/api/providers" manage />
+          <BackgroundModelsAdmin />
         </TabsContent>
         <TabsContent value="search">
           <ProviderSetup base="/api/search-providers" manage />
