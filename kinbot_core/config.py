@@ -344,6 +344,20 @@ class Settings(BaseSettings):
         description="Budget, in tokens (estimated as compacting does), of the memories injected "
         "in a prompt.",
     )
+    memory_injection_min_score: float = Field(
+        0.3,
+        ge=-1,
+        le=1,
+        description="A memory found by relevance is injected only if its cosine similarity to "
+        "the turn's query reaches this floor (pinned memories always are).",
+    )
+    memory_injection_relative_score: float = Field(
+        0.75,
+        ge=0,
+        le=1,
+        description="A memory found by relevance is injected only if its cosine similarity "
+        "reaches this share of the best one of the turn (0: no relative floor).",
+    )
     memory_vectors_idle_seconds: float = Field(
         600.0,
         gt=0,
