@@ -345,14 +345,15 @@ class Settings(BaseSettings):
         "in a prompt.",
     )
     memory_injection_min_score: float = Field(
-        0.3,
+        0.35,
         ge=-1,
         le=1,
         description="A memory found by relevance is injected only if its cosine similarity to "
-        "the turn's query reaches this floor (pinned memories always are).",
+        "the turn's query reaches this floor (pinned memories always are; chosen with the "
+        "local all-MiniLM-L6-v2 model, another embedding model may need its own).",
     )
     memory_injection_relative_score: float = Field(
-        0.75,
+        0.5,
         ge=0,
         le=1,
         description="A memory found by relevance is injected only if its cosine similarity "
