@@ -55,8 +55,8 @@ from kinbot_plugins.memory.sqlite_memory import backend
 #: Characters of the previous message added to a turn's query (as ``kins/turn.py`` does).
 QUERY_CONTEXT_CHARS = 500
 #: The floors tried with ``--sweep``: absolute (cosine) and relative (share of the best).
-SWEEP_MIN = (0.0, 0.2, 0.25, 0.3, 0.35, 0.4)
-SWEEP_RELATIVE = (0.0, 0.6, 0.7, 0.75, 0.8, 0.85)
+SWEEP_MIN = (0.0, 0.25, 0.3, 0.35, 0.375, 0.4, 0.45, 0.5)
+SWEEP_RELATIVE = (0.0, 0.5, 0.6, 0.7, 0.8)
 
 
 @dataclass
@@ -73,6 +73,7 @@ class Case:
 class Replayed:
     """What one conversation's replay measured."""
 
+    sample_id: str
     turns: list[Case] = field(default_factory=list)
     questions: list[Case] = field(default_factory=list)
     memories: int = 0
@@ -94,7 +95,7 @@ async def replay(platform: Platform, conversation: Conversation, turns: int) -> 
     facts_by_session: dict[str, list[tuple[str, str, str]]] = {}
     for speaker, text, dia_id in conversation.facts:
         facts_by_session.setdefault(dia_id.split(":")[0], []).append((speaker, text, dia_id))
-    result = Replayed()
+    result = Replayed(conversation.sample_id)
     memory_ids: dict[str, set[int]] = {}  # by evidence turn
     previous: str | None = None
     session: str | None = None
@@ -173,9 +174,15 @@ def report(settings: Any, replayed: list[Replayed], sweep: bool) -> None:
           f"{after['turns with a memory said']}")  # fmt: skip
     print(f"  questions whose evidence is injected: before {_share(before)}, "
           f"after {_share(after)}")  # fmt: skip
+    for one in replayed:
+        alone_before = figures(unfloored, [one], skip_said=False)
+        alone_after = figures(settings, [one])
+        print(f"  {one.sample_id}: tokens per turn {statistics.fmean(alone_before['tokens']):.1f}"
+              f" -> {statistics.fmean(alone_after['tokens']):.1f}, evidence injected "
+              f"{_share(alone_before)} -> {_share(alone_after)}")  # fmt: skip
     if not sweep:
         return
-    print(f"\n  {'min':>5}{'rel':>6}{'tokens':>8}{'memories':>10}  evidence injected")
+    print(f"\n  {'min':>6}{'rel':>6}{'tokens':>8}{'memories':>10}  evidence injected")
     for low in SWEEP_MIN:
         for relative in SWEEP_RELATIVE:
             tried = settings.model_copy(
@@ -183,7 +190,7 @@ def report(settings: Any, replayed: list[Replayed], sweep: bool) -> None:
                         "memory_injection_relative_score": relative}
             )  # fmt: skip
             result = figures(tried, replayed)
-            print(f"  {low:5.2f}{relative:6.2f}{statistics.fmean(result['tokens']):8.1f}"
+            print(f"  {low:6.3f}{relative:6.2f}{statistics.fmean(result['tokens']):8.1f}"
                   f"{statistics.fmean(result['memories']):10.2f}  {_share(result)}")  # fmt: skip
 
 
