@@ -4,12 +4,17 @@ messages already say (``kinbot_plugins.memory.session_overlap``)."""
 
 from __future__ import annotations
 
-from kinbot_core.config import Settings
+from types import SimpleNamespace
+
 from kinbot_core.memory import Memory
 from kinbot_plugins.memory.injection import relevant_enough, select
 from kinbot_plugins.memory.session_overlap import RecentMessage, already_said
 
-SETTINGS = Settings(memory_injection_min_score=0.3, memory_injection_relative_score=0.75)
+SETTINGS = SimpleNamespace(
+    memory_injected_max_tokens=1000,
+    memory_injection_min_score=0.3,
+    memory_injection_relative_score=0.75,
+)
 
 
 def memory(memory_id: int, content: str, *, pinned: bool = False) -> Memory:
