@@ -344,6 +344,21 @@ class Settings(BaseSettings):
         description="Budget, in tokens (estimated as compacting does), of the memories injected "
         "in a prompt.",
     )
+    memory_injection_min_score: float = Field(
+        0.35,
+        ge=-1,
+        le=1,
+        description="A memory found by relevance is injected only if its cosine similarity to "
+        "the turn's query reaches this floor (pinned memories always are; chosen with the "
+        "local all-MiniLM-L6-v2 model, another embedding model may need its own).",
+    )
+    memory_injection_relative_score: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A memory found by relevance is injected only if its cosine similarity "
+        "reaches this share of the best one of the turn (0: no relative floor).",
+    )
     memory_vectors_idle_seconds: float = Field(
         600.0,
         gt=0,

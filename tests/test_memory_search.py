@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import memory_recall
+from benchmarks import memory_injection, memory_recall
 from kinbot_core.config import load_settings
 from kinbot_core.memory import MemoryError
 from kinbot_core.platform import Platform
@@ -238,6 +238,21 @@ def tiny_locomo(path: Path) -> None:
         ],
     }
     path.write_text(json.dumps([sample]), encoding="utf-8")
+
+
+def test_the_injection_benchmark_runs_on_a_locomo_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = tmp_path / "tiny.json"
+    tiny_locomo(dataset)
+    memory_injection.main([str(dataset), "--sweep"])
+    out = capsys.readouterr().out
+    # Session 1's two facts are memorised when session 2 starts; its two turns are measured.
+    assert "conversation tiny-1: 2 turns measured, 2 memories at the end, 1 questions" in out
+    # Before the floors, the ten most relevant: both memories, the dog's among them.
+    assert "questions whose evidence is injected: before 1/1 (100.0 %)" in out
+    assert "tiny-1: tokens per turn" in out
+    assert len([line for line in out.splitlines() if "/1 (" in line]) >= 1 + 8 * 5
 
 
 def test_the_recall_benchmark_runs_on_a_locomo_file(

@@ -168,3 +168,17 @@ async def test_pinned_memories_are_within_the_budget_first(data_dir: Any, fake_l
         assert await injected(server, kin_id, "Can Marie eat peanuts?") == [
             "Nicolas is vegetarian (fact, about Nicolas)"
         ]
+
+
+async def test_only_memories_relevant_enough_are_injected(server: RunningServer) -> None:
+    kin_id, ids = await kin_with_memories(server)
+    query = "Can Marie eat peanuts?"
+    assert await injected(server, kin_id, query) == [
+        "Marie is allergic to peanuts (fact, about Marie)"
+    ]
+    # Below the floors, but pinned: a person asked for it always.
+    await mark(server, kin_id, ids["The family goes on holiday in August"], pinned=True)
+    assert await injected(server, kin_id, query) == [
+        "The family goes on holiday in August (preference, about family)",
+        "Marie is allergic to peanuts (fact, about Marie)",
+    ]

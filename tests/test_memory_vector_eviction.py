@@ -88,3 +88,14 @@ async def test_the_memory_backend_drops_idle_vectors_on_its_own(data_dir: Path) 
         assert "kin-b" not in backend.vectors.loaded()
     finally:
         await platform.stop()
+
+
+async def test_the_cache_gives_cosine_similarities(db: Database) -> None:
+    cache = VectorCache()
+    probe = [3.0, 4.0, 0.0, 0.0]  # not unit length: compared by direction
+    scored = await db.read(cache.nearest_scored, db, TABLE, "kin-a", probe, 2)
+    assert list(scored) == [2, 1]
+    assert scored == pytest.approx({2: 0.8, 1: 0.6})
+    # Of the rowids asked, only the Kin's own vectors are scored.
+    some = await db.read(cache.similarities, db, TABLE, "kin-a", probe, [1, 3])
+    assert some == pytest.approx({1: 0.6})

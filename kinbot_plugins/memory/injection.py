@@ -3,34 +3,35 @@
 The injected memories, within ``memory_injected_max_tokens`` (estimated as compacting does):
 
 1. the Kin's pinned memories, oldest first (a person asked for them always);
-2. then up to ``memory_injected_max`` memories most relevant to the turn's query (the
-   backend's hybrid recall, or full-text alone when it fails), most relevant first.
+2. then, of the ``memory_injected_max`` memories most relevant to the turn's query (the
+   backend's hybrid recall, or full-text alone when it fails), most relevant first, those
+   that earn their place: a cosine similarity to the query of at least
+   ``memory_injection_min_score`` and of at least ``memory_injection_relative_score`` of the
+   turn's best (memories found by full text alone, when the semantic signal fails, are not
+   scored and pass).
 
 A memory that does not fit the budget is skipped and the next is tried (a shorter one may
-fit). Archived memories are never injected (recall leaves them out). A memory whose content
-the session's recent messages already contain is not repeated (pinned ones excepted). Each
-injection is counted (``kinbot_plugins.memory.usage``), off the turn's path.
+fit). Archived memories are never injected (recall leaves them out). A memory the session's
+recent messages already say (``session_overlap``) is not repeated (pinned ones excepted).
+Each injection is counted (``kinbot_plugins.memory.usage``), off the turn's path.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
 from kinbot_core.compacting.tokens import estimate_tokens
 from kinbot_core.db.models import MemoryRecord
 from kinbot_core.memory import Memory, MemoryContext, MemoryNotFound
+from kinbot_plugins.memory.session_overlap import RecentMessage, already_said
 from kinbot_plugins.memory.usage import usage_of
 
 #: Recent messages of the session whose text a memory is not repeated from.
 RECENT_MESSAGES = 20
-_SPACES = re.compile(r"\s+")
 
-
-def _normal(text: str) -> str:
-    """Text compared for containment: case-folded, spaces collapsed, outer punctuation off."""
-    return _SPACES.sub(" ", text.casefold()).strip(" .!?;:,")
+#: A recalled memory and its relevance to the query (``None``: not scored).
+Scored = tuple[Memory, float | None]
 
 
 def memory_line(memory: Memory) -> str:
@@ -54,51 +55,78 @@ async def _pinned(platform: Any, kin_id: str, to_memory: Any) -> list[Memory]:
     return [to_memory(row) for row in await platform.db.read(select)]
 
 
-async def _recent_text(platform: Any, kin_id: str) -> list[str]:
-    """The normalised text of the session's recent user and assistant messages."""
+async def recent_messages(platform: Any, kin_id: str) -> list[RecentMessage]:
+    """The session's recent user and assistant messages, as memories are compared with them."""
     return [
-        _normal(message.content)
+        RecentMessage.of(message.content)
         for message in await platform.kins.history(kin_id, RECENT_MESSAGES)
         if message.role in ("user", "assistant") and message.content
     ]
+
+
+def relevant_enough(settings: Any, scored: list[Scored]) -> list[Memory]:
+    """The memories of ``scored`` (best first) whose relevance passes both floors: at least
+    ``memory_injection_min_score``, and at least ``memory_injection_relative_score`` of the
+    best relevance among them. Unscored memories pass."""
+    scores = [score for _memory, score in scored if score is not None]
+    if not scores:
+        return [memory for memory, _score in scored]
+    floor = max(
+        settings.memory_injection_min_score,
+        settings.memory_injection_relative_score * max(scores),
+    )
+    return [memory for memory, score in scored if score is None or score >= floor]
+
+
+def select(
+    settings: Any, pinned: list[Memory], scored: list[Scored], recent: list[RecentMessage]
+) -> list[Memory]:
+    """The memories to inject (the module's rules), from the Kin's ``pinned`` memories, the
+    ``scored`` recall of the turn's query and the session's ``recent`` messages."""
+    budget = settings.memory_injected_max_tokens
+    pinned_ids = {memory.id for memory in pinned}
+    relevant = [
+        memory
+        for memory in relevant_enough(settings, scored)
+        if memory.id not in pinned_ids and not already_said(memory.content, recent)
+    ]
+    chosen: list[Memory] = []
+    for memory in [*pinned, *relevant]:
+        cost = estimate_tokens(f"- {memory_line(memory)}\n")
+        if cost > budget:
+            continue
+        budget -= cost
+        chosen.append(memory)
+    return chosen
+
+
+async def scored_recall(backend: Any, platform: Any, kin_id: str, query: str) -> list[Scored]:
+    """The ``memory_injected_max`` memories most relevant to ``query`` with their relevance:
+    the backend's scored hybrid recall, or its full-text search (unscored) when that fails."""
+    limit = platform.settings.memory_injected_max
+    try:
+        found: list[Scored] = await backend.recall_scored(platform, kin_id, query, limit=limit)
+    except Exception:
+        memories = await backend.fulltext_memories(platform, kin_id, query, limit)
+        found = [(memory, None) for memory in memories]
+    return found
 
 
 async def prompt_context(
     backend: Any, platform: Any, kin_id: str, query: str, to_memory: Any
 ) -> MemoryContext:
     """The memories to show the Kin before it answers ``query`` (see the module's rules).
-    ``backend`` recalls (``recall``, ``fulltext_memories``); ``to_memory`` reads a row."""
+    ``backend`` recalls (``recall_scored``, ``fulltext_memories``); ``to_memory`` reads a row."""
     settings = platform.settings
-    budget = settings.memory_injected_max_tokens
-    if settings.memory_injected_max == 0 or budget == 0:
+    if settings.memory_injected_max == 0 or settings.memory_injected_max_tokens == 0:
         return MemoryContext()
     pinned = await _pinned(platform, kin_id, to_memory)
-    try:
-        found = await backend.recall(platform, kin_id, query, limit=settings.memory_injected_max)
-    except Exception:
-        found = await backend.fulltext_memories(
-            platform, kin_id, query, settings.memory_injected_max
-        )
-    recent = await _recent_text(platform, kin_id) if found else []
-    lines: list[str] = []
-    used: list[int] = []
-    pinned_ids = {memory.id for memory in pinned}
-    relevant = [memory for memory in found if memory.id not in pinned_ids]
-    for memory in [*pinned, *relevant]:
-        if memory.id not in pinned_ids:
-            content = _normal(memory.content)
-            if content and any(content in text for text in recent):
-                continue
-        line = memory_line(memory)
-        cost = estimate_tokens(f"- {line}\n")
-        if cost > budget:
-            continue
-        budget -= cost
-        lines.append(line)
-        used.append(memory.id)
-    if used:
-        usage_of(platform).note(kin_id, used, "injected")
-    return MemoryContext(memories=lines)
+    scored = await scored_recall(backend, platform, kin_id, query)
+    recent = await recent_messages(platform, kin_id) if scored else []
+    chosen = select(settings, pinned, scored, recent)
+    if chosen:
+        usage_of(platform).note(kin_id, [memory.id for memory in chosen], "injected")
+    return MemoryContext(memories=[memory_line(memory) for memory in chosen])
 
 
 async def mark(

@@ -327,6 +327,40 @@ class SqliteMemoryBackend:
         rows = await platform.db.read(_in_use, ids)
         return [_memory(rows[i]) for i in ids if i in rows][:limit]
 
+    async def recall_scored(
+        self, platform: Any, kin_id: str, query: str, *, limit: int = 10
+    ) -> list[tuple[Memory, float | None]]:
+        """``recall`` in hybrid mode with each memory's relevance to ``query``: its cosine
+        similarity (the query embedded as ``recall`` embeds it), ``None`` for a memory whose
+        vector is not comparable (embedded with another model, being re-embedded)."""
+        if not query.strip() or limit < 1:
+            return []
+        has_any = await platform.db.read(
+            lambda: MemoryRecord.select().where(MemoryRecord.kin == kin_id).exists()
+        )
+        if not has_any:
+            return []
+        settings = platform.settings
+        wanted = ranking.candidates(settings, limit)
+        (vector, model), text_ids = await asyncio.gather(
+            self._embed(platform, query), self._fulltext(platform, kin_id, query, wanted)
+        )
+        db = platform.db
+
+        def search() -> list[tuple[Memory, float | None]]:
+            similarity = self._nearest(db, kin_id, vector, model, wanted)
+            ranked = ranking.fuse(settings, "hybrid", list(similarity), text_ids)
+            rows = _in_use(ranked) if ranked else {}
+            ids = [i for i in ranked if i in rows][:limit]
+            missing = _embedded_with(db, model, [i for i in ids if i not in similarity])
+            if missing:
+                table = _vec_table(len(vector))
+                similarity |= self.vectors.similarities(db, table, kin_id, vector, list(missing))
+            return [(_memory(rows[i]), similarity.get(i)) for i in ids]
+
+        found: list[tuple[Memory, float | None]] = await db.read(search)
+        return found
+
     async def prompt_context(self, platform: Any, kin_id: str, query: str) -> MemoryContext:
         """Pinned, then relevant memories within the budget (``injection``)."""
         return await injection.prompt_context(self, platform, kin_id, query, _memory)
@@ -478,27 +512,23 @@ class SqliteMemoryBackend:
 
     async def _dense(self, platform: Any, kin_id: str, query: str, wanted: int) -> list[int]:
         vector, model = await self._embed(platform, query)
+        found: dict[int, float] = await platform.db.read(
+            self._nearest, platform.db, kin_id, vector, model, wanted
+        )
+        return list(found)
+
+    def _nearest(
+        self, db: Any, kin_id: str, vector: list[float], model: str, wanted: int
+    ) -> dict[int, float]:
+        """The ``wanted`` memories nearest to ``vector`` with their cosine similarity, nearest
+        first, among those embedded with ``model`` (inside a read)."""
         table = _vec_table(len(vector))
-        db = platform.db
-
-        def knn() -> list[int]:
-            exists = db.sql("select 1 from sqlite_master where name = ?", (table,)).fetchone()
-            if not exists:
-                return []
-            ids = self.vectors.nearest(db, table, kin_id, vector, wanted)
-            # Vectors of another model (being re-embedded) are not comparable with the query.
-            current = {
-                row[0]
-                for row in db.sql(
-                    f"select id from memory where id in ({', '.join('?' * len(ids))}) "
-                    "and embedding_model = ?",
-                    (*ids, model),
-                )
-            }
-            return [i for i in ids if i in current]
-
-        found: list[int] = await db.read(knn)
-        return found
+        exists = db.sql("select 1 from sqlite_master where name = ?", (table,)).fetchone()
+        if not exists:
+            return {}
+        scored = self.vectors.nearest_scored(db, table, kin_id, vector, wanted)
+        current = _embedded_with(db, model, list(scored))
+        return {i: score for i, score in scored.items() if i in current}
 
     async def _history_dense(
         self, platform: Any, kin_id: str, query: str, wanted: int
@@ -560,6 +590,18 @@ def _in_use(ids: list[int]) -> dict[int, MemoryRecord]:
         MemoryRecord.id.in_(ids) & MemoryRecord.archived_at.is_null()
     )
     return {row.id: row for row in query}
+
+
+def _embedded_with(db: Any, model: str, ids: list[int]) -> set[int]:
+    """Those of ``ids`` embedded with ``model`` (inside a read): vectors of another model are
+    not comparable with a query embedded with this one."""
+    if not ids:
+        return set()
+    rows = db.sql(
+        f"select id from memory where id in ({', '.join('?' * len(ids))}) and embedding_model = ?",
+        (*ids, model),
+    )
+    return {row[0] for row in rows}
 
 
 async def _fulltext_ids(

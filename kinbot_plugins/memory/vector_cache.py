@@ -71,21 +71,37 @@ class VectorCache:
     def nearest(self, db: Any, table: str, kin_id: str, query: list[float], k: int) -> list[int]:
         """The rowids of the ``k`` vectors of ``kin_id`` in ``table`` closest to ``query`` by
         cosine similarity, nearest first. Runs SQL: call it on a database thread."""
+        return list(self.nearest_scored(db, table, kin_id, query, k))
+
+    def nearest_scored(
+        self, db: Any, table: str, kin_id: str, query: list[float], k: int
+    ) -> dict[int, float]:
+        """``nearest`` with each rowid's cosine similarity to ``query``, nearest first."""
         matrix = self._matrix(db, table, kin_id)
         matrix.used[0] = self._clock()
-        if not len(matrix.ids) or k < 1:
-            return []
-        probe = numpy.asarray(query, dtype=numpy.float32)
-        norm = float(numpy.linalg.norm(probe))
-        if norm == 0.0:
-            return []
-        scores = matrix.vectors @ (probe / norm)
+        probe = _unit(query)
+        if not len(matrix.ids) or k < 1 or probe is None:
+            return {}
+        scores = matrix.vectors @ probe
         if k < len(scores):
             top = numpy.argpartition(-scores, k - 1)[:k]
             top = top[numpy.argsort(-scores[top], kind="stable")]
         else:
             top = numpy.argsort(-scores, kind="stable")
-        return [int(i) for i in matrix.ids[top]]
+        return {int(i): float(score) for i, score in zip(matrix.ids[top], scores[top], strict=True)}
+
+    def similarities(
+        self, db: Any, table: str, kin_id: str, query: list[float], rowids: list[int]
+    ) -> dict[int, float]:
+        """The cosine similarity to ``query`` of those of ``rowids`` that are vectors of
+        ``kin_id`` in ``table``. Runs SQL: call it on a database thread."""
+        matrix = self._matrix(db, table, kin_id)
+        probe = _unit(query)
+        if not len(matrix.ids) or not rowids or probe is None:
+            return {}
+        rows = numpy.flatnonzero(numpy.isin(matrix.ids, numpy.asarray(rowids, dtype=numpy.int64)))
+        scores = matrix.vectors[rows] @ probe
+        return {int(i): float(score) for i, score in zip(matrix.ids[rows], scores, strict=True)}
 
     def _matrix(self, db: Any, table: str, kin_id: str) -> _Matrix:
         key = (table, kin_id)
@@ -111,6 +127,13 @@ class VectorCache:
             if self._generations.get(key) == generation:  # nothing changed while loading
                 self._matrices[key] = matrix
         return matrix
+
+
+def _unit(values: list[float]) -> npt.NDArray[numpy.float32] | None:
+    """``values`` scaled to unit length; ``None`` for a zero vector."""
+    probe = numpy.asarray(values, dtype=numpy.float32)
+    norm = float(numpy.linalg.norm(probe))
+    return probe / norm if norm else None
 
 
 async def evict_idle_vectors(cache: VectorCache, idle_seconds: float) -> None:
