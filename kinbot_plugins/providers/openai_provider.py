@@ -167,20 +167,20 @@ class OpenAIChat:
         if request.temperature is not None:
             arguments["temperature"] = request.temperature
         sdk = _sdk()
-        from openai.types.chat import ChatCompletionChunk
-
         try:
             # The SDK's own HTTP layer (auth, errors, SSE parsing) without the recursive
             # validation ``chat.completions.create`` runs on its parameters: the body is
             # already in wire format, and that validation costs ~15 ms for a 100-message
-            # history, more than everything else the platform does in a turn.
+            # history, more than everything else the platform does in a turn. The chunks
+            # come back as the JSON objects they are (``cast_to=object``), not as pydantic
+            # models built for each of an answer's hundreds of chunks.
             stream = await self._client.post(
                 "/chat/completions",
                 body=arguments,
                 options={"security": {"bearer_auth": True}},
-                cast_to=ChatCompletionChunk,
+                cast_to=object,
                 stream=True,
-                stream_cls=sdk.AsyncStream[ChatCompletionChunk],
+                stream_cls=sdk.AsyncStream[object],
             )
         except Exception as exc:
             raise translate_stainless(exc, _sdk(), self._label) from exc
@@ -194,21 +194,25 @@ class OpenAIChat:
         said = False
         try:
             async for chunk in stream:
-                calls.completion_id = calls.completion_id or chunk.id or ""
-                if chunk.usage is not None:
-                    yield Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
-                for choice in chunk.choices:
-                    delta = choice.delta
-                    text = delta.content or ""
+                if not isinstance(chunk, dict):
+                    raise MalformedResponse(f"{self._label} sent a chunk that is not an object.")
+                calls.completion_id = calls.completion_id or str(chunk.get("id") or "")
+                if isinstance(usage := chunk.get("usage"), dict):
+                    yield Usage(_count(usage, "prompt_tokens"), _count(usage, "completion_tokens"))
+                for choice in _objects(chunk.get("choices")):
+                    delta = choice.get("delta")
+                    delta = delta if isinstance(delta, dict) else {}
+                    text = delta.get("content")
+                    text = text if isinstance(text, str) else ""
                     if written is not None and text:
                         text = written.feed(text)
                     if text:
                         said = True
                         yield TextDelta(text)
-                    for call in delta.tool_calls or ():
+                    for call in _objects(delta.get("tool_calls")):
                         calls.add(call)
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
+                    if reason := choice.get("finish_reason"):
+                        finish = str(reason)
         except ProviderError:
             raise
         except Exception as exc:
@@ -236,6 +240,16 @@ class OpenAIChat:
         if finish is None:
             raise MalformedResponse(f"{self._label} ended the answer without finishing it.")
         yield Finish(_FINISH.get(finish, "stop"))
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The JSON objects of a list in a streamed chunk (``choices``, ``tool_calls``)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _count(usage: dict[str, Any], key: str) -> int:
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class OpenAIEmbeddings:

@@ -30,6 +30,10 @@ class _Call:
     arguments: str = ""
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def stable_call_id(completion_id: str, position: int, name: str, arguments: str) -> str:
     """An id for a call the server sent without one: the same call of the same answer gets
     the same id (retries and replays agree), two calls of an answer never share one."""
@@ -46,13 +50,15 @@ class StreamedToolCalls:
     _calls: list[_Call] = field(default_factory=list)
     _by_index: dict[int, _Call] = field(default_factory=dict)
 
-    def add(self, delta: Any) -> None:
-        """Take one ``choices[].delta.tool_calls[]`` item (an SDK object)."""
-        function = getattr(delta, "function", None)
-        call_id = getattr(delta, "id", None) or ""
-        name = (getattr(function, "name", None) or "") if function is not None else ""
-        arguments = (getattr(function, "arguments", None) or "") if function is not None else ""
-        call = self._continued(getattr(delta, "index", None), call_id, name)
+    def add(self, delta: dict[str, Any]) -> None:
+        """Take one ``choices[].delta.tool_calls[]`` item (its JSON object)."""
+        function = delta.get("function")
+        function = function if isinstance(function, dict) else {}
+        call_id = _text(delta.get("id"))
+        name = _text(function.get("name"))
+        arguments = _text(function.get("arguments"))
+        index = delta.get("index")
+        call = self._continued(index if isinstance(index, int) else None, call_id, name)
         if call_id:
             call.id = call_id
         if name and name != call.name:  # a name in pieces; some servers repeat it whole
