@@ -236,6 +236,35 @@ async def test_admin_then_server_then_known_models_then_fallback(
         await platform.stop()
 
 
+async def test_a_window_given_in_the_interface_beats_the_configuration_at_once(
+    data_dir: Path, fake: FakeOpenAI
+) -> None:
+    """Given for "<provider>/<model>" (names without case): it wins over the setting's entry
+    for the same key and over a learned, cached figure; cleared, the next source is back."""
+    fake.local.props = llama_cpp_props(n_ctx=8192)
+    platform = await platform_with(data_dir, compacting_context_windows={"local/" + MODEL: 2500})
+    try:
+        provider_id = await add_local(platform, fake)
+        windows = platform.providers
+        served = "qwen2.5:0.5b"
+        assert await windows.context_window(provider_id, served) == ContextWindow(8192, "server")
+        key = await platform.model_windows.key_of(f"local/{served}")
+        assert (key.key, key.provider_id, key.model) == (f"Local/{served}", provider_id, served)
+        await platform.model_windows.give(key, 5000)
+        assert await windows.context_window(provider_id, served) == ContextWindow(5000, "admin")
+        assert platform.model_windows.given(f"LOCAL/{served}") == 5000
+        mine = await platform.model_windows.key_of(f"Local/{MODEL}")
+        await platform.model_windows.give(mine, 3000)
+        assert await windows.context_window(provider_id, MODEL) == ContextWindow(3000, "admin")
+        await platform.model_windows.give(mine, None)
+        assert await windows.context_window(provider_id, MODEL) == ContextWindow(2500, "admin")
+        await platform.model_windows.give(key, None)
+        assert await windows.context_window(provider_id, served) == ContextWindow(8192, "server")
+        assert platform.model_windows.given(f"Local/{served}") is None
+    finally:
+        await platform.stop()
+
+
 async def test_a_window_given_by_hand_must_be_a_number_of_tokens(
     platform: Platform, fake: FakeOpenAI
 ) -> None:
