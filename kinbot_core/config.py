@@ -309,7 +309,8 @@ class Settings(BaseSettings):
         default_factory=dict,
         description=(
             "Context windows, in tokens, by model id or '<provider name>/<model id>' (a JSON "
-            "object); they win over what servers and the built-in table say."
+            "object); they win over what servers and the built-in table say. A window an "
+            "administrator sets in a Kin's settings wins over them."
         ),
     )
     compacting_model: str = Field(

@@ -39,6 +39,7 @@ from kinbot_core.plugins import HookCaller, PluginInfo, PluginManager, Registrie
 from kinbot_core.plugins.settings import PluginSettings
 from kinbot_core.providers.background_settings import BackgroundModels
 from kinbot_core.providers.service import ProviderService
+from kinbot_core.providers.window_settings import ModelWindows
 from kinbot_core.tasks import TaskService
 from kinbot_core.tasks.pruning import SubKinPruning
 from kinbot_core.usage import UsageService
@@ -103,6 +104,8 @@ class Platform:
         )
         #: The platform-wide models of memory extraction and compacting (Settings).
         self.background_models = BackgroundModels(self)
+        #: Context windows administrators give one model each from a Kin's settings.
+        self.model_windows = ModelWindows(self)
         self.live = LiveFeed()
         #: Who may use each Kin (in memory); the live feed shows an item about a Kin only to them.
         self.kin_access = KinAccessMap(self.db)
@@ -167,6 +170,7 @@ class Platform:
             logger.info("database migrations applied: %s", ", ".join(applied))
         await self.kin_access.load()
         await self.background_models.load()
+        await self.model_windows.load()
         await self.vault.open()  # before anything logs or runs a turn: values get masked
         await self.notifications.start()
         states = await self.db.read(_persisted_plugin_states)

@@ -24,9 +24,12 @@ from kinbot_core.providers import (
 )
 from kinbot_core.providers.context_windows import (
     LEARNED_SECONDS,
+    MAX_TOKENS,
+    MIN_TOKENS,
     RETRY_SECONDS,
     ContextWindows,
 )
+from tests.support.accounts import register
 from tests.support.fakes import FakeAnthropic, FakeGemini, FakeOpenAI
 from tests.support.fakes.local_metadata import llama_cpp_props, lm_studio_model, ollama_show
 from tests.support.kin_chat import make_kin, serve_with_openai
@@ -233,6 +236,35 @@ async def test_admin_then_server_then_known_models_then_fallback(
         await platform.stop()
 
 
+async def test_a_window_given_in_the_interface_beats_the_configuration_at_once(
+    data_dir: Path, fake: FakeOpenAI
+) -> None:
+    """Given for "<provider>/<model>" (names without case): it wins over the setting's entry
+    for the same key and over a learned, cached figure; cleared, the next source is back."""
+    fake.local.props = llama_cpp_props(n_ctx=8192)
+    platform = await platform_with(data_dir, compacting_context_windows={"local/" + MODEL: 2500})
+    try:
+        provider_id = await add_local(platform, fake)
+        windows = platform.providers
+        served = "qwen2.5:0.5b"
+        assert await windows.context_window(provider_id, served) == ContextWindow(8192, "server")
+        key = await platform.model_windows.key_of(f"local/{served}")
+        assert (key.key, key.provider_id, key.model) == (f"Local/{served}", provider_id, served)
+        await platform.model_windows.give(key, 5000)
+        assert await windows.context_window(provider_id, served) == ContextWindow(5000, "admin")
+        assert platform.model_windows.given(f"LOCAL/{served}") == 5000
+        mine = await platform.model_windows.key_of(f"Local/{MODEL}")
+        await platform.model_windows.give(mine, 3000)
+        assert await windows.context_window(provider_id, MODEL) == ContextWindow(3000, "admin")
+        await platform.model_windows.give(mine, None)
+        assert await windows.context_window(provider_id, MODEL) == ContextWindow(2500, "admin")
+        await platform.model_windows.give(key, None)
+        assert await windows.context_window(provider_id, served) == ContextWindow(8192, "server")
+        assert platform.model_windows.given(f"Local/{served}") is None
+    finally:
+        await platform.stop()
+
+
 async def test_a_window_given_by_hand_must_be_a_number_of_tokens(
     platform: Platform, fake: FakeOpenAI
 ) -> None:
@@ -356,6 +388,8 @@ async def test_a_kins_window_and_its_source_over_http(data_dir: Path, fake: Fake
             "model": f"Local models/{MODEL}",
             "tokens": 2048,
             "source": "server",
+            "given": None,
+            "may_set": True,
         }
         moved = await client.patch(f"/api/kins/{kin_id}", json={"model": "OpenAI/gpt-4o"})
         assert moved.status_code == 200, moved.text
@@ -373,6 +407,81 @@ async def test_a_kins_window_and_its_source_over_http(data_dir: Path, fake: Fake
             "model": "OpenAI/gpt-4o",
             "tokens": 128_000,
             "source": "known_model",
+            "given": None,
+            "may_set": True,
         }
         missing = await client.get("/api/kins/no-such-kin/context-window")
         assert missing.status_code == 404
+
+
+async def test_an_administrator_gives_a_models_window_from_the_kins_settings(
+    data_dir: Path, fake: FakeOpenAI
+) -> None:
+    """The window given by hand wins at once (the card and the next turn's budget follow),
+    is refused unless a number of tokens, is the administrators' only, survives a restart,
+    wins over the configuration's entry, and clearing it gives back the next source."""
+    fake.local.ollama[MODEL] = ollama_show(32768, num_ctx=2048)
+    async with serve_with_openai(data_dir, fake) as server:
+        client = server.client
+        added = await client.post(
+            "/api/providers",
+            json={
+                "type": "openai-compatible",
+                "name": "Local models",
+                "config": {"base_url": f"{fake.base_url}/v1"},
+            },
+        )
+        assert added.status_code == 201, added.text
+        kin_id = await make_kin(client, model=f"Local models/{MODEL}")
+        route = f"/api/kins/{kin_id}/context-window"
+        shown = (await client.get(route)).json()
+        assert shown == {
+            "model": f"Local models/{MODEL}",
+            "tokens": 2048,
+            "source": "server",
+            "given": None,
+            "may_set": True,
+        }
+        before = (await client.get(f"/api/kins/{kin_id}/compacting")).json()
+        assert before["context_window"] == 2048
+
+        given = await client.put(route, json={"tokens": 8192})
+        assert given.status_code == 200, given.text
+        assert given.json() == {**shown, "tokens": 8192, "source": "admin", "given": 8192}
+        # The next turn's budget follows at once.
+        after = (await client.get(f"/api/kins/{kin_id}/compacting")).json()
+        assert after["context_window"] == 8192
+        assert after["threshold_tokens"] > before["threshold_tokens"]
+
+        for wrong in ("12", "many", 10**9, None, True):
+            refused = await client.put(route, json={"tokens": wrong})
+            assert refused.status_code == 400, refused.text
+            error = refused.json()["error"]
+            assert error["code"] == "context_window_invalid"
+            assert error["details"] == {"min": MIN_TOKENS, "max": MAX_TOKENS}
+        assert (await client.get(route)).json()["tokens"] == 8192
+
+        async with server.new_client() as member:
+            await register(client, member)
+            seen = await member.get(route)
+            assert seen.status_code == 200, seen.text
+            assert seen.json()["may_set"] is False
+            assert seen.json()["tokens"] == 8192
+            assert (await member.put(route, json={"tokens": 4096})).status_code == 403
+            assert (await member.delete(route)).status_code == 403
+        assert (await client.get(route)).json()["tokens"] == 8192
+
+        cleared = await client.delete(route)
+        assert cleared.status_code == 200, cleared.text
+        assert cleared.json() == shown
+        assert (await client.put(route, json={"tokens": "16,384"})).status_code == 200
+
+    async with serve_with_openai(
+        data_dir, fake, first_start=False, compacting_context_windows={MODEL: 4096}
+    ) as server:
+        route = f"/api/kins/{kin_id}/context-window"
+        kept = (await server.client.get(route)).json()
+        assert (kept["tokens"], kept["source"], kept["given"]) == (16384, "admin", 16384)
+        cleared = (await server.client.delete(route)).json()
+        # The configuration's entry is in force again, then.
+        assert (cleared["tokens"], cleared["source"], cleared["given"]) == (4096, "admin", None)

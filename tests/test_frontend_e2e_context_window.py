@@ -1,9 +1,13 @@
 """A Kin's context window in its settings, in Debian's Chromium (desktop in English, phone in
 French): the figure a llama.cpp server reports and that it is the server's, a model list's
-window among the model choices, then the figure an administrator types in the provider's form
-and that it is theirs."""
+window among the model choices, the window an administrator sets by hand for the model in the
+card (with the keyboard) and clears again, then the figure an administrator types in the
+provider's form and that it is theirs."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, ViewportSize, expect
@@ -20,6 +24,9 @@ browser, server, fake_llm = e2e.browser, e2e.server, e2e.fake_llm
 
 pytestmark = NEEDS_BROWSER
 
+#: Where screenshots go when ``KINBOT_SCREENSHOTS`` names a folder (to look at, not compared).
+SCREENSHOTS = os.environ.get("KINBOT_SCREENSHOTS")
+
 #: What French number formatting puts between thousands (a narrow no-break space).
 THIN = "\u202f"
 WORDS = {
@@ -32,6 +39,11 @@ WORDS = {
         "field": "Context window (tokens)",
         "save": "Save",
         "given": "8,192 tokens, set by an administrator",
+        "by_hand": "Window of Local/gpt-4o (tokens)",
+        "by_hand_given": "4,096 tokens, set by an administrator",
+        "clear": "Use what the server says",
+        "saved": "Context window saved",
+        "refused": "A context window is a whole number of tokens, from 256 to 100,000,000.",
     },
     "fr": {
         "settings": "Réglages du Kin",
@@ -42,6 +54,14 @@ WORDS = {
         "field": "Fenêtre de contexte (jetons)",
         "save": "Enregistrer",
         "given": f"8{THIN}192 jetons (chiffre fixé par un administrateur)",
+        "by_hand": "Fenêtre de Local/gpt-4o (jetons)",
+        "by_hand_given": f"4{THIN}096 jetons (chiffre fixé par un administrateur)",
+        "clear": "Utiliser le chiffre du serveur",
+        "saved": "Fenêtre de contexte enregistrée",
+        "refused": (
+            "Une fenêtre de contexte est un nombre entier de jetons, "
+            f"de 256 à 100{THIN}000{THIN}000."
+        ),
     },
 }
 
@@ -87,6 +107,41 @@ async def test_the_kins_settings_show_its_window_and_where_it_comes_from(
         # A model whose list gives its window says it among the choices.
         choice = page.locator("#kin-model option", has_text=words["listed"])
         await expect(choice).to_have_count(1)
+
+        # The administrator sets the model's window by hand in the card, with the keyboard.
+        field = card.get_by_label(words["by_hand"])
+        await field.fill("12")
+        await field.press("Enter")
+        await expect(card.get_by_role("alert")).to_have_text(words["refused"])
+        await field.fill("4096")
+        await field.press("Enter")
+        await expect(card.get_by_text(words["by_hand_given"])).to_be_visible()
+        await expect(card).to_have_attribute("data-context-window", "admin")
+        await expect(page.get_by_text(words["saved"], exact=True)).to_be_visible()
+        assert (await server.client.get(f"/api/kins/{kin_id}/context-window")).json()[
+            "given"
+        ] == 4096
+        # Nothing wider than the screen; the card fits the phone.
+        overflow = await page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, overflow
+        box = await card.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
+        if SCREENSHOTS:
+            await card.screenshot(path=str(Path(SCREENSHOTS) / f"context-window-{language}.png"))
+        # It is kept on reload; then "use what the server says" clears it.
+        await page.reload()
+        clear = card.get_by_role("button", name=words["clear"])
+        await clear.focus()
+        await page.keyboard.press("Enter")
+        await expect(card.get_by_text(words["reported"])).to_be_visible()
+        await expect(card).to_have_attribute("data-context-window", "server")
+        await expect(clear).to_have_count(0)
+        await expect(card.get_by_label(words["by_hand"])).to_have_value("")
+        if SCREENSHOTS:
+            shot = Path(SCREENSHOTS) / f"context-window-cleared-{language}.png"
+            await card.screenshot(path=str(shot))
 
         # The administrator gives the window in the provider's form: it wins.
         await page.goto(server.url + "/settings")

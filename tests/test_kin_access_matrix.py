@@ -121,6 +121,8 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/api/kins/<kin_id>/avatar/modes"): KIN,
     ("GET", "/api/kins/<kin_id>/compacting"): KIN,
     ("GET", "/api/kins/<kin_id>/context-window"): KIN,
+    ("PUT", "/api/kins/<kin_id>/context-window"): KIN,
+    ("DELETE", "/api/kins/<kin_id>/context-window"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting/purge"): KIN,
     ("POST", "/api/kins/<kin_id>/compacting/rollback"): KIN,

@@ -3,9 +3,11 @@
 ``await platform.providers.context_window(provider_id, model)`` answers a ``ContextWindow``
 from the first of these that knows:
 
-1. an administrator (``"admin"``): the ``compacting_context_windows`` setting, by model id
-   (``"qwen2.5:7b"``) or by ``"<provider name>/<model id>"``, then the provider's own
-   ``context_window`` configuration field (offered by the OpenAI-compatible type);
+1. an administrator (``"admin"``): the window given for one model from a Kin's settings
+   (``given``: stored in the database, ``kinbot_core.providers.window_settings``), then the
+   ``compacting_context_windows`` setting, by model id (``"qwen2.5:7b"``) or by
+   ``"<provider name>/<model id>"``, then the provider's own ``context_window``
+   configuration field (offered by the OpenAI-compatible type);
 2. the provider's plugin, through the optional ``context_window(model)`` of its llm
    capability (``ReportsContextWindow``): what the server runs the model with (``"server"``:
    llama.cpp, Ollama, vLLM, LM Studio) or the cloud provider's model metadata
@@ -167,6 +169,25 @@ class ContextWindows:
         self._capabilities_asked: dict[tuple[str, str], float] = {}
         #: What answered calls taught of each model's tokenizer (``token_ratios``).
         self.ratios = TokenRatios()
+        #: Windows an administrator gave one model each from the interface, by
+        #: ``"<provider name>/<model id>"``: they win over the configuration's.
+        self._given: dict[str, int] = {}
+
+    def set_given(self, given: Mapping[str, int]) -> None:
+        """The windows given from the interface (``window_settings``), in force at once."""
+        self._given = dict(given)
+
+    def admin(self, model: str, provider_name: str | None) -> ContextWindow | None:
+        """The window an administrator gave ``model`` alone: from the interface, else in the
+        ``compacting_context_windows`` setting."""
+        return admin_window(self._given, model, provider_name) or admin_window(
+            self._settings.compacting_context_windows, model, provider_name
+        )
+
+    def forget_model(self, provider_id: str, model: str) -> None:
+        """Drop the cached window of one model of one provider: asked again at its next use."""
+        self._cache.pop((provider_id, model), None)
+        self._capabilities_asked.pop((provider_id, model), None)
 
     def forget(self, provider_id: str | None = None) -> None:
         """Drop the cached windows of one provider (of every provider if ``None``), and
@@ -185,23 +206,22 @@ class ContextWindows:
         """The window of ``model`` served by ``provider_id`` (see the module docstring).
         Without a provider (a Kin whose model no provider serves now), only the setting,
         the known models and the fallback are consulted."""
-        overrides = self._settings.compacting_context_windows
         if provider_id is None:
-            return admin_window(overrides, model, None) or self._offline(model)
+            return self.admin(model, None) or self._offline(model)
         key = (provider_id, model)
         cached = self._fresh(key)
         if cached is not None:  # the setting may have changed since: it still wins
-            return admin_window(overrides, model, cached[1]) or cached[0]
+            return self.admin(model, cached[1]) or cached[0]
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
             cached = self._fresh(key)
             if cached is not None:
-                return admin_window(overrides, model, cached[1]) or cached[0]
+                return self.admin(model, cached[1]) or cached[0]
             try:
                 view = await providers.get(provider_id)
             except ProviderError:  # removed meanwhile: as for a model no provider serves
-                return admin_window(overrides, model, None) or self._offline(model)
-            given = admin_window(overrides, model, view.name)
+                return self.admin(model, None) or self._offline(model)
+            given = self.admin(model, view.name)
             if given is not None:
                 await self._learn_capabilities(providers, provider_id, model)
                 return given

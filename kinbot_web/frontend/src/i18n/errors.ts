@@ -67,6 +67,7 @@ export const en = {
       model_unresolved: "This model is not offered by any configured provider.",
       model_not_listed: "No configured provider offers the model “{{model}}”: pick one of their models.",
       model_ambiguous: "Several providers offer “{{model}}” ({{providers}}): write “{{example}}” to say which.",
+      context_window_invalid: "A context window is a whole number of tokens, from {{min}} to {{max}}.",
       no_image_provider: "Add a provider with image generation first.",
       bad_image: "The image provider returned an image that cannot be read.",
       // Kins, tasks, memory, contacts
@@ -321,6 +322,7 @@ export const fr: typeof en = {
       model_unresolved: "Aucun fournisseur configuré ne propose ce modèle.",
       model_not_listed: "Aucun fournisseur configuré ne propose le modèle « {{model}} » : choisissez l'un de leurs modèles.",
       model_ambiguous: "Plusieurs fournisseurs proposent « {{model}} » ({{providers}}) : écrivez « {{example}} » pour dire lequel.",
+      context_window_invalid: "Une fenêtre de contexte est un nombre entier de jetons, de {{min}} à {{max}}.",
       no_image_provider: "Ajoutez d'abord un fournisseur qui génère des images.",
       bad_image: "Le fournisseur d'images a renvoyé une image illisible.",
       // Kins, tâches, mémoire, contacts
