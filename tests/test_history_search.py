@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from kinbot_core.platform import Platform
+from kinbot_plugins.memory.sqlite_memory import backend
 from kinbot_web.blueprints.history_search import snippet
 from tests.support import server_fixtures
 from tests.support.accounts import MARIE, register
@@ -54,6 +55,9 @@ async def test_a_search_finds_an_old_message_which_then_opens_in_its_context(
         other["id"], role="user", source="user", sender_name="Nico", content="The plumber again?"
     )
 
+    # Searched once the history is embedded: a search while the indexer is half-way has
+    # the meaning of only some messages to rank.
+    await backend.indexer(server.platform).catch_up()
     found = await server.client.get(
         f"/api/kins/{chef['id']}/history/search", params={"q": "plumber"}
     )

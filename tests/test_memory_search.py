@@ -132,6 +132,11 @@ async def test_edited_and_deleted_messages_are_embedded_again_or_dropped(
         ).fetchone()
     )
     assert vectors == (3,)
+    # Made with small chunks: an insert rewrites 64 vectors' blob, not sqlite-vec's 1,024.
+    made = await db.read(
+        lambda: db.sql("select sql from sqlite_master where name = 'message_vec_384'").fetchone()
+    )
+    assert "chunk_size=64" in made[0]
 
 
 async def test_unembedded_messages_are_found_by_keyword_and_embedded_after_a_restart(

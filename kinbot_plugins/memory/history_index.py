@@ -45,6 +45,21 @@ def vector_bytes(values: list[float]) -> bytes:
     return struct.pack(f"{len(values)}f", *values)
 
 
+#: Vectors per ``vec0`` chunk (sqlite-vec's default is 1,024). Each insert rewrites part of
+#: its partition's chunk blob: 64 vectors of 1,536 floats make a 384 KB blob instead of 6 MB,
+#: a third of the CPU per insert and of the bytes written (``docs/benchmarks.md``, vec0
+#: chunks). Tables made before keep the size they were made with.
+VECTOR_CHUNK_SIZE = 64
+
+
+def vec0_columns(dimension: int) -> str:
+    """The columns and options of a ``vec0`` table of one vector size, partitioned by Kin."""
+    return (
+        f"kin_id text partition key, embedding float[{int(dimension)}] distance_metric=cosine, "
+        f"chunk_size={VECTOR_CHUNK_SIZE}"
+    )
+
+
 def message_vec_table(dimension: int) -> str:
     """The vector table of history for one embedding size."""
     return f"message_vec_{int(dimension)}"
@@ -311,9 +326,8 @@ class HistoryIndexer:
                 table = message_vec_table(len(vector))
                 if table not in tables:
                     db.sql(
-                        f"create virtual table if not exists {table} using vec0("
-                        "kin_id text partition key, "
-                        f"embedding float[{len(vector)}] distance_metric=cosine)"
+                        f"create virtual table if not exists {table} "
+                        f"using vec0({vec0_columns(len(vector))})"
                     )
                     tables.append(table)
                 db.sql(

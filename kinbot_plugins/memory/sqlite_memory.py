@@ -28,7 +28,7 @@ from kinbot_core.memory import (
 )
 from kinbot_core.search import SEARCH_MODES, SearchMode
 from kinbot_plugins.memory import injection, ranking
-from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table
+from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table, vec0_columns
 from kinbot_plugins.memory.restore import restore_memories
 from kinbot_plugins.memory.usage import UsageFigures, usage_of
 from kinbot_plugins.memory.vector_cache import VectorCache, evict_idle_vectors
@@ -500,8 +500,7 @@ class SqliteMemoryBackend:
         """Store a memory's vector in the table of its size (inside a write)."""
         table = _vec_table(len(vector))
         db.sql(
-            f"create virtual table if not exists {table} using vec0("
-            f"kin_id text partition key, embedding float[{len(vector)}] distance_metric=cosine)"
+            f"create virtual table if not exists {table} using vec0({vec0_columns(len(vector))})"
         )
         db.sql(f"insert into {table} (rowid, kin_id, embedding) values (?, ?, ?)",
                (memory_id, kin_id, _vector(vector)))  # fmt: skip
