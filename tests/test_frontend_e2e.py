@@ -395,7 +395,7 @@ async def test_a_kins_settings_edit_it_and_forget_a_memory(
     await expect(page.get_by_role("heading", name="Réglages de Chef")).to_be_visible()
 
     await page.get_by_label("Rôle").fill("Chef de la maison")
-    await page.get_by_role("button", name="Enregistrer").click()
+    await page.get_by_role("button", name="Enregistrer", exact=True).click()
     await expect(toast(page, "Enregistré")).to_be_visible()
     kin = (await server.client.get(f"/api/kins/{kin_id}")).json()["kin"]
     assert kin["role"] == "Chef de la maison"

@@ -48,7 +48,7 @@ describe("KinContextWindow", () => {
     expect(screen.getByText(/the size the server really runs the model with/)).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Use what the server says" })).toBeNull();
     const field = screen.getByLabelText("Window of Local/qwen2.5:7b (tokens)") as HTMLInputElement;
-    const save = screen.getByRole("button", { name: "Save" }) as HTMLButtonElement;
+    const save = screen.getByRole("button", { name: "Save the window" }) as HTMLButtonElement;
     expect(save.disabled).toBe(true);
     fireEvent.change(field, { target: { value: "8192" } });
     fireEvent.submit(field.form as HTMLFormElement);
@@ -71,7 +71,7 @@ describe("KinContextWindow", () => {
     show();
     const field = (await screen.findByLabelText("Fenêtre de Local/qwen2.5:7b (jetons)")) as HTMLInputElement;
     fireEvent.change(field, { target: { value: "12" } });
-    fireEvent.click(screen.getByRole("button", { name: "Enregistrer" }));
+    fireEvent.click(screen.getByRole("button", { name: "Enregistrer la fenêtre" }));
     expect((await screen.findByRole("alert")).textContent).toBe("Une fenêtre de contexte est un nombre entier de jetons, de 256 à 100\u202f000\u202f000.");
     expect(field.getAttribute("aria-invalid")).toBe("true");
   });
