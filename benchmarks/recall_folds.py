@@ -30,6 +30,8 @@ from kinbot_core.tools import Speaker, ToolContext
 GRID: dict[str, list[Any]] = {
     "search_rrf_k": [5.0, 2.0, 10.0],
     "search_weight_fulltext": [1.0, 0.7, 1.4],
+    "search_candidates": [100, 50, 200],
+    "search_semantic_query": ["question", "statement", "keywords"],
     "search_history_neighbour_weight": [0.1, 0.0, 0.2],
     "search_when_boost": [1.0, 0.0, 0.5],
     "search_date_boost": [1.0, 0.0, 0.5],

@@ -433,6 +433,15 @@ class Settings(BaseSettings):
             "full-text queries."
         ),
     )
+    search_semantic_query: Literal["question", "statement", "keywords"] = Field(
+        "question",
+        description=(
+            "What the semantic signal embeds for a query: the query as written (question), "
+            'without its leading question form ("When did", "Quand est-ce que"; statement), '
+            "or its words without function words (keywords). Full-text search and the time "
+            "cues read the query as written."
+        ),
+    )
     search_history_neighbour_weight: float = Field(
         0.1,
         ge=0,

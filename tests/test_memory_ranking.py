@@ -13,6 +13,7 @@ import pytest
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import KinRecord
 from kinbot_core.platform import Platform
+from kinbot_plugins.memory.query_rewrite import keywords, semantic_query, statement
 from kinbot_plugins.memory.sqlite_memory import backend
 from kinbot_plugins.memory.time_cues import DateCue, asks_when, date_cues, says_when
 
@@ -112,3 +113,40 @@ async def test_a_question_naming_a_date_prefers_the_messages_sent_that_month(
     question = "Where did Ann go camping in August 2023?"
     assert await first_hit(platform, kin_id, question, search_date_boost=0.0) == ids[0]
     assert await first_hit(platform, kin_id, question, search_date_boost=1.0) == ids[-1]
+
+
+def test_the_semantic_query_without_its_question_form_or_its_function_words() -> None:
+    assert statement("When did Ann go to the pottery class?") == "Ann go to the pottery class"
+    assert statement("How long has Paul had his dog?") == "Paul had his dog"
+    assert statement("What is Ann's job?") == "Ann's job"
+    assert statement("Qu'est-ce que Léa mange le soir ?") == "Léa mange le soir"
+    assert statement("Quand est-ce que Paul part ?") == "Paul part"
+    assert statement("Ann's pottery class") == "Ann's pottery class"
+    assert statement("When?") == "When?"  # nothing else: left as it is
+    assert keywords("When did Ann go to the pottery class?") == "ann go pottery class"
+    assert keywords("Où habite Marie ?") == "habite marie"
+
+
+async def test_search_semantic_query_chooses_what_the_semantic_signal_embeds(
+    platform: Platform,
+) -> None:
+    kin_id, _ids = await kin_with(platform, [(text, at("2023-05-02")) for text in FILLER])
+    embed = platform.providers.embed
+    embedded: list[str] = []
+
+    async def recording(texts: list[str]) -> list[list[float]]:
+        embedded.extend(texts)
+        return await embed(texts)
+
+    platform.providers.embed = recording  # type: ignore[method-assign]
+    question = "When did Ann go to the pottery class?"
+    expected = {
+        "question": question,
+        "statement": "Ann go to the pottery class",
+        "keywords": "ann go pottery class",
+    }
+    for form, text in expected.items():
+        embedded.clear()
+        await first_hit(platform, kin_id, question, search_semantic_query=form)
+        assert embedded == [text]
+    assert semantic_query(platform.settings, question) == question  # the default

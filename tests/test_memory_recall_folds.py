@@ -73,8 +73,10 @@ def test_the_recall_benchmark_cross_validates_the_search_settings(
     before = out.split("turns before:", 1)[1].split("turns after:", 1)[0]
     assert before.count("when_boost=0.0") == 2 and "when_boost=1" not in before
     assert "when_boost=" in out.split("turns after:", 1)[1]
-    # Six turns and four questions embedded once, whatever the number of settings tried.
-    assert "10 texts embedded" in out
+    # Six turns and four questions embedded once in each of the three forms of
+    # search_semantic_query (as written, as a statement, as keywords), whatever the number of
+    # settings tried.
+    assert "18 texts embedded" in out
     # A second run takes every vector from the file.
     memory_recall.main(arguments)
     assert "0 texts embedded" in capsys.readouterr().out

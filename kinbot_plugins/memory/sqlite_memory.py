@@ -29,6 +29,7 @@ from kinbot_core.memory import (
 from kinbot_core.search import SEARCH_MODES, SearchMode
 from kinbot_plugins.memory import injection, ranking
 from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table, vec0_columns
+from kinbot_plugins.memory.query_rewrite import semantic_query
 from kinbot_plugins.memory.restore import restore_memories
 from kinbot_plugins.memory.usage import UsageFigures, usage_of
 from kinbot_plugins.memory.vector_cache import VectorCache, evict_idle_vectors
@@ -318,7 +319,9 @@ class SqliteMemoryBackend:
         settings = platform.settings
         wanted = ranking.candidates(settings, limit)
         dense_ids, text_ids = await asyncio.gather(
-            self._dense(platform, kin_id, query, wanted) if mode != "fulltext" else _nothing(),
+            self._dense(platform, kin_id, semantic_query(settings, query), wanted)
+            if mode != "fulltext"
+            else _nothing(),
             self._fulltext(platform, kin_id, query, wanted) if mode != "dense" else _nothing(),
         )
         ids = ranking.fuse(settings, mode, dense_ids, text_ids)
@@ -343,7 +346,8 @@ class SqliteMemoryBackend:
         settings = platform.settings
         wanted = ranking.candidates(settings, limit)
         (vector, model), text_ids = await asyncio.gather(
-            self._embed(platform, query), self._fulltext(platform, kin_id, query, wanted)
+            self._embed(platform, semantic_query(settings, query)),
+            self._fulltext(platform, kin_id, query, wanted),
         )
         db = platform.db
 
@@ -407,12 +411,13 @@ class SqliteMemoryBackend:
             return []
         settings = platform.settings
         wanted = ranking.candidates(settings, limit)
+        embedded = semantic_query(settings, query)
         if mode == "fulltext":
             dense_search: Awaitable[list[int]] = _nothing()
         elif mode == "dense":
-            dense_search = self._history_dense(platform, kin_id, query, wanted)
+            dense_search = self._history_dense(platform, kin_id, embedded, wanted)
         else:
-            dense_search = _or_nothing(self._history_dense(platform, kin_id, query, wanted))
+            dense_search = _or_nothing(self._history_dense(platform, kin_id, embedded, wanted))
         dense_ids, text_ids = await asyncio.gather(
             dense_search,
             self._history_fulltext(platform, kin_id, query, wanted)
