@@ -4,6 +4,7 @@ memory; and the models of its memory extraction and summaries chosen on its prof
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ browser, server, fake_llm = e2e.browser, e2e.server, e2e.fake_llm
 
 pytestmark = NEEDS_BROWSER
 
-SHOTS = Path("/work/shots/h-memuse")
+#: Read when the module loads: the test session leaves no ``KINBOT_`` variable to its servers.
+SCREENSHOTS = os.environ.get("KINBOT_SCREENSHOTS")
 RECALL = next(tool for tool in TOOLS if tool.name == "recall")
 WORDS = {
     "en": {
@@ -69,10 +71,12 @@ WORDS = {
 
 
 @pytest.fixture
-def shots() -> Path:
-    """Where the screenshots go, to be looked at."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return SHOTS
+def shots(tmp_path: Path) -> Path:
+    """Where the screenshots go: the folder ``KINBOT_SCREENSHOTS`` names, to be looked at,
+    else the test's own temporary folder."""
+    folder = Path(SCREENSHOTS or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.mark.parametrize(
