@@ -29,6 +29,7 @@ from kinbot_core.providers.context_windows import (
     RETRY_SECONDS,
     ContextWindows,
 )
+from kinbot_core.providers.window_settings import ModelKey
 from tests.support.accounts import register
 from tests.support.fakes import FakeAnthropic, FakeGemini, FakeOpenAI
 from tests.support.fakes.local_metadata import llama_cpp_props, lm_studio_model, ollama_show
@@ -252,7 +253,8 @@ async def test_a_window_given_in_the_interface_beats_the_configuration_at_once(
         assert (key.key, key.provider_id, key.model) == (f"Local/{served}", provider_id, served)
         await platform.model_windows.give(key, 5000)
         assert await windows.context_window(provider_id, served) == ContextWindow(5000, "admin")
-        assert platform.model_windows.given(f"LOCAL/{served}") == 5000
+        shouted = ModelKey(f"LOCAL/{served}", provider_id, served)
+        assert platform.model_windows.given(shouted) == 5000
         mine = await platform.model_windows.key_of(f"Local/{MODEL}")
         await platform.model_windows.give(mine, 3000)
         assert await windows.context_window(provider_id, MODEL) == ContextWindow(3000, "admin")
@@ -260,7 +262,7 @@ async def test_a_window_given_in_the_interface_beats_the_configuration_at_once(
         assert await windows.context_window(provider_id, MODEL) == ContextWindow(2500, "admin")
         await platform.model_windows.give(key, None)
         assert await windows.context_window(provider_id, served) == ContextWindow(8192, "server")
-        assert platform.model_windows.given(f"Local/{served}") is None
+        assert platform.model_windows.given(key) is None
     finally:
         await platform.stop()
 

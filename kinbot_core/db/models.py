@@ -8,6 +8,7 @@ stalling it.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any
@@ -82,6 +83,14 @@ class Setting(BaseModel):
     key = peewee.TextField(primary_key=True)
     value = peewee.TextField()
     updated_at = peewee.FloatField(default=time.time)
+
+    @classmethod
+    def put(cls, key: str, value: Any) -> None:
+        """Store ``value`` (as JSON) under ``key``, replacing what was there (inside a write)."""
+        text, now = json.dumps(value, sort_keys=True), time.time()
+        cls.insert(key=key, value=text, updated_at=now).on_conflict(
+            conflict_target=[cls.key], update={cls.value: text, cls.updated_at: now}
+        ).execute()
 
 
 class PluginState(BaseModel):

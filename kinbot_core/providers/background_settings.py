@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,16 +91,10 @@ class BackgroundModels:
         for value in values.values():
             if value not in ("", OWN_MODEL):
                 await self._platform.providers.resolve_model(value)
-        now = time.time()
 
         def write() -> None:
             for purpose, value in values.items():
-                Setting.insert(
-                    key=setting_key(purpose), value=json.dumps(value), updated_at=now
-                ).on_conflict(
-                    conflict_target=[Setting.key],
-                    update={Setting.value: json.dumps(value), Setting.updated_at: now},
-                ).execute()
+                Setting.put(setting_key(purpose), value)
 
         await self._platform.db.write(write)
         self._stored.update(values)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from kinbot_core.db.models import Setting
+from kinbot_core.providers.context_windows import admin_window
 from kinbot_core.providers.errors import ProviderError
 
 logger = logging.getLogger(__name__)
@@ -75,10 +75,11 @@ class ModelWindows:
             f"{resolved.provider_name}/{resolved.model}", resolved.provider_id, resolved.model
         )
 
-    def given(self, key: str) -> int | None:
-        """The window given for ``key`` (provider names compared without case), if any."""
-        wanted = key.lower()
-        return next((v for k, v in self._given.items() if k.lower() == wanted), None)
+    def given(self, model: ModelKey) -> int | None:
+        """The window given for ``model`` (provider names compared without case), if any."""
+        provider = model.key.removesuffix(f"/{model.model}") if model.provider_id else None
+        window = admin_window(self._given, model.model, provider)
+        return window.tokens if window is not None else None
 
     async def give(self, model: ModelKey, tokens: int | None) -> None:
         """Store ``tokens`` as the window of ``model`` (``None``: forget it, so that the
@@ -86,16 +87,7 @@ class ModelWindows:
         given = {k: v for k, v in self._given.items() if k.lower() != model.key.lower()}
         if tokens is not None:
             given[model.key] = tokens
-        value = json.dumps(given, sort_keys=True)
-        now = time.time()
-
-        def write() -> None:
-            Setting.insert(key=SETTING_KEY, value=value, updated_at=now).on_conflict(
-                conflict_target=[Setting.key],
-                update={Setting.value: value, Setting.updated_at: now},
-            ).execute()
-
-        await self._platform.db.write(write)
+        await self._platform.db.write(Setting.put, SETTING_KEY, given)
         self._given = given
         windows = self._platform.providers.windows
         windows.set_given(given)

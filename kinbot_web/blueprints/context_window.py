@@ -24,7 +24,7 @@ async def _view(kin_id: str) -> dict[str, object]:
         "model": kin.model,
         **window.to_dict(),
         #: The window an administrator gave this model here, if any (``DELETE`` clears it).
-        "given": platform.model_windows.given(key.key),
+        "given": platform.model_windows.given(key),
         #: Whether the current user may give it (administrators).
         "may_set": current_user().is_admin,
     }
