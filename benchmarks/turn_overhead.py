@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -210,17 +212,29 @@ async def cpu_per_turn(data_dir: Path, messages: int, contacts: int, profile: Pa
 
                 for n in range(10):  # warm-up (and the compacting the first turns start)
                     await ask(f"warm-up {n}")
+                await embedded(data_dir)
                 sampler = (
                     py_spy(server.pid, profile / f"{messages}-{contacts}.txt") if profile else None
                 )
                 before = server.cpu_seconds()
                 for n in range(CPU_TURNS):
                     await ask(f"question {n}")
+                await embedded(data_dir)  # the turns' messages are embedded in the background
                 spent = server.cpu_seconds() - before
                 if sampler is not None:
                     sampler.send_signal(signal.SIGINT)  # py-spy writes its output then
                     sampler.wait(timeout=60)
     return spent / CPU_TURNS * 1000
+
+
+async def embedded(data_dir: Path) -> None:
+    """Wait until the server's history indexer has embedded every message (its queue is
+    empty), reading its database file beside it."""
+    uri = f"file:{data_dir / 'kinbot.db'}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as database:
+        queued = "select count(*) from message_embedding_queue"
+        while database.execute(queued).fetchone()[0]:  # noqa: ASYNC110 (another process)
+            await asyncio.sleep(0.05)
 
 
 def py_spy(pid: int, output: Path) -> subprocess.Popen[bytes]:

@@ -120,12 +120,18 @@ class ContactSummary:
         return {"id": self.id, "name": self.name, "type": self.type}
 
 
+#: Kins whose sorted contacts summary is kept in memory.
+KEPT_SUMMARIES = 256
+
+
 class ContactService:
     """Every contact operation. Queries run off the event loop; each write is a transaction."""
 
     def __init__(self, db: Database, bus: EventBus) -> None:
         self._db = db
         self._bus = bus
+        #: Each Kin's sorted summary, with the ``_SUMMARY_STAMP`` it was read at.
+        self._summaries: dict[str, tuple[tuple[Any, ...], list[ContactSummary]]] = {}
 
     async def create(
         self,
@@ -280,20 +286,35 @@ class ContactService:
         return ContactView.of(record)
 
     async def summary(self, kin_id: str) -> list[ContactSummary]:
-        """Every contact of the Kin as ``(id, name, type)``, sorted by name: one query."""
+        """Every contact of the Kin as ``(id, name, type)``, sorted by name.
 
-        def load() -> list[tuple[str, str, str]]:
-            query = ContactRecord.select(
-                ContactRecord.id, ContactRecord.name, ContactRecord.type
-            ).where(ContactRecord.kin == kin_id)
-            return [(row.id, row.name, row.type) for row in query.namedtuples()]
+        Every turn asks for it: the sorted list is kept per Kin and read again only when the
+        Kin's contacts changed (their count or latest ``updated_at``, which any way of
+        adding, editing or deleting one moves)."""
+        kept = self._summaries.get(kin_id)
 
-        rows = await self._db.read(load)
-        rows.sort(key=lambda row: (_normalise(row[1]), row[1], row[0]))
-        return [ContactSummary(id=id_, name=name, type=type_) for id_, name, type_ in rows]
+        def load() -> tuple[tuple[Any, ...], list[tuple[str, str, str]] | None]:
+            stamp = tuple(self._db.sql(_SUMMARY_STAMP, (kin_id,)).fetchone())
+            if kept is not None and kept[0] == stamp:
+                return stamp, None
+            return stamp, self._db.sql(_SUMMARY, (kin_id,)).fetchall()
+
+        stamp, rows = await self._db.read(load)
+        if rows is None and kept is not None:
+            return kept[1]
+        rows = sorted(rows or [], key=lambda row: (_normalise(row[1]), row[1], row[0]))
+        summary = [ContactSummary(id=id_, name=name, type=type_) for id_, name, type_ in rows]
+        self._summaries.pop(kin_id, None)
+        self._summaries[kin_id] = (stamp, summary)
+        if len(self._summaries) > KEPT_SUMMARIES:  # sub-Kins come and go: forget the oldest
+            del self._summaries[next(iter(self._summaries))]
+        return summary
 
 
 # -- queries (run on database threads) -------------------------------------------------------
+
+_SUMMARY = "select id, name, type from contact where kin_id = ?"
+_SUMMARY_STAMP = "select count(*), max(updated_at) from contact where kin_id = ?"
 
 
 def _owned(kin_id: str, contact_id: str) -> ContactRecord | None:

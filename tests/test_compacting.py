@@ -513,8 +513,8 @@ async def test_a_session_with_many_short_messages_compacts_too(
 async def test_the_size_check_in_sql_counts_as_the_python_estimate(
     server: RunningServer,
 ) -> None:
-    from kinbot_core.compacting.service import _size_after_cut
     from kinbot_core.compacting.tokens import message_tokens
+    from kinbot_core.kins.session_rows import size_after
 
     kin_id = await make_kin(server.client)
     kins = server.platform.kins
@@ -532,8 +532,9 @@ async def test_the_size_check_in_sql_counts_as_the_python_estimate(
         lambda: list(MessageRecord.select().where(MessageRecord.kin == kin_id))
     )
     expected = sum(message_tokens(row.content, row.tool_calls) for row in rows)
-    assert await server.platform.db.read(_size_after_cut, kin_id, 0) == (len(rows), expected)
-    assert await server.platform.db.read(_size_after_cut, kin_id, 5) == (
+    db = server.platform.db
+    assert await db.read(size_after, db, kin_id, 0) == (len(rows), expected)
+    assert await db.read(size_after, db, kin_id, 5) == (
         1,
         message_tokens(rows[-1].content, rows[-1].tool_calls),
     )

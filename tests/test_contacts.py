@@ -18,7 +18,7 @@ from kinbot_core.contacts import (
     ContactSummary,
     ContactView,
 )
-from kinbot_core.db.models import KinRecord
+from kinbot_core.db.models import ContactRecord, KinRecord
 from kinbot_core.events import Event
 from kinbot_core.platform import Platform
 from kinbot_core.plugins import PluginManager
@@ -313,6 +313,32 @@ async def test_summary_of_hundreds_of_contacts(contacts: ContactService, kin: st
     assert [entry.name for entry in summary] == [f"Contact {n:03d}" for n in range(250)]
     assert len(await contacts.search(kin, "contact")) == 10
     assert len(await contacts.search(kin, "contact", limit=1000)) == 100
+
+
+async def test_the_summary_kept_between_turns_follows_every_change(
+    platform: Platform, contacts: ContactService, kin: str
+) -> None:
+    """Turns reuse the sorted summary until the Kin's contacts change, however they change:
+    through the service, or written by other code (an imported Kin's, a deletion)."""
+    anna = await contacts.create(kin, "Anna", "human")
+    assert [entry.name for entry in await contacts.summary(kin)] == ["Anna"]
+    assert await contacts.summary(kin) == await contacts.summary(kin)
+    await contacts.update(kin, anna.id, name="Zelda")
+    assert [entry.name for entry in await contacts.summary(kin)] == ["Zelda"]
+    now = time.time()
+    await platform.db.write(
+        lambda: ContactRecord.create(
+            id=uuid.uuid4().hex, kin=kin, name="Bruno", type="kin", created_at=now, updated_at=now
+        )
+    )
+    assert [(e.name, e.type) for e in await contacts.summary(kin)] == [
+        ("Bruno", "kin"),
+        ("Zelda", "human"),
+    ]
+    await platform.db.write(
+        lambda: ContactRecord.delete().where(ContactRecord.id == anna.id).execute()
+    )
+    assert [entry.name for entry in await contacts.summary(kin)] == ["Bruno"]
 
 
 async def test_contact_events_are_published(

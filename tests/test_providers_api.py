@@ -250,14 +250,20 @@ async def test_rename_reconfigure_remove_and_events(
     def record(event: Event) -> None:
         seen.append((event.type, event.payload()))
 
+    async def serving_llm() -> list[str]:  # kept between turns: every change must show
+        coverage = (await server.client.get("/api/providers/coverage")).json()
+        return coverage["capabilities"].get("llm", [])  # type: ignore[no-any-return]
+
     server.platform.bus.on("provider.*", record)
     provider = (await server.client.post("/api/providers", json=anthropic_body(fakes))).json()[
         "provider"
     ]
+    assert await serving_llm() == ["Claude"]
     renamed = await server.client.patch(
         f"/api/providers/{provider['id']}", json={"name": "Claude home"}
     )
     assert renamed.json()["provider"]["name"] == "Claude home"
+    assert await serving_llm() == ["Claude home"]
     assert renamed.json()["provider"]["secrets"] == provider["secrets"]  # key kept
     rekeyed = await server.client.patch(
         f"/api/providers/{provider['id']}", json={"config": {"api_key": "sk-another-key-9876"}}
@@ -273,6 +279,7 @@ async def test_rename_reconfigure_remove_and_events(
     assert slash.json()["error"]["code"] == "provider_name_invalid"
     assert (await server.client.delete(f"/api/providers/{provider['id']}")).status_code == 204
     assert (await server.client.get(f"/api/providers/{provider['id']}")).status_code == 404
+    assert await serving_llm() == []
     await server.platform.bus.flush()
     assert [kind for kind, _ in seen] == ["provider.added", "provider.removed"]
     assert seen[0][1] == {"provider_id": provider["id"], "provider_type": "anthropic"}

@@ -233,18 +233,13 @@ class ApprovalService:
 
     async def waiting(self, kin_id: str) -> bool:
         """Whether a turn of the Kin waits for a decision (its queue waits with it)."""
-        return bool(
-            await self._db.read(
-                lambda: (
-                    ToolApprovalRecord.select()
-                    .where(
-                        (ToolApprovalRecord.kin == kin_id)
-                        & (ToolApprovalRecord.status == "pending")
-                    )
-                    .exists()
-                )
-            )
+        row = await self._db.read(  # plain SQL: asked before every turn
+            lambda: self._db.sql(
+                "select 1 from tool_approval where kin_id = ? and status = 'pending' limit 1",
+                (kin_id,),
+            ).fetchone()
         )
+        return row is not None
 
     async def get(self, approval_id: str) -> ApprovalView:
         """One request; ``ApprovalNotFound`` for an unknown id."""

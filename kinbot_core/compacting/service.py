@@ -16,15 +16,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import peewee
-
 from hookspecs.types import CompactingContext, KinRef, Outcome
 from kinbot_core.compacting.records import CompactingSnapshot
 from kinbot_core.compacting.selection import Candidate, choose_cut
 from kinbot_core.compacting.summary import SYSTEM_PROMPT, summary_request_text
 from kinbot_core.compacting.tokens import (
-    CHARS_PER_TOKEN,
-    MESSAGE_OVERHEAD_TOKENS,
     estimate_tokens,
     message_tokens,
 )
@@ -33,7 +29,7 @@ from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged
 from kinbot_core.kins import prompt_budget
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
-from kinbot_core.kins.session_rows import session_rows
+from kinbot_core.kins.session_rows import session_rows, session_size
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
 from kinbot_core.providers.light_models import background_model
 from kinbot_core.usage import attributed
@@ -334,17 +330,15 @@ class CompactingService:
         threshold, window, room = await self._limits(kin, reported)
 
         def load() -> tuple[CompactingSnapshot | None, list[MessageRecord]]:
-            active = _active(kin_id)
-            cut = active.through_position if active else 0
             if not force:  # this runs after every turn: measure in SQL before loading rows
-                count, tokens = _size_after_cut(kin_id, cut)
-                summary_tokens = estimate_tokens(active.summary or "") if active else 0
+                summary, count, tokens = session_size(platform.db, kin_id)
                 if (
-                    self._measured(kin_id, summary_tokens + tokens) <= threshold
+                    self._measured(kin_id, estimate_tokens(summary or "") + tokens) <= threshold
                     and count <= settings.compacting_max_messages
                 ):
-                    return active, []
-            return active, list(_after_cut(kin_id, cut))
+                    return None, []
+            active = _active(kin_id)
+            return active, list(_after_cut(kin_id, active.through_position if active else 0))
 
         active, rows = await platform.db.read(load)
         if not rows:
@@ -558,36 +552,6 @@ def _after_cut(kin_id: str, position: int) -> Any:
         )
         .order_by(MessageRecord.position)
     )
-
-
-def _size_after_cut(kin_id: str, position: int) -> tuple[int, int]:
-    """How many messages follow the cut, and their tokens as ``message_tokens`` counts them
-    (integer division rounding up, as ``estimate_tokens`` does)."""
-
-    def tokens(text: Any) -> Any:
-        return (peewee.fn.LENGTH(peewee.fn.COALESCE(text, "")) + CHARS_PER_TOKEN - 1) / (
-            CHARS_PER_TOKEN
-        )
-
-    row: Any = (
-        MessageRecord.select(
-            peewee.fn.COUNT(MessageRecord.id),
-            peewee.fn.SUM(
-                tokens(MessageRecord.content)
-                + tokens(MessageRecord.tool_calls)
-                + MESSAGE_OVERHEAD_TOKENS
-            ),
-        )
-        .where(
-            (MessageRecord.kin == kin_id)
-            & MessageRecord.position.is_null(False)
-            & (MessageRecord.position > position)
-            & ~MessageRecord.superseded
-        )
-        .tuples()
-        .get()
-    )
-    return int(row[0]), int(row[1] or 0)
 
 
 def _prune(kin_id: str, kept: int) -> None:

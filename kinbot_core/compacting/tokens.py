@@ -62,9 +62,24 @@ def message_tokens(content: str, tool_calls: Any = None) -> int:
     )
 
 
+#: ``tool_tokens`` of definitions seen, by name, description and their schema's identity
+#: (a tool's schema is built once and not changed in place; each turn measures it again).
+_measured_tools: dict[tuple[Any, ...], tuple[Any, int]] = {}
+MEASURED_TOOLS_KEPT = 4096
+
+
 def tool_tokens(tool: Mapping[str, Any]) -> int:
     """Tokens one tool's definition (``{"name", "description", "parameters"}``) takes."""
-    return estimate_tokens(json.dumps(tool)) + TOOL_OVERHEAD_TOKENS
+    schema = tool.get("parameters")
+    key = (tool.get("name"), tool.get("description"), id(schema), len(tool))
+    kept = _measured_tools.get(key)
+    if kept is not None and kept[0] is schema:  # the same object: its id was not reused
+        return kept[1]
+    tokens = estimate_tokens(json.dumps(tool)) + TOOL_OVERHEAD_TOKENS
+    if len(_measured_tools) >= MEASURED_TOOLS_KEPT:
+        _measured_tools.clear()
+    _measured_tools[key] = (schema, tokens)
+    return tokens
 
 
 def request_tokens(request: ChatRequest) -> int:

@@ -263,13 +263,15 @@ def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> Fitted
         draft.drop_all_tools(NO_TOOLS_SECTION)
     shed: list[str] = []
     wanted: int | None = None
+    size = _size(draft)
     for stage in STAGES:
-        if _size(draft) <= budget.prompt:
+        if size <= budget.prompt:
             break
         if stage == "tools":
             wanted = _stable(draft)
         if getattr(draft, f"shed_{stage}")(lambda: _size(draft) <= budget.prompt):
             shed.append(stage)
+        size = _size(draft)
     stable = _stable(draft) if wanted is None else wanted
     fitted = replace(
         context,
@@ -278,7 +280,7 @@ def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> Fitted
         messages=list(draft.messages),
         extra=dict(context.extra),
     )
-    return FittedPrompt(fitted, _size(draft), stable, budget, tuple(shed))
+    return FittedPrompt(fitted, size, stable, budget, tuple(shed))
 
 
 def _stable(draft: prompt_shedding.Draft) -> int:

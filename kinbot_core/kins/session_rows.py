@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kinbot_core.compacting.tokens import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS
 from kinbot_core.db import Database
 from kinbot_core.kins.views import MESSAGE_COLUMNS
 
@@ -16,6 +17,17 @@ _AFTER_CUT = (
     "and position > ? and not superseded order by position desc limit ?"
 )
 
+# Each message's tokens as ``message_tokens`` counts them (lengths divided rounding up).
+_TOKENS = (
+    f"(length(coalesce(content, '')) + {CHARS_PER_TOKEN - 1}) / {CHARS_PER_TOKEN} "
+    f"+ (length(coalesce(tool_calls, '')) + {CHARS_PER_TOKEN - 1}) / {CHARS_PER_TOKEN} "
+    f"+ {MESSAGE_OVERHEAD_TOKENS}"
+)
+_SIZE_AFTER_CUT = (
+    f"select count(id), sum({_TOKENS}) from message where kin_id = ? "
+    "and position is not null and position > ? and not superseded"
+)
+
 
 def session_rows(db: Database, kin_id: str, window: int) -> tuple[str | None, list[Any]]:
     """The Kin's active compacting summary (``None`` when there is none or it is blank) and
@@ -25,6 +37,22 @@ def session_rows(db: Database, kin_id: str, window: int) -> tuple[str | None, li
     summary, cut = active if active is not None else (None, 0)
     rows = db.sql(_AFTER_CUT, (kin_id, cut, window)).fetchall()
     return summary or None, rows
+
+
+def session_size(db: Database, kin_id: str) -> tuple[str | None, int, int]:
+    """The Kin's active compacting summary (``None`` when none), and how many messages follow
+    its cut and their tokens (``message_tokens``' estimate, summed in SQL). Call it on a
+    database thread."""
+    active = db.sql(_ACTIVE_SUMMARY, (kin_id,)).fetchone()
+    summary, cut = active if active is not None else (None, 0)
+    return (summary, *size_after(db, kin_id, cut))
+
+
+def size_after(db: Database, kin_id: str, position: int) -> tuple[int, int]:
+    """How many of the Kin's messages are placed after ``position``, and their tokens as
+    ``message_tokens`` estimates them. Call it on a database thread."""
+    count, tokens = db.sql(_SIZE_AFTER_CUT, (kin_id, position)).fetchone()
+    return int(count), int(tokens or 0)
 
 
 def turn_has_begun(db: Database, trigger_id: int) -> bool:

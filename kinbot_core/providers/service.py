@@ -150,10 +150,40 @@ class ProviderService:
         self._instances: dict[str, Provider] = {}
         #: Per model string, the provider serving it; dropped whenever providers change.
         self._resolution_cache: dict[str, ResolvedModel] = {}
+        #: Every provider's ``(id, name, capabilities)``, oldest first; dropped likewise.
+        self._capabilities: list[tuple[str, str, list[str]]] | None = None
+        #: Each provider's opened configuration (its secrets, masked in errors); likewise.
+        self._configs: dict[str, dict[str, Any]] = {}
+        #: Counts changes to the providers, so that a read racing one is not kept.
+        self._generation = 0
         self._lock = asyncio.Lock()
         self.retry_policy = RetryPolicy(max_retries=settings.llm_max_retries)
         #: Models' context windows, learned and cached (``context_windows``).
         self.windows = ContextWindows(settings)
+
+    def _changed(self) -> None:
+        """Forget what is kept about the stored providers: one was added, changed or removed
+        (or its type's plugin was)."""
+        self._generation += 1
+        self._resolution_cache.clear()
+        self._capabilities = None
+        self._configs.clear()
+
+    async def _capability_table(self) -> list[tuple[str, str, list[str]]]:
+        """Every provider's ``(id, name, capabilities)``, oldest first (read once, as turns
+        and embeddings ask for it on every call)."""
+        if self._capabilities is None:
+            generation = self._generation
+            rows = await self._db.read(
+                lambda: self._db.sql(
+                    "select id, name, capabilities from provider order by created_at"
+                ).fetchall()
+            )
+            table = [(id_, name, json.loads(listed)) for id_, name, listed in rows]
+            if generation != self._generation:
+                return table
+            self._capabilities = table
+        return self._capabilities
 
     # -- types ---------------------------------------------------------------------------
 
@@ -251,7 +281,7 @@ class ProviderService:
         except BaseException:
             await provider.aclose()
             raise
-        self._resolution_cache.clear()
+        self._changed()
         self._instances[provider_id] = provider
         self._bus.emit(ProviderAdded(provider_id=provider_id, provider_type=type_name))
         return self._view(row)
@@ -310,7 +340,7 @@ class ProviderService:
             return ProviderRecord.get_by_id(provider_id)
 
         updated = await self._db.write(save)
-        self._resolution_cache.clear()
+        self._changed()
         self.windows.forget(provider_id)
         if replacement is not None:
             previous = self._instances.pop(provider_id, None)
@@ -325,7 +355,7 @@ class ProviderService:
         await self._db.write(
             lambda: ProviderRecord.delete().where(ProviderRecord.id == provider_id).execute()
         )
-        self._resolution_cache.clear()
+        self._changed()
         self.windows.forget(provider_id)
         instance = self._instances.pop(provider_id, None)
         if instance is not None:
@@ -367,13 +397,10 @@ class ProviderService:
 
     async def coverage(self) -> Coverage:
         """Which providers (by name) give each capability."""
-        rows = await self._db.read(
-            lambda: list(ProviderRecord.select().order_by(ProviderRecord.created_at))
-        )
         covered: dict[str, list[str]] = {}
-        for row in rows:
-            for capability in json.loads(row.capabilities):
-                covered.setdefault(capability, []).append(row.name)
+        for _id, name, capabilities in await self._capability_table():
+            for capability in capabilities:
+                covered.setdefault(capability, []).append(name)
         return Coverage(covered)
 
     # -- onboarding ------------------------------------------------------------------------
@@ -560,14 +587,11 @@ class ProviderService:
 
     async def embedding_model(self) -> str:
         """Which provider and model ``embed`` uses now (``<provider name>/<model>``)."""
-        rows = await self._db.read(
-            lambda: list(ProviderRecord.select().order_by(ProviderRecord.created_at))
-        )
-        for row in rows:
-            if "embedding" in json.loads(row.capabilities):
-                provider = await self.instance(row.id)
+        for provider_id, name, capabilities in await self._capability_table():
+            if "embedding" in capabilities:
+                provider = await self.instance(provider_id)
                 if provider.embedding is not None:
-                    return f"{row.name}/{provider.embedding.default_model()}"
+                    return f"{name}/{provider.embedding.default_model()}"
         raise _missing("embedding")
 
     async def generate_image(self, prompt: str, *, size: str = "1024x1024") -> GeneratedImage:
@@ -593,15 +617,12 @@ class ProviderService:
         return results
 
     async def _first(self, capability: Capability) -> tuple[str, Any]:
-        rows = await self._db.read(
-            lambda: list(ProviderRecord.select().order_by(ProviderRecord.created_at))
-        )
-        for row in rows:
-            if capability in json.loads(row.capabilities):
-                provider = await self.instance(row.id)
+        for provider_id, _name, capabilities in await self._capability_table():
+            if capability in capabilities:
+                provider = await self.instance(provider_id)
                 found = getattr(provider, capability)
                 if found is not None:
-                    return row.id, found
+                    return provider_id, found
         raise _missing(capability)
 
     async def _call(self, provider_id: str, call: Callable[[], Any]) -> Any:
@@ -617,7 +638,7 @@ class ProviderService:
 
     async def forget_unavailable(self) -> None:
         """Close the live providers whose type's plugin is no longer enabled."""
-        self._resolution_cache.clear()
+        self._changed()
         rows = await self._db.read(
             lambda: {r.id: (r.kind, r.type) for r in ProviderRecord.select()}
         )
@@ -668,7 +689,13 @@ class ProviderService:
         )
 
     async def _secrets_of(self, provider_id: str) -> dict[str, Any]:
-        return self._open(await self._record(provider_id))
+        config = self._configs.get(provider_id)
+        if config is None:
+            generation = self._generation
+            config = self._open(await self._record(provider_id))
+            if generation == self._generation:
+                self._configs[provider_id] = config
+        return config
 
     def _report(
         self,

@@ -32,12 +32,13 @@ class Price:
         )
 
 
+_PRICES = "select model, input_per_million, output_per_million, per_unit from model_price"
+
+
 def load_prices() -> dict[str, Price]:
-    """Every known price, by model (run on a database thread)."""
-    return {
-        row.model: Price(row.model, row.input_per_million, row.output_per_million, row.per_unit)
-        for row in ModelPrice.select()
-    }
+    """Every known price, by model (run on a database thread; plain SQL, as every recorded
+    batch of usage reads it)."""
+    return {row[0]: Price(*row) for row in ModelPrice._meta.database.execute_sql(_PRICES)}
 
 
 def price_of(model: str, prices: dict[str, Price]) -> Price | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from kinbot_core.db import Database
-from kinbot_core.db.models import ProviderRecord, UsageRecord
+from kinbot_core.db.models import UsageRecord
 from kinbot_core.usage.attribution import UsageFor, collecting, usage_for
 from kinbot_core.usage.prices import load_prices, price_of
 from kinbot_core.usage.spending import MonthlySpending
@@ -135,11 +135,15 @@ _INSERT = (
 def _store(batch: list[NotedUsage], spending: MonthlySpending) -> None:
     """Write ``batch``, costed with the price table as it is now (writer thread)."""
     prices = load_prices()
+    database = UsageRecord._meta.database
+    provider_ids = sorted({usage.provider_id for usage in batch})
     providers = {
-        row.id: (row.name, row.type)
-        for row in ProviderRecord.select(
-            ProviderRecord.id, ProviderRecord.name, ProviderRecord.type
-        ).where(ProviderRecord.id.in_({usage.provider_id for usage in batch}))
+        row[0]: (row[1], row[2])
+        for row in database.execute_sql(
+            "select id, name, type from provider where id in "
+            f"({', '.join('?' * len(provider_ids))})",
+            provider_ids,
+        )
     }
     rows = []
     for usage in batch:
@@ -154,5 +158,5 @@ def _store(batch: list[NotedUsage], spending: MonthlySpending) -> None:
         rows.append((*where, *tokens, cost, price is not None))
     # One prepared statement for the batch: building a multi-row insert in peewee costs
     # about half a millisecond per row.
-    UsageRecord._meta.database.cursor().executemany(_INSERT, rows)
+    database.cursor().executemany(_INSERT, rows)
     spending.add([(row[5], row[6], row[11]) for row in rows])

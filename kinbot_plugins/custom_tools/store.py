@@ -99,6 +99,9 @@ def checked_schema(parameters: Any) -> dict[str, Any]:
     return parameters
 
 
+_ANY_TOOL = "select 1 from custom_tool where kin_id = ? limit 1"
+
+
 class CustomToolStore:
     """Reads and writes a Kin's custom tools."""
 
@@ -107,14 +110,18 @@ class CustomToolStore:
 
     async def list(self, kin_id: str) -> list[CustomTool]:
         """The Kin's custom tools, by name."""
-        rows = await self._db.read(
-            lambda: list(
+
+        def read() -> list[CustomToolRecord]:
+            # Every turn asks, and most Kins have none: a plain query first.
+            if self._db.sql(_ANY_TOOL, (kin_id,)).fetchone() is None:
+                return []
+            return list(
                 CustomToolRecord.select()
                 .where(CustomToolRecord.kin == kin_id)
                 .order_by(CustomToolRecord.name)
             )
-        )
-        return [CustomTool.of(row) for row in rows]
+
+        return [CustomTool.of(row) for row in await self._db.read(read)]
 
     async def get(self, kin_id: str, name: str) -> CustomTool:
         """One of the Kin's tools, or ``ToolError``."""

@@ -215,14 +215,13 @@ class McpStore:
     async def servers_of(self, kin_id: str) -> list[str]:
         """The ids of the servers a Kin may use."""
 
-        def read() -> list[str]:
-            query = (
-                McpServerRecord.select(McpServerRecord.id)
-                .join(KinMcpServerRecord)
-                .where(KinMcpServerRecord.kin == kin_id)
-                .order_by(McpServerRecord.created_at)
+        def read() -> list[str]:  # plain SQL: every turn asks
+            rows = self._db.sql(
+                "select s.id from mcp_server s join kin_mcp_server k on k.server_id = s.id "
+                "where k.kin_id = ? order by s.created_at",
+                (kin_id,),
             )
-            return [str(row.id) for row in query]
+            return [str(row[0]) for row in rows]
 
         return await self._db.read(read)
 

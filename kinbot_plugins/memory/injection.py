@@ -40,8 +40,14 @@ def memory_line(memory: Memory) -> str:
     return f"{memory.content} ({memory.category}{about}"
 
 
+#: Whether the Kin has a pinned memory (most have none; every turn asks).
+_ANY_PINNED = "select 1 from memory where kin_id = ? and pinned and archived_at is null limit 1"
+
+
 async def _pinned(platform: Any, kin_id: str, to_memory: Any) -> list[Memory]:
     def select() -> list[MemoryRecord]:
+        if platform.db.sql(_ANY_PINNED, (kin_id,)).fetchone() is None:
+            return []
         return list(
             MemoryRecord.select()
             .where(
