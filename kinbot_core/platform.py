@@ -145,12 +145,16 @@ class Platform:
         self._background: set[asyncio.Task[Any]] = set()
         self.started = False
         self._stopped = False
+        #: Set once the platform answers requests. Background catch-up (the backlog of the
+        #: history indexer) waits for it, so that it does not slow the first answers down.
+        self.serving = asyncio.Event()
 
-    async def start(self) -> None:
+    async def start(self, *, serving: bool = True) -> None:
         """Open the database, load plugins, build the registries.
 
         Idempotent while running; a stopped platform does not start again (build a new one).
-        If start-up fails, what was opened is closed again.
+        If start-up fails, what was opened is closed again. ``serving=False`` leaves
+        ``serving`` for the caller to set once its server answers (``kinbot serve`` does).
         """
         if self.started:
             return
@@ -162,6 +166,8 @@ class Platform:
             await self._shutdown()
             raise
         self.started = True
+        if serving:
+            self.serving.set()
 
     async def _start(self) -> None:
         self.master_key = await ensure_master_key(self.settings)

@@ -68,8 +68,34 @@ def browser_url(bound: BoundSocket, settings: Settings) -> str:
     wildcard one, 0.0.0.0 or ::, given as loopback)."""
     if settings.public_url:
         return settings.public_url
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(bound.host, bound.host)
-    return replace(bound, host=host).url
+    return _reachable(bound).url
+
+
+def _reachable(bound: BoundSocket) -> BoundSocket:
+    """``bound`` with a wildcard address (0.0.0.0 or ::) given as loopback."""
+    return replace(bound, host={"0.0.0.0": "127.0.0.1", "::": "::1"}.get(bound.host, bound.host))
+
+
+async def set_when_answering(bound: BoundSocket, serving: asyncio.Event) -> None:
+    """Set ``serving`` once the server answers on ``bound``: this asks ``/api/health``
+    itself, again every 20 ms until an HTTP answer comes."""
+    target = _reachable(bound)
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    request = f"GET /api/health HTTP/1.1\r\nHost: {host}:{target.port}\r\nConnection: close\r\n\r\n"
+    while not serving.is_set():
+        try:
+            async with asyncio.timeout(10):
+                reader, writer = await asyncio.open_connection(target.host, target.port)
+                try:
+                    writer.write(request.encode())
+                    if (await reader.readline()).startswith(b"HTTP/"):
+                        serving.set()
+                finally:
+                    writer.close()
+        except (OSError, TimeoutError):
+            pass
+        if not serving.is_set():
+            await asyncio.sleep(0.02)
 
 
 def close_streams_on(stop: asyncio.Event, app: Quart) -> Callable[[], Awaitable[None]]:
@@ -103,7 +129,7 @@ async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) ->
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     try:
-        await platform.start()
+        await platform.start(serving=False)
         app = create_app(platform)
         code = None if await platform.accounts.has_users() else setup_code(app).issue()
         settle_garbage_collector()
@@ -118,6 +144,7 @@ async def serve(settings: Settings, *, shutdown: asyncio.Event | None = None) ->
                 code,
             )
         print(f"KinBot is running on {bound.url}", flush=True)
+        platform.spawn(set_when_answering(bound, platform.serving), name="kinbot-serving")
         await hypercorn_serve(
             app,
             hypercorn_config(bound, settings),

@@ -107,7 +107,8 @@ class HistoryIndexer:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        """Start the background loop, which first catches up on what is queued, then looks
+        """Start the background loop, which first catches up on what is queued (once the
+        platform answers requests: ``Platform.serving``), then looks
         at the queue every ``history_embedding_poll_seconds``: new messages wait that long,
         so that the messages of busy Kins are embedded in batches, between their turns rather
         than during them (full-text search finds them at once meanwhile)."""
@@ -261,6 +262,7 @@ class HistoryIndexer:
 
     async def _loop(self) -> None:
         poll = self._platform.settings.history_embedding_poll_seconds
+        await self._platform.serving.wait()  # what a previous run left waits for the server
         while True:
             try:
                 done = await self.index_batch()
