@@ -11,9 +11,10 @@
    5 ms, flat as the session grows. With ``--profile DIR``, py-spy samples the server during
    the measured turns (``DIR/<case>.txt``: the functions with the most samples).
 2. 50 Kins each answering one message at once against a fake LLM with 200 ms latency, the
-   wall time divided by one Kin's (median of several rounds). Target: under 1.5. KinBot runs
-   as ``kinbot serve`` in its own process here and is driven over HTTP and SSE by a lean
-   client, as browsers would; its CPU time per turn is printed too.
+   wall time divided by one Kin's (median of several rounds). Target: under 1.5 (the issue
+   asks 2.0 or below on this machine). KinBot runs as ``kinbot serve`` in its own process
+   here and is driven over HTTP and SSE by a lean client, as browsers would; its CPU time
+   per turn is printed too (``--profile DIR``: py-spy's samples in ``DIR/parallel.txt``).
 
 The fake LLM runs in its own process. Run: ``.venv/bin/python -m benchmarks.turn_overhead``
 (``--only cpu`` for the CPU-per-turn grid alone, ``--only cpu1`` for its first case).
@@ -46,6 +47,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.db.models import ContactRecord, MessageRecord
 from kinbot_core.platform import Platform
 from kinbot_plugins.memory.sqlite_memory import backend as memory_backend
+from kinbot_plugins.memory_extraction.records import ExtractionState
 from kinbot_plugins.providers.openai_provider import make_client
 from kinbot_web.server import settle_garbage_collector
 from tests.support.accounts import set_up_admin
@@ -57,7 +59,7 @@ CONTACTS = 200
 TURNS = 100
 #: (messages in the session, contacts) of the CPU-per-turn grid.
 GRID = ((10_000, 200), (1_000, 200), (100_000, 200), (10_000, 10), (10_000, 2_000))
-CPU_TURNS = 60
+CPU_TURNS = 200
 PARALLEL_KINS = 50
 ROUNDS = 5
 
@@ -114,6 +116,9 @@ async def fill_session(
             })  # fmt: skip
         for start in range(0, len(rows), 500):
             MessageRecord.insert_many(rows[start : start + 500]).execute()
+        # Mined for memories already, as a session in use would be (else the first compacting
+        # would mine the whole backlog).
+        ExtractionState.insert(kin=kin_id, last_position=messages, updated_at=now).execute()
         ContactRecord.insert_many([
             {"id": uuid.uuid4().hex, "kin": kin_id, "name": f"Contact {n:03d}", "type": "human",
              "created_at": now, "updated_at": now}
@@ -259,7 +264,7 @@ async def grid(profile: Path | None, cases: int) -> None:
         )
 
 
-async def parallel(data_dir: Path) -> None:
+async def parallel(data_dir: Path, profile: Path | None) -> None:
     with (
         fake_in_subprocess("openai", 5, delay=0.2) as base_url,
         kinbot_in_subprocess(data_dir) as server,
@@ -290,6 +295,7 @@ async def parallel(data_dir: Path) -> None:
                 await asyncio.wait_for(finished.setdefault(message_id, asyncio.Event()).wait(), 120)
 
             await asyncio.gather(*(ask(kin_id, "warm-up") for kin_id in kins))
+            sampler = py_spy(server.pid, profile / "parallel.txt") if profile else None
             alone, together, cpu = [], [], []
             for _round in range(ROUNDS):
                 started = time.perf_counter()
@@ -299,6 +305,9 @@ async def parallel(data_dir: Path) -> None:
                 await asyncio.gather(*(ask(kin_id, "all together") for kin_id in kins))
                 together.append(time.perf_counter() - started)
                 cpu.append((server.cpu_seconds() - cpu_before) / PARALLEL_KINS)
+            if sampler is not None:
+                sampler.send_signal(signal.SIGINT)
+                sampler.wait(timeout=60)
     one, many = statistics.median(alone), statistics.median(together)
     print(f"{PARALLEL_KINS} Kins at once against a 200 ms LLM (median of {ROUNDS} rounds)")
     print(
@@ -345,13 +354,13 @@ async def main(only: str | None, profile: Path | None) -> None:
         await grid(profile, 1 if only == "cpu1" else len(GRID))
     if only in (None, "parallel"):
         with tempfile.TemporaryDirectory() as second:
-            await parallel(Path(second))
+            await parallel(Path(second), profile)
         await bare_sdk_baseline()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=("latency", "cpu", "cpu1", "parallel"))
-    parser.add_argument("--profile", type=Path, help="py-spy's samples of the CPU grid go here")
+    parser.add_argument("--profile", type=Path, help="py-spy samples of the server go here")
     arguments = parser.parse_args()
     asyncio.run(main(arguments.only, arguments.profile))

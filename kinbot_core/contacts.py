@@ -292,17 +292,13 @@ class ContactService:
         Kin's contacts changed (their count or latest ``updated_at``, which any way of
         adding, editing or deleting one moves)."""
         kept = self._summaries.get(kin_id)
-
-        def load() -> tuple[tuple[Any, ...], list[tuple[str, str, str]] | None]:
-            stamp = tuple(self._db.sql(_SUMMARY_STAMP, (kin_id,)).fetchone())
-            if kept is not None and kept[0] == stamp:
-                return stamp, None
-            return stamp, self._db.sql(_SUMMARY, (kin_id,)).fetchall()
-
-        stamp, rows = await self._db.read(load)
-        if rows is None and kept is not None:
+        stamp = tuple(self._db.read_now(_SUMMARY_STAMP, (kin_id,))[0])
+        if kept is not None and kept[0] == stamp:
             return kept[1]
-        rows = sorted(rows or [], key=lambda row: (_normalise(row[1]), row[1], row[0]))
+        rows: list[tuple[str, str, str]] = await self._db.read(
+            lambda: self._db.sql(_SUMMARY, (kin_id,)).fetchall()
+        )
+        rows.sort(key=lambda row: (_normalise(row[1]), row[1], row[0]))
         summary = [ContactSummary(id=id_, name=name, type=type_) for id_, name, type_ in rows]
         self._summaries.pop(kin_id, None)
         self._summaries[kin_id] = (stamp, summary)

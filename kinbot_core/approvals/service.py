@@ -233,13 +233,12 @@ class ApprovalService:
 
     async def waiting(self, kin_id: str) -> bool:
         """Whether a turn of the Kin waits for a decision (its queue waits with it)."""
-        row = await self._db.read(  # plain SQL: asked before every turn
-            lambda: self._db.sql(
+        return bool(
+            self._db.read_now(  # asked before every turn
                 "select 1 from tool_approval where kin_id = ? and status = 'pending' limit 1",
                 (kin_id,),
-            ).fetchone()
+            )
         )
-        return row is not None
 
     async def get(self, approval_id: str) -> ApprovalView:
         """One request; ``ApprovalNotFound`` for an unknown id."""

@@ -93,7 +93,8 @@ class DatabaseInfo:
 class Database:
     """The platform's SQLite database.
 
-    Queries never run on the event loop: ``read`` runs a function on a small pool of reader
+    Queries do not run on the event loop (but for ``read_now``'s lookups by key): ``read``
+    runs a function on a small pool of reader
     threads, ``write`` on the single writer thread inside an immediate transaction, so writes
     are serialised without lock contention and readers proceed in parallel (WAL). The functions
     use peewee models and ``self.peewee`` as usual; each thread keeps its own connection.
@@ -147,6 +148,16 @@ class Database:
     async def read(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on a reader thread and return its result."""
         return await self._submit(self._readers, False, fn, *args, **kwargs)
+
+    def read_now(self, statement: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one cheap read in plain SQL (a lookup by key, a few rows), run on the
+        calling thread, the event loop's: handing a statement that takes a few microseconds
+        to a reader thread costs ten times more than running it. Anything that scans or
+        builds model queries belongs in ``read`` (model queries fail on this thread)."""
+        if self._closed:
+            raise RuntimeError("the database is closed")
+        self.peewee.connect(reuse_if_open=True)
+        return self.sql(statement, params).fetchall()  # type: ignore[no-any-return]
 
     async def write(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on the writer thread, in one transaction committed when it returns."""

@@ -104,12 +104,10 @@ class KinService:
     async def get(self, kin_id: str, *, include_tasks: bool = False) -> KinView:
         """One Kin, or ``KinNotFound``; the hidden row of a sub-Kin only with
         ``include_tasks``."""
-        row = await self._db.read(
-            lambda: self._db.sql(_SELECT_KIN, (kin_id,)).fetchone()  # run before every turn
-        )
-        if row is None:
+        rows = self._db.read_now(_SELECT_KIN, (kin_id,))  # run before and after every turn
+        if not rows:
             raise KinNotFound("No such Kin.")
-        view = KinView.from_row(row)
+        view = KinView.from_row(rows[0])
         if view.task_id is not None and not include_tasks:
             raise KinNotFound("No such Kin.")
         return view
@@ -358,9 +356,7 @@ class KinService:
         """The last ``limit`` messages the Kin has seen, in the order it saw them (queued ones
         wait their turn; ones a retry superseded are no longer part of it)."""
 
-        rows = await self._db.read(
-            lambda: self._db.sql(_HISTORY, (kin_id, limit)).fetchall()  # run every turn
-        )
+        rows = self._db.read_now(_HISTORY, (kin_id, limit))  # run every turn, a few rows
         return [MessageView.from_row(row) for row in reversed(rows)]
 
     async def claim_next(self, kin_id: str) -> tuple[MessageView, KinView] | None:
@@ -419,9 +415,7 @@ class KinService:
     async def latest_of_turn(self, trigger_id: int) -> int | None:
         """The id of the newest message the turn of ``trigger_id`` produced (superseded or
         not), if any."""
-        latest = await self._db.read(
-            lambda: self._db.sql(_LATEST_OF_TURN, (trigger_id,)).fetchone()[0]
-        )
+        latest = self._db.read_now(_LATEST_OF_TURN, (trigger_id,))[0][0]
         return int(latest) if latest is not None else None
 
     def requeued(self, kin_id: str, message_id: int) -> None:

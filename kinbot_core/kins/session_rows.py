@@ -57,8 +57,9 @@ def size_after(db: Database, kin_id: str, position: int) -> tuple[int, int]:
 
 def turn_has_begun(db: Database, trigger_id: int) -> bool:
     """Whether the turn answering message ``trigger_id`` already wrote something (a step, a
-    tool result): it is being resumed, after an approval or a restart (inside a read)."""
-    row = db.sql(
-        "select 1 from message where turn_of = ? and not superseded limit 1", (trigger_id,)
-    ).fetchone()
-    return row is not None
+    tool result): it is being resumed, after an approval or a restart (``read_now``)."""
+    return bool(
+        db.read_now(
+            "select 1 from message where turn_of = ? and not superseded limit 1", (trigger_id,)
+        )
+    )

@@ -235,6 +235,9 @@ class Turn:
         self._last_stored = trigger.id
         #: Files the Kin attached (``attach_file``): the attachments of its final reply.
         self._outgoing: list[dict[str, Any]] = []
+        #: Whether the turn had written something before it started (resumed after an
+        #: approval or a restart): only then may its last step's calls wait for results.
+        self._resumed = False
 
     async def run(self) -> str | None:
         """Run to the end; an error (the provider's, or any other, logged) becomes an error
@@ -254,7 +257,8 @@ class Turn:
         mask = self.platform.vault.masker().mask
         try:
             db = self.platform.db
-            if not await db.read(turn_has_begun, db, self.trigger.id):  # never cut mid-reply
+            self._resumed = turn_has_begun(db, self.trigger.id)
+            if not self._resumed:  # never cut mid-reply
                 await self.platform.usage.refuse_over_budget()
             await self._follow_superseded()
             await self._steps()
@@ -302,8 +306,9 @@ class Turn:
     async def _steps(self) -> None:
         tools = await self._tools()
         by_name = {tool.name: tool for tool in tools}
-        for waiting in await approvals.unanswered_calls(self.platform, self.trigger.id):
-            await self._run_tool(waiting, by_name)  # a resumed turn: its last step's calls
+        if self._resumed:  # its last step's calls that have no result yet run first
+            for waiting in await approvals.unanswered_calls(self.platform, self.trigger.id):
+                await self._run_tool(waiting, by_name)
         budget = await prompt_budget.budget_for(self.platform, self.kin.model)
         for _step in range(self.platform.settings.turn_max_steps):
             fitted = await self._fitted(tools, budget)

@@ -110,18 +110,16 @@ class CustomToolStore:
 
     async def list(self, kin_id: str) -> list[CustomTool]:
         """The Kin's custom tools, by name."""
-
-        def read() -> list[CustomToolRecord]:
-            # Every turn asks, and most Kins have none: a plain query first.
-            if self._db.sql(_ANY_TOOL, (kin_id,)).fetchone() is None:
-                return []
-            return list(
+        if not self._db.read_now(_ANY_TOOL, (kin_id,)):  # every turn asks; most Kins have none
+            return []
+        rows = await self._db.read(
+            lambda: list(
                 CustomToolRecord.select()
                 .where(CustomToolRecord.kin == kin_id)
                 .order_by(CustomToolRecord.name)
             )
-
-        return [CustomTool.of(row) for row in await self._db.read(read)]
+        )
+        return [CustomTool.of(row) for row in rows]
 
     async def get(self, kin_id: str, name: str) -> CustomTool:
         """One of the Kin's tools, or ``ToolError``."""

@@ -215,15 +215,12 @@ class McpStore:
     async def servers_of(self, kin_id: str) -> list[str]:
         """The ids of the servers a Kin may use."""
 
-        def read() -> list[str]:  # plain SQL: every turn asks
-            rows = self._db.sql(
-                "select s.id from mcp_server s join kin_mcp_server k on k.server_id = s.id "
-                "where k.kin_id = ? order by s.created_at",
-                (kin_id,),
-            )
-            return [str(row[0]) for row in rows]
-
-        return await self._db.read(read)
+        rows = self._db.read_now(  # every turn asks
+            "select s.id from mcp_server s join kin_mcp_server k on k.server_id = s.id "
+            "where k.kin_id = ? order by s.created_at",
+            (kin_id,),
+        )
+        return [str(row[0]) for row in rows]
 
     async def assign(self, kin_id: str, server_ids: list[str]) -> list[str]:
         """Replace the servers a Kin may use; ``McpServerNotFound`` names an unknown id."""

@@ -45,9 +45,10 @@ _ANY_PINNED = "select 1 from memory where kin_id = ? and pinned and archived_at 
 
 
 async def _pinned(platform: Any, kin_id: str, to_memory: Any) -> list[Memory]:
+    if not platform.db.read_now(_ANY_PINNED, (kin_id,)):
+        return []
+
     def select() -> list[MemoryRecord]:
-        if platform.db.sql(_ANY_PINNED, (kin_id,)).fetchone() is None:
-            return []
         return list(
             MemoryRecord.select()
             .where(

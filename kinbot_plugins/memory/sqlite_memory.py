@@ -311,10 +311,7 @@ class SqliteMemoryBackend:
         _check_mode(mode)
         if not query.strip() or limit < 1:
             return []
-        has_any = await platform.db.read(
-            lambda: MemoryRecord.select().where(MemoryRecord.kin == kin_id).exists()
-        )
-        if not has_any:
+        if not platform.db.read_now("select 1 from memory where kin_id = ? limit 1", (kin_id,)):
             return []  # nothing to search: spare the embedding call
         settings = platform.settings
         wanted = ranking.candidates(settings, limit)
