@@ -14,6 +14,8 @@ logger = logging.getLogger("kinbot.events")
 
 def log_event(event: Event) -> None:
     """Log ``event`` at INFO as ``<type> <payload as JSON>``."""
+    if not logger.isEnabledFor(logging.INFO):  # every event passes here: skip the JSON
+        return
     logger.info("%s %s", event.type, json.dumps(event.payload(), default=str, sort_keys=True))
 
 
