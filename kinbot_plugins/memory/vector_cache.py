@@ -1,44 +1,84 @@
-"""Exact nearest-neighbour search over a Kin's memory vectors, held in memory with numpy.
+"""Nearest-neighbour search over a Kin's memory vectors, held in memory.
 
 sqlite-vec's ``vec0`` scans every vector of a partition for each query in plain C (about
-50 ms for 100,000 vectors of 384 dimensions on a small machine); a numpy matrix product does
-the same exact search in a few milliseconds. The vectors stay stored in ``vec0`` (the source
-of truth); this cache loads one Kin's matrix on its first search and drops it whenever the
-backend changes that Kin's vectors (``invalidate``), so results are those of the table.
-A matrix costs its vectors' size (4 bytes per dimension per memory: 1.5 MB for 1,000 memories
-of 384 dimensions); ``evict_idle`` drops those of Kins that have not searched for a while (the
-backend calls it periodically, ``memory_vectors_idle_seconds``), and the next search loads
-them again. Used from the database's reader threads: numpy releases the GIL while it
-multiplies.
+50 ms for 100,000 vectors of 384 dimensions on a small machine, 0.5 s for a million); this
+cache holds one Kin's vectors in memory and searches them in a few milliseconds. The vectors
+stay stored in ``vec0`` (the source of truth); the cache loads a Kin's vectors on its first
+search and drops them whenever the backend changes that Kin's vectors (``invalidate``), so
+results are those of the table.
+
+Two forms, by the Kin's number of vectors:
+
+* fewer than ``quantize_from`` (10,000 by default): a float32 matrix of unit rows, searched
+  exactly by one matrix product (4 bytes per dimension: 1.5 MB for 1,000 memories of 384
+  dimensions);
+* from ``quantize_from`` on: int8 codes with a float32 scale per vector (1 byte per
+  dimension: 378 MiB for a million memories of 384 dimensions, against 1.4 GiB in float32).
+  A search scores every code with numkong's SIMD int8 dot product, then reads the
+  ``2 k + 10`` best candidates' float32 vectors back from the table and ranks them by their
+  exact cosine: the similarities returned are exact, and the ``k`` nearest are those of an
+  exact search unless the int8 rounding (about 1/254 of each component's range) pushes one
+  of them out of the candidates (on a million random vectors, the hard case: none of 2,000).
+
+``evict_idle`` drops the vectors of Kins that have not searched for a while (the backend calls
+it periodically, ``memory_vectors_idle_seconds``), and the next search loads them again.
+Loading streams the rows from SQLite in batches, so that no more than a batch is held in
+float32 besides the result. Used from the database's reader threads: numpy and numkong
+release the GIL while they compute.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numkong
 import numpy
 import numpy.typing as npt
+
+#: Rows read from SQLite at a time while loading; with int8, each batch is one block of codes.
+LOAD_BATCH = 8192
+#: Kins with at least this many vectors are held as int8 codes.
+QUANTIZE_FROM = 10_000
+
+
+def candidates(k: int) -> int:
+    """How many of the best int8 scores are rescored exactly to find the ``k`` nearest."""
+    return 2 * k + 10
 
 
 @dataclass(frozen=True)
 class _Matrix:
     ids: npt.NDArray[numpy.int64]
-    vectors: npt.NDArray[numpy.float32]  # one unit-length row per id
+    #: One unit-length float32 row per id; ``None`` when held as int8 codes.
+    vectors: npt.NDArray[numpy.float32] | None
+    #: The int8 codes of the rows, in blocks of consecutive ids (empty for float32).
+    codes: list[npt.NDArray[numpy.int8]]
+    #: Per row, the factor from its codes back to its unit vector (empty for float32).
+    scales: npt.NDArray[numpy.float32]
     #: When it was last searched (the cache's clock).
     used: list[float] = field(default_factory=lambda: [0.0])
+
+    @property
+    def nbytes(self) -> int:
+        held = sum(block.nbytes for block in self.codes) + self.scales.nbytes + self.ids.nbytes
+        return held + (self.vectors.nbytes if self.vectors is not None else 0)
 
 
 class VectorCache:
     """One matrix per (vector table, Kin), loaded lazily, dropped on change or when idle."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, quantize_from: int = QUANTIZE_FROM
+    ) -> None:
         self._lock = threading.Lock()
         self._clock = clock
+        self._quantize_from = quantize_from
         self._matrices: dict[tuple[str, str], _Matrix] = {}
         self._generations: dict[tuple[str, str], int] = {}
 
@@ -57,7 +97,7 @@ class VectorCache:
         sizes: dict[str, int] = {}
         with self._lock:
             for (_table, kin_id), matrix in self._matrices.items():
-                sizes[kin_id] = sizes.get(kin_id, 0) + matrix.vectors.nbytes + matrix.ids.nbytes
+                sizes[kin_id] = sizes.get(kin_id, 0) + matrix.nbytes
         return sizes
 
     def invalidate(self, kin_id: str) -> None:
@@ -82,13 +122,13 @@ class VectorCache:
         probe = _unit(query)
         if not len(matrix.ids) or k < 1 or probe is None:
             return {}
-        scores = matrix.vectors @ probe
-        if k < len(scores):
-            top = numpy.argpartition(-scores, k - 1)[:k]
-            top = top[numpy.argsort(-scores[top], kind="stable")]
+        if matrix.vectors is not None:
+            ids, scores = matrix.ids, matrix.vectors @ probe
         else:
-            top = numpy.argsort(-scores, kind="stable")
-        return {int(i): float(score) for i, score in zip(matrix.ids[top], scores[top], strict=True)}
+            rows = numpy.sort(_best(_code_scores(matrix, probe), candidates(k)))
+            ids, scores = _stored_scores(db, table, kin_id, matrix.ids[rows], probe)
+        top = _best(scores, k)
+        return {int(i): float(score) for i, score in zip(ids[top], scores[top], strict=True)}
 
     def similarities(
         self, db: Any, table: str, kin_id: str, query: list[float], rowids: list[int]
@@ -100,8 +140,11 @@ class VectorCache:
         if not len(matrix.ids) or not rowids or probe is None:
             return {}
         rows = numpy.flatnonzero(numpy.isin(matrix.ids, numpy.asarray(rowids, dtype=numpy.int64)))
-        scores = matrix.vectors[rows] @ probe
-        return {int(i): float(score) for i, score in zip(matrix.ids[rows], scores, strict=True)}
+        if matrix.vectors is not None:
+            ids, scores = matrix.ids[rows], matrix.vectors[rows] @ probe
+        else:
+            ids, scores = _stored_scores(db, table, kin_id, matrix.ids[rows], probe)
+        return {int(i): float(score) for i, score in zip(ids, scores, strict=True)}
 
     def _matrix(self, db: Any, table: str, kin_id: str) -> _Matrix:
         key = (table, kin_id)
@@ -110,23 +153,97 @@ class VectorCache:
             if found is not None:
                 return found
             generation = self._generations.setdefault(key, 0)
-        rows = db.sql(f"select rowid, embedding from {table} where kin_id = ?", (kin_id,))
-        ids: list[int] = []
-        blobs: list[bytes] = []
-        for rowid, blob in rows:
-            ids.append(rowid)
-            blobs.append(blob)
-        vectors = numpy.frombuffer(b"".join(blobs), dtype=numpy.float32)
-        vectors = vectors.reshape(len(ids), -1) if ids else vectors.reshape(0, 0)
-        norms = numpy.linalg.norm(vectors, axis=1, keepdims=True) if ids else vectors
-        matrix = _Matrix(
-            numpy.asarray(ids, dtype=numpy.int64),
-            (vectors / numpy.where(norms == 0, 1, norms)).astype(numpy.float32) if ids else vectors,
-        )
+        matrix = _load(db, table, kin_id, self._quantize_from)
         with self._lock:
             if self._generations.get(key) == generation:  # nothing changed while loading
                 self._matrices[key] = matrix
         return matrix
+
+
+def _load(db: Any, table: str, kin_id: str, quantize_from: int) -> _Matrix:
+    """The Kin's vectors read from ``table``: float32 while fewer than ``quantize_from``,
+    else int8 codes (each batch quantized as soon as it is read)."""
+    cursor = db.sql(f"select rowid, embedding from {table} where kin_id = ?", (kin_id,))
+    ids: list[npt.NDArray[numpy.int64]] = []
+    exact: list[npt.NDArray[numpy.float32]] = []
+    codes: list[npt.NDArray[numpy.int8]] = []
+    scales: list[npt.NDArray[numpy.float32]] = []
+    count = 0
+    while rows := cursor.fetchmany(LOAD_BATCH):
+        count += len(rows)
+        ids.append(numpy.fromiter((row[0] for row in rows), numpy.int64, len(rows)))
+        blob = b"".join(row[1] for row in rows)
+        del rows
+        exact.append(_unit_rows(numpy.frombuffer(blob, numpy.float32).reshape(len(ids[-1]), -1)))
+        if count >= quantize_from:
+            for block in exact:
+                block_codes, block_scales = _quantize(block)
+                codes.append(block_codes)
+                scales.append(block_scales)
+            exact = []
+    found = numpy.concatenate(ids) if ids else numpy.empty(0, numpy.int64)
+    if codes:
+        return _Matrix(found, None, codes, numpy.concatenate(scales))
+    vectors = numpy.concatenate(exact) if exact else numpy.empty((0, 0), numpy.float32)
+    return _Matrix(found, vectors, [], numpy.empty(0, numpy.float32))
+
+
+def _stored_scores(
+    db: Any, table: str, kin_id: str, rowids: npt.NDArray[numpy.int64], probe: npt.NDArray[Any]
+) -> tuple[npt.NDArray[numpy.int64], npt.NDArray[numpy.float32]]:
+    """Those of ``rowids`` that are vectors of ``kin_id`` in ``table``, and their exact cosine
+    similarity to the unit vector ``probe``, from the float32 vectors stored in the table."""
+    found = db.sql(
+        f"select j.value, m.kin_id, m.embedding from json_each(?) j join {table} m "
+        "on m.rowid = j.value",  # a point lookup per rowid, where an IN list would scan vec0
+        (json.dumps(rowids.tolist()),),
+    ).fetchall()
+    rows = [row for row in found if row[1] == kin_id]
+    ids = numpy.fromiter((row[0] for row in rows), numpy.int64, len(rows))
+    if not rows:
+        return ids, numpy.empty(0, numpy.float32)
+    vectors = numpy.frombuffer(b"".join(row[2] for row in rows), numpy.float32)
+    return ids, _unit_rows(vectors.reshape(len(rows), -1)) @ probe
+
+
+def _code_scores(matrix: _Matrix, probe: npt.NDArray[numpy.float32]) -> npt.NDArray[numpy.float32]:
+    """Every row's approximate cosine similarity to the unit vector ``probe``, from the
+    codes (up to a positive factor common to all rows)."""
+    probe_codes, _scale = _quantize(probe.reshape(1, -1))
+    scores = numpy.empty(len(matrix.ids), numpy.float32)
+    start = 0
+    for block in matrix.codes:
+        numkong.cdist(probe_codes, block, "dot", out=scores[start : start + len(block)][None])
+        start += len(block)
+    scores *= matrix.scales
+    return scores
+
+
+def _best(scores: npt.NDArray[numpy.float32], k: int) -> npt.NDArray[numpy.intp]:
+    """The positions of the ``k`` highest ``scores``, highest first (ties in position order)."""
+    if k < len(scores):
+        top = numpy.argpartition(-scores, k - 1)[:k]
+        return top[numpy.argsort(-scores[top], kind="stable")]
+    return numpy.argsort(-scores, kind="stable")
+
+
+def _quantize(
+    vectors: npt.NDArray[numpy.float32],
+) -> tuple[npt.NDArray[numpy.int8], npt.NDArray[numpy.float32]]:
+    """Each row as int8 codes (its largest component at ±127) and the factor back to it."""
+    largest = numpy.abs(vectors).max(axis=1)
+    scales = largest / numpy.float32(127)
+    factors = numpy.float32(127) / numpy.where(largest == 0, numpy.float32(1), largest)
+    codes = numpy.rint(vectors * factors[:, None]).astype(numpy.int8)
+    return codes, scales.astype(numpy.float32)
+
+
+def _unit_rows(vectors: npt.NDArray[numpy.float32]) -> npt.NDArray[numpy.float32]:
+    """``vectors`` with each row scaled to unit length (zero rows stay zero)."""
+    norms = numpy.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / numpy.where(norms == 0, numpy.float32(1), norms)).astype(
+        numpy.float32, copy=False
+    )
 
 
 def _unit(values: list[float]) -> npt.NDArray[numpy.float32] | None:
