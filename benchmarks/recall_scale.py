@@ -60,7 +60,8 @@ class ExactNearest:
         self.ids = numpy.take_along_axis(every, best, axis=1)
 
     def recall(self, found: list[list[int]]) -> float:
-        hits = sum(len(set(row.tolist()) & set(mine)) for row, mine in zip(self.ids, found))
+        pairs = zip(self.ids, found, strict=True)
+        hits = sum(len(set(row.tolist()) & set(mine)) for row, mine in pairs)
         return hits / (len(found) * self.k)
 
 

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,17 @@ import numpy.typing as npt
 LOAD_BATCH = 8192
 #: Kins with at least this many vectors are held as int8 codes.
 QUANTIZE_FROM = 10_000
+#: The sqlite-vec versions whose vec0 storage (shadow tables) ``_vec0_batches`` reads.
+VEC0_STORAGE_VERSIONS = frozenset({"v0.1.9"})
+#: A vec0 table's declaration as the memory backend writes it (``vec0_columns``).
+_MEMORY_VEC0 = re.compile(
+    r"using\s+vec0\s*\(\s*kin_id\s+text\s+partition\s+key\s*,\s*embedding\s+float\[\d+\]"
+    r"(\s+distance_metric\s*=\s*\w+)?(\s*,\s*chunk_size\s*=\s*\d+)?\s*\)\s*$",
+    re.IGNORECASE,
+)
+
+_Ids = npt.NDArray[numpy.int64]
+_Floats = npt.NDArray[numpy.float32]
 
 
 def candidates(k: int) -> int:
@@ -163,29 +175,81 @@ class VectorCache:
 def _load(db: Any, table: str, kin_id: str, quantize_from: int) -> _Matrix:
     """The Kin's vectors read from ``table``: float32 while fewer than ``quantize_from``,
     else int8 codes (each batch quantized as soon as it is read)."""
-    cursor = db.sql(f"select rowid, embedding from {table} where kin_id = ?", (kin_id,))
     ids: list[npt.NDArray[numpy.int64]] = []
-    exact: list[npt.NDArray[numpy.float32]] = []
+    raw: list[npt.NDArray[numpy.float32]] = []
     codes: list[npt.NDArray[numpy.int8]] = []
     scales: list[npt.NDArray[numpy.float32]] = []
     count = 0
-    while rows := cursor.fetchmany(LOAD_BATCH):
-        count += len(rows)
-        ids.append(numpy.fromiter((row[0] for row in rows), numpy.int64, len(rows)))
-        blob = b"".join(row[1] for row in rows)
-        del rows
-        exact.append(_unit_rows(numpy.frombuffer(blob, numpy.float32).reshape(len(ids[-1]), -1)))
+    for batch_ids, vectors in _batches(db, table, kin_id):
+        if not len(batch_ids):
+            continue
+        count += len(batch_ids)
+        ids.append(batch_ids)
+        raw.append(vectors)
         if count >= quantize_from:
-            for block in exact:
+            for block in raw:
                 block_codes, block_scales = _quantize(block)
                 codes.append(block_codes)
                 scales.append(block_scales)
-            exact = []
+            raw = []
     found = numpy.concatenate(ids) if ids else numpy.empty(0, numpy.int64)
     if codes:
         return _Matrix(found, None, codes, numpy.concatenate(scales))
-    vectors = numpy.concatenate(exact) if exact else numpy.empty((0, 0), numpy.float32)
+    vectors = _unit_rows(numpy.concatenate(raw)) if raw else numpy.empty((0, 0), numpy.float32)
     return _Matrix(found, vectors, [], numpy.empty(0, numpy.float32))
+
+
+def _batches(db: Any, table: str, kin_id: str) -> Iterator[tuple[_Ids, _Floats]]:
+    """The Kin's rowids and float32 vectors in ``table``, a batch at a time: from vec0's
+    storage where ``vec0_storage_known``, else row by row through the table."""
+    if vec0_storage_known(db, table):
+        yield from _vec0_batches(db, table, kin_id)
+        return
+    cursor = db.sql(f"select rowid, embedding from {table} where kin_id = ?", (kin_id,))
+    while rows := cursor.fetchmany(LOAD_BATCH):
+        ids = numpy.fromiter((row[0] for row in rows), numpy.int64, len(rows))
+        vectors = numpy.frombuffer(b"".join(row[1] for row in rows), numpy.float32)
+        yield ids, vectors.reshape(len(rows), -1)
+
+
+def vec0_storage_known(db: Any, table: str) -> bool:
+    """Whether ``table`` is a vec0 table as the memory backend makes them (a ``kin_id``
+    partition key and a float ``embedding``) that was made, and is read, by a version of
+    sqlite-vec whose storage this module reads directly (``VEC0_STORAGE_VERSIONS``)."""
+    made = db.sql("select sql from sqlite_master where name = ?", (table,)).fetchone()
+    if made is None or not _MEMORY_VEC0.search(made[0] or ""):
+        return False
+    created = db.sql(f'select value from "{table}_info" where key = ?', ("CREATE_VERSION",))
+    version = created.fetchone()
+    running = db.sql("select vec_version()").fetchone()[0]
+    return version is not None and {version[0], running} <= VEC0_STORAGE_VERSIONS
+
+
+def _vec0_batches(db: Any, table: str, kin_id: str) -> Iterator[tuple[_Ids, _Floats]]:
+    """The Kin's rowids and vectors read from vec0's shadow tables: a row per chunk of
+    ``chunk_size`` slots, holding a validity bitmap, the slots' rowids (int64) and their
+    vectors (float32), one after the other. Reading a chunk's blobs whole is several times
+    faster than vec0's scan, which reads each row's vector from its chunk on its own. (The
+    vector chunks are joined on ``_rowid_``, the real rowid, which sqlite-vec reads them by:
+    their column named ``rowid`` hides it, and its index does not serve integer lookups.)"""
+    cursor = db.sql(  # cross join: the Kin's chunks first, not every Kin's vectors
+        f'select c.size, c.validity, c.rowids, v.vectors from "{table}_chunks" c '
+        f'cross join "{table}_vector_chunks00" v on v._rowid_ = c.chunk_id '
+        "where c.partition00 = ? order by c.chunk_id",
+        (kin_id,),
+    )
+    while chunks := cursor.fetchmany(max(1, LOAD_BATCH // 64)):
+        valid = numpy.concatenate(
+            [
+                numpy.unpackbits(numpy.frombuffer(validity, numpy.uint8), bitorder="little")[:size]
+                for size, validity, _rowids, _vectors in chunks
+            ]
+        ).astype(bool)
+        ids = numpy.frombuffer(b"".join(chunk[2] for chunk in chunks), numpy.int64)
+        vectors = numpy.frombuffer(b"".join(chunk[3] for chunk in chunks), numpy.float32)
+        if len(ids) != len(valid) or len(vectors) % max(1, len(valid)):
+            raise ValueError(f"{table}: vec0 chunks not as sqlite-vec {VEC0_STORAGE_VERSIONS}")
+        yield ids[valid], vectors.reshape(len(valid), -1)[valid]
 
 
 def _stored_scores(
@@ -227,14 +291,14 @@ def _best(scores: npt.NDArray[numpy.float32], k: int) -> npt.NDArray[numpy.intp]
     return numpy.argsort(-scores, kind="stable")
 
 
-def _quantize(
-    vectors: npt.NDArray[numpy.float32],
-) -> tuple[npt.NDArray[numpy.int8], npt.NDArray[numpy.float32]]:
-    """Each row as int8 codes (its largest component at ±127) and the factor back to it."""
+def _quantize(vectors: _Floats) -> tuple[npt.NDArray[numpy.int8], _Floats]:
+    """Each row as int8 codes (its largest component at ±127), and the factor from the codes
+    to the row scaled to unit length."""
     largest = numpy.abs(vectors).max(axis=1)
-    scales = largest / numpy.float32(127)
-    factors = numpy.float32(127) / numpy.where(largest == 0, numpy.float32(1), largest)
-    codes = numpy.rint(vectors * factors[:, None]).astype(numpy.int8)
+    norms = numpy.sqrt(numpy.einsum("ij,ij->i", vectors, vectors))
+    scaled = vectors * (numpy.float32(127) / numpy.where(largest == 0, 1, largest))[:, None]
+    codes = numpy.rint(scaled, out=scaled).astype(numpy.int8)
+    scales = largest / (numpy.float32(127) * numpy.where(norms == 0, 1, norms))
     return codes, scales.astype(numpy.float32)
 
 
