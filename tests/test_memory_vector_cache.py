@@ -140,3 +140,14 @@ async def test_a_zero_vector_scores_zero(db: Database) -> None:
         cache = VectorCache(quantize_from=quantize_from)
         found = await db.read(cache.similarities, db, TABLE, "kin-a", queries()[0], [999])
         assert found == {999: 0.0}
+
+
+@pytest.mark.parametrize("k", [1, 10, 210])
+def test_the_best_scores_of_a_large_kin_are_those_a_full_sort_gives(k: int) -> None:
+    rng = numpy.random.default_rng(5)
+    spread = rng.standard_normal(600_000).astype(numpy.float32)
+    for scores in (spread, numpy.sort(spread), numpy.sort(spread)[::-1].copy(), spread.round(1)):
+        best = vector_cache._best(scores, k)
+        assert list(scores[best]) == list(numpy.sort(scores)[::-1][:k])
+        if scores is spread:
+            assert list(best) == list(numpy.argsort(-scores, kind="stable")[:k])

@@ -55,6 +55,9 @@ _MEMORY_VEC0 = re.compile(
     re.IGNORECASE,
 )
 
+#: ``_best`` takes a threshold from every this many scores of a large Kin's.
+_SAMPLE_STEP = 32
+
 _Ids = npt.NDArray[numpy.int64]
 _Floats = npt.NDArray[numpy.float32]
 
@@ -283,12 +286,30 @@ def _code_scores(matrix: _Matrix, probe: npt.NDArray[numpy.float32]) -> npt.NDAr
     return scores
 
 
-def _best(scores: npt.NDArray[numpy.float32], k: int) -> npt.NDArray[numpy.intp]:
+def _best(scores: _Floats, k: int) -> npt.NDArray[numpy.intp]:
     """The positions of the ``k`` highest ``scores``, highest first (ties in position order)."""
-    if k < len(scores):
+    if k >= len(scores):
+        return numpy.argsort(-scores, kind="stable")
+    pool = _pool(scores, k)
+    if pool is None:
         top = numpy.argpartition(-scores, k - 1)[:k]
-        return top[numpy.argsort(-scores[top], kind="stable")]
-    return numpy.argsort(-scores, kind="stable")
+    else:
+        top = pool[numpy.argpartition(-scores[pool], k - 1)[:k]]
+    top.sort()
+    return top[numpy.argsort(-scores[top], kind="stable")]
+
+
+def _pool(scores: _Floats, k: int) -> npt.NDArray[numpy.intp] | None:
+    """The positions of the scores at least as high as a threshold taken from every
+    ``_SAMPLE_STEP``th score, if there are ``k`` or more of them (the ``k`` highest are then
+    among them): a few thousand positions where a million would be partitioned."""
+    if len(scores) < 64 * _SAMPLE_STEP * (k + 8):
+        return None
+    sample = scores[::_SAMPLE_STEP]
+    rank = len(sample) - (2 * k // _SAMPLE_STEP + 8)
+    threshold = numpy.partition(sample, rank)[rank]
+    pool = numpy.flatnonzero(scores >= threshold)
+    return pool if len(pool) >= k else None
 
 
 def _quantize(vectors: _Floats) -> tuple[npt.NDArray[numpy.int8], _Floats]:
