@@ -1,30 +1,33 @@
 """Nearest-neighbour search over a Kin's memory vectors, held in memory.
 
 sqlite-vec's ``vec0`` scans every vector of a partition for each query in plain C (about
-50 ms for 100,000 vectors of 384 dimensions on a small machine, 0.5 s for a million); this
-cache holds one Kin's vectors in memory and searches them in a few milliseconds. The vectors
-stay stored in ``vec0`` (the source of truth); the cache loads a Kin's vectors on its first
-search and drops them whenever the backend changes that Kin's vectors (``invalidate``), so
-results are those of the table.
+50 ms for 100,000 vectors of 384 dimensions on a small machine); this cache holds one Kin's
+vectors in memory and searches them in a few milliseconds. The vectors stay stored in
+``vec0`` (the source of truth); the cache loads a Kin's vectors on its first search and drops
+them whenever the backend changes that Kin's vectors (``invalidate``), so results are those
+of the table.
 
 Two forms, by the Kin's number of vectors:
 
 * fewer than ``quantize_from`` (10,000 by default): a float32 matrix of unit rows, searched
   exactly by one matrix product (4 bytes per dimension: 1.5 MB for 1,000 memories of 384
   dimensions);
-* from ``quantize_from`` on: int8 codes with a float32 scale per vector (1 byte per
-  dimension: 378 MiB for a million memories of 384 dimensions, against 1.4 GiB in float32).
-  A search scores every code with numkong's SIMD int8 dot product, then reads the
-  ``2 k + 10`` best candidates' float32 vectors back from the table and ranks them by their
-  exact cosine: the similarities returned are exact, and the ``k`` nearest are those of an
-  exact search unless the int8 rounding (about 1/254 of each component's range) pushes one
-  of them out of the candidates (on a million random vectors, the hard case: none of 2,000).
+* from ``quantize_from`` on: int8 codes, and a float32 scale per vector (a byte per
+  dimension, 12 more with the scale and the rowid: 378 MiB for a million memories of 384
+  dimensions, against 1,472 MiB in float32). A search scores every code with numkong's SIMD
+  int8 dot product, then reads the float32 vectors of the ``2 k + 10`` best back from the
+  table and ranks them by their exact cosine: the similarities returned are exact, and the
+  ``k`` nearest are those of an exact search unless the int8 rounding (half a step of 1/127
+  of each vector's largest component) pushes one of them out of the candidates. On a million
+  random vectors, the hard case, none was (``benchmarks/recall_scale.py``, recall@10 and
+  recall@100 of 200 queries).
 
-``evict_idle`` drops the vectors of Kins that have not searched for a while (the backend calls
-it periodically, ``memory_vectors_idle_seconds``), and the next search loads them again.
-Loading streams the rows from SQLite in batches, so that no more than a batch is held in
-float32 besides the result. Used from the database's reader threads: numpy and numkong
-release the GIL while they compute.
+Loading reads the rows in batches (quantized as they come, so that no more than a batch is
+held in float32 besides the result); from a vec0 table as the backend makes them it reads
+vec0's chunks whole rather than row by row (``vec0_storage_known``). ``evict_idle`` drops the
+vectors of Kins that have not searched for a while (the backend calls it periodically,
+``memory_vectors_idle_seconds``), and the next search loads them again. Used from the
+database's reader threads: numpy and numkong release the GIL while they compute.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ class _Matrix:
     ids: npt.NDArray[numpy.int64]
     #: One unit-length float32 row per id; ``None`` when held as int8 codes.
     vectors: npt.NDArray[numpy.float32] | None
-    #: The int8 codes of the rows, in blocks of consecutive ids (empty for float32).
+    #: The int8 codes of the rows, in blocks, in the order of ``ids`` (none for float32).
     codes: list[npt.NDArray[numpy.int8]]
     #: Per row, the factor from its codes back to its unit vector (empty for float32).
     scales: npt.NDArray[numpy.float32]
@@ -86,7 +89,8 @@ class _Matrix:
 
 
 class VectorCache:
-    """One matrix per (vector table, Kin), loaded lazily, dropped on change or when idle."""
+    """One matrix per (vector table, Kin), loaded lazily, dropped on change or when idle;
+    int8 codes for Kins with ``quantize_from`` vectors or more, float32 below."""
 
     def __init__(
         self, clock: Callable[[], float] = time.monotonic, quantize_from: int = QUANTIZE_FROM
@@ -140,6 +144,7 @@ class VectorCache:
         if matrix.vectors is not None:
             ids, scores = matrix.ids, matrix.vectors @ probe
         else:
+            # In table order, so that ties rank as they would in float32.
             rows = numpy.sort(_best(_code_scores(matrix, probe), candidates(k)))
             ids, scores = _stored_scores(db, table, kin_id, matrix.ids[rows], probe)
         top = _best(scores, k)
