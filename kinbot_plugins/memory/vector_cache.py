@@ -46,7 +46,7 @@ import numpy
 import numpy.typing as npt
 
 #: Rows read from SQLite at a time while loading; with int8, each batch is one block of codes.
-LOAD_BATCH = 8192
+LOAD_BATCH = 4096
 #: Kins with at least this many vectors are held as int8 codes.
 QUANTIZE_FROM = 10_000
 #: The sqlite-vec versions whose vec0 storage (shadow tables) ``_vec0_batches`` reads.
