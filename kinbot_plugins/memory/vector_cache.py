@@ -45,6 +45,8 @@ import numkong
 import numpy
 import numpy.typing as npt
 
+from kinbot_plugins.memory.history_index import VECTOR_CHUNK_SIZE
+
 #: Rows read from SQLite at a time while loading; with int8, each batch is one block of codes.
 LOAD_BATCH = 4096
 #: Kins with at least this many vectors are held as int8 codes.
@@ -246,7 +248,7 @@ def _vec0_batches(db: Any, table: str, kin_id: str) -> Iterator[tuple[_Ids, _Flo
         "where c.partition00 = ? order by c.chunk_id",
         (kin_id,),
     )
-    while chunks := cursor.fetchmany(max(1, LOAD_BATCH // 64)):
+    while chunks := cursor.fetchmany(LOAD_BATCH // VECTOR_CHUNK_SIZE):
         valid = numpy.concatenate(
             [
                 numpy.unpackbits(numpy.frombuffer(validity, numpy.uint8), bitorder="little")[:size]
@@ -307,7 +309,7 @@ def _best(scores: _Floats, k: int) -> npt.NDArray[numpy.intp]:
 def _pool(scores: _Floats, k: int) -> npt.NDArray[numpy.intp] | None:
     """The positions of the scores at least as high as a threshold taken from every
     ``_SAMPLE_STEP``th score, if there are ``k`` or more of them (the ``k`` highest are then
-    among them): a few thousand positions where a million would be partitioned."""
+    among them): a few hundred positions where a million would be partitioned."""
     if len(scores) < 64 * _SAMPLE_STEP * (k + 8):
         return None
     sample = scores[::_SAMPLE_STEP]
