@@ -101,7 +101,7 @@ class SqliteMemoryBackend:
     name = "sqlite"
 
     def __init__(self) -> None:
-        #: The memory vectors of Kins, in memory for fast exact search; call its
+        #: The memory vectors of Kins, in memory for fast search (``vector_cache``); call its
         #: ``invalidate(kin_id)`` after writing a Kin's vectors other than through this class.
         self.vectors = VectorCache()
         self._indexers: weakref.WeakKeyDictionary[Any, HistoryIndexer] = weakref.WeakKeyDictionary()
