@@ -47,6 +47,7 @@ WATCHED = (
     "torch",
     "transformers",
     "numpy",
+    "numkong",
     "aiohttp",
     "httpx",
     "quart",

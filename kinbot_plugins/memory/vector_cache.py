@@ -41,7 +41,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numkong
 import numpy
 import numpy.typing as npt
 
@@ -283,6 +282,8 @@ def _stored_scores(
 def _code_scores(matrix: _Matrix, probe: npt.NDArray[numpy.float32]) -> npt.NDArray[numpy.float32]:
     """Every row's approximate cosine similarity to the unit vector ``probe``, from the
     codes (up to a positive factor common to all rows)."""
+    import numkong  # only Kins with ``quantize_from`` vectors need it: not at start-up
+
     probe_codes, _scale = _quantize(probe.reshape(1, -1))
     scores = numpy.empty(len(matrix.ids), numpy.float32)
     start = 0
