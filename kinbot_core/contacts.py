@@ -125,7 +125,8 @@ KEPT_SUMMARIES = 256
 
 
 class ContactService:
-    """Every contact operation. Queries run off the event loop; each write is a transaction."""
+    """Every contact operation. Queries run off the event loop (but for ``read_now``'s
+    lookup of whether a Kin's contacts changed); each write is a transaction."""
 
     def __init__(self, db: Database, bus: EventBus) -> None:
         self._db = db

@@ -143,6 +143,28 @@ async def test_models_cannot_be_queried_on_the_event_loop_thread(db: Database) -
     assert await db.read(lambda: PluginState.select().count()) == 0
 
 
+async def test_a_lookup_by_key_runs_on_the_loop_and_sees_committed_writes(
+    tmp_path: Path,
+) -> None:
+    """``read_now``: plain SQL on the event loop's own connection of each database, which
+    sees what the writer thread committed, and refuses once the database is closed."""
+    first = Database(tmp_path / "one" / "kinbot.db")
+    second = Database(tmp_path / "two" / "kinbot.db")
+    await first.open()
+    await second.open()
+    lookup = "select enabled from plugin_state where name = ?"
+    try:
+        assert first.read_now(lookup, ("a",)) == []
+        await first.write(lambda: PluginState.create(name="a", enabled=True, updated_at=1.0))
+        assert first.read_now(lookup, ("a",)) == [(1,)]
+        assert second.read_now(lookup, ("a",)) == []
+    finally:
+        await first.close()
+        await second.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        first.read_now(lookup, ("a",))
+
+
 async def test_two_databases_in_one_process_stay_apart(tmp_path: Path) -> None:
     first = Database(tmp_path / "one" / "kinbot.db")
     second = Database(tmp_path / "two" / "kinbot.db")
