@@ -80,8 +80,8 @@ async def set_when_answering(bound: BoundSocket, serving: asyncio.Event) -> None
     """Set ``serving`` once the server answers on ``bound``: this asks ``/api/health``
     itself, again every 20 ms until an HTTP answer comes."""
     target = _reachable(bound)
-    host = f"[{target.host}]" if ":" in target.host else target.host
-    request = f"GET /api/health HTTP/1.1\r\nHost: {host}:{target.port}\r\nConnection: close\r\n\r\n"
+    authority = target.url.removeprefix("http://")
+    request = f"GET /api/health HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
     while not serving.is_set():
         try:
             async with asyncio.timeout(10):

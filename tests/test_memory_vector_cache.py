@@ -14,6 +14,7 @@ from kinbot_core.db import Database
 from kinbot_plugins.memory import vector_cache
 from kinbot_plugins.memory.history_index import vec0_columns
 from kinbot_plugins.memory.vector_cache import VectorCache, vec0_storage_known
+from tests.support.filled_database import filled_database
 
 DIMENSION = 16
 TABLE = f"memory_vec_cache_{DIMENSION}"
@@ -39,11 +40,8 @@ def fill(db: Database) -> None:
 
 @pytest.fixture
 async def db(data_dir: Path) -> AsyncIterator[Database]:
-    database = Database(data_dir / "kinbot.db")
-    await database.open()
-    await database.write(fill, database)
-    yield database
-    await database.close()
+    async with filled_database(data_dir / "kinbot.db", fill) as database:
+        yield database
 
 
 def queries() -> list[list[float]]:

@@ -15,6 +15,7 @@ from kinbot_core.db import Database
 from kinbot_core.platform import Platform
 from kinbot_plugins.memory.sqlite_memory import backend
 from kinbot_plugins.memory.vector_cache import VectorCache
+from tests.support.filled_database import filled_database
 
 TABLE = "memory_vec_test_4"
 
@@ -40,11 +41,8 @@ def fill(db: Database) -> None:
 
 @pytest.fixture
 async def db(data_dir: Path) -> AsyncIterator[Database]:
-    database = Database(data_dir / "kinbot.db")
-    await database.open()
-    await database.write(fill, database)
-    yield database
-    await database.close()
+    async with filled_database(data_dir / "kinbot.db", fill) as database:
+        yield database
 
 
 async def test_only_the_vectors_of_kins_idle_long_enough_are_dropped(db: Database) -> None:

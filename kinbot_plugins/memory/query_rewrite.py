@@ -58,7 +58,7 @@ def keywords(query: str) -> str:
 
 def semantic_query(settings: Any, query: str) -> str:
     """What the semantic signal embeds for ``query`` under ``search_semantic_query``."""
-    form = getattr(settings, "search_semantic_query", "question")
+    form = settings.search_semantic_query
     if form == "statement":
         return statement(query)
     if form == "keywords":

@@ -47,6 +47,11 @@ def _vec_table(dimension: int) -> str:
     return f"memory_vec_{int(dimension)}"
 
 
+def _has_memories(platform: Any, kin_id: str) -> bool:
+    """Whether the Kin has any memory (a lookup by key, on the event loop: ``read_now``)."""
+    return bool(platform.db.read_now("select 1 from memory where kin_id = ? limit 1", (kin_id,)))
+
+
 def _memory(row: MemoryRecord) -> Memory:
     return Memory(
         id=row.id,
@@ -311,7 +316,7 @@ class SqliteMemoryBackend:
         _check_mode(mode)
         if not query.strip() or limit < 1:
             return []
-        if not platform.db.read_now("select 1 from memory where kin_id = ? limit 1", (kin_id,)):
+        if not _has_memories(platform, kin_id):
             return []  # nothing to search: spare the embedding call
         settings = platform.settings
         wanted = ranking.candidates(settings, limit)
@@ -335,10 +340,7 @@ class SqliteMemoryBackend:
         vector is not comparable (embedded with another model, being re-embedded)."""
         if not query.strip() or limit < 1:
             return []
-        has_any = await platform.db.read(
-            lambda: MemoryRecord.select().where(MemoryRecord.kin == kin_id).exists()
-        )
-        if not has_any:
+        if not _has_memories(platform, kin_id):  # every turn asks: spare the embedding
             return []
         settings = platform.settings
         wanted = ranking.candidates(settings, limit)
@@ -457,10 +459,7 @@ class SqliteMemoryBackend:
         if not text.strip() or limit < 1:
             return []
         db = platform.db
-        has_any = await db.read(
-            lambda: MemoryRecord.select().where(MemoryRecord.kin == kin_id).exists()
-        )
-        if not has_any:
+        if not _has_memories(platform, kin_id):
             return []  # nothing to compare with: spare the embedding call
         vector, model = await self._embed(platform, text)
         table = _vec_table(len(vector))
