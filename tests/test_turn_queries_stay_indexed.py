@@ -1,5 +1,6 @@
 """The statements every turn runs find their rows through an index, so that a turn's cost does
-not grow with the number of messages stored (every session's, not only its own)."""
+not grow with the number of messages stored (every session's, not only its own), nor with a
+Kin's contacts."""
 
 from __future__ import annotations
 
@@ -8,14 +9,28 @@ from pathlib import Path
 
 import pytest
 
+from kinbot_core.channels.deliveries import _ANY_AWAITING
+from kinbot_core.contacts import _SUMMARY_STAMP
 from kinbot_core.db import Database
+from kinbot_core.kins.service import _ANY_QUEUED
 
-#: What a turn asks about the messages its trigger produced: the newest one
-#: (``KinService.latest_of_turn``) and its newest step (``approvals.gate.unanswered_calls``).
+#: Statements run for every turn, their parameters, and the index each must be answered from.
 PER_TURN = [
-    "select max(id) from message where turn_of = ?",
-    'SELECT "t1"."id" FROM "message" AS "t1" WHERE ((("t1"."turn_of" = ?) AND NOT '
-    '"t1"."superseded") AND ("t1"."role" = ?)) ORDER BY "t1"."id" DESC LIMIT ?',
+    # The messages its trigger produced: the newest one (``KinService.latest_of_turn``) and
+    # its newest step (``approvals.gate.unanswered_calls``).
+    ("select max(id) from message where turn_of = ?", (1,), "INDEX message_turn_of"),
+    (
+        'SELECT "t1"."id" FROM "message" AS "t1" WHERE ((("t1"."turn_of" = ?) AND NOT '
+        '"t1"."superseded") AND ("t1"."role" = ?)) ORDER BY "t1"."id" DESC LIMIT ?',
+        (1, "assistant", 1),
+        "INDEX message_turn_of",
+    ),
+    # Whether anything waits in the Kin's queue (``KinService.claim_next``).
+    (_ANY_QUEUED, ("kin",), "INDEX message_queue"),
+    # Whether a channel delivery waits for a turn to end (``ChannelDeliveries.reconcile``).
+    (_ANY_AWAITING, (), "INDEX channel_delivery_status"),
+    # Whether the Kin's contacts changed (``ContactService.summary``), from the index alone.
+    (_SUMMARY_STAMP, ("kin",), "COVERING INDEX contact_kin_updated"),
 ]
 
 
@@ -27,12 +42,11 @@ async def db(data_dir: Path) -> AsyncIterator[Database]:
     await database.close()
 
 
-@pytest.mark.parametrize("statement", PER_TURN)
-async def test_the_messages_of_a_turn_are_found_through_an_index(
-    db: Database, statement: str
+@pytest.mark.parametrize(("statement", "params", "index"), PER_TURN)
+async def test_what_a_turn_asks_is_found_through_an_index(
+    db: Database, statement: str, params: tuple[object, ...], index: str
 ) -> None:
-    params = (1,) if statement.count("?") == 1 else (1, "assistant", 1)
     plan = await db.read(
         lambda: [row[3] for row in db.sql(f"explain query plan {statement}", params)]
     )
-    assert any("INDEX message_turn_of" in step for step in plan), plan
+    assert any(index in step for step in plan), plan

@@ -184,31 +184,39 @@ async def test_unknown_models_count_tokens_at_no_cost(
 ) -> None:
     llm, _ = fakes
     kin_id = await make_kin(server.client, model="gpt-3.5-turbo")
-    llm.enqueue(Reply(text="Hi.", usage=(7, 3)))
-    async with sse_stream(server.client) as stream:
-        sent = await server.client.post(f"/api/kins/{kin_id}/messages", json={"content": "Hi"})
-        await stream.wait_for(reply_to(sent.json()["message"]["id"]))
-    chat = [r for r in await usage_rows(server) if r["kind"] == "chat"]
-    assert [(r["model"], r["input_tokens"], r["cost"], r["priced"]) for r in chat] == [
-        ("gpt-3.5-turbo", 7, 0.0, False)
-    ]
+
+    async def last_chat_after_a_turn() -> dict[str, Any]:
+        llm.enqueue(Reply(text="Hi.", usage=(7, 3)))
+        async with sse_stream(server.client) as stream:
+            sent = await server.client.post(f"/api/kins/{kin_id}/messages", json={"content": "Hi"})
+            await stream.wait_for(reply_to(sent.json()["message"]["id"]))
+        return [r for r in await usage_rows(server) if r["kind"] == "chat"][-1]
+
+    async def price(input_per_million: int) -> None:
+        priced = await server.client.put(
+            "/api/usage/prices/gpt-3.5-turbo",
+            json={"input_per_million": input_per_million, "output_per_million": 2000},
+        )
+        assert priced.status_code == 200, priced.text
+
+    first = await last_chat_after_a_turn()
+    assert (first["model"], first["input_tokens"], first["cost"], first["priced"]) == (
+        "gpt-3.5-turbo", 7, 0.0, False
+    )  # fmt: skip
     summary = (await server.client.get("/api/usage")).json()
     model = next(m for m in summary["by_model"] if m["model"] == "gpt-3.5-turbo")
     assert (model["priced"], model["unpriced_calls"]) == (False, 1)
 
     # The administrator prices it: later calls are costed.
-    priced = await server.client.put(
-        "/api/usage/prices/gpt-3.5-turbo",
-        json={"input_per_million": 1000, "output_per_million": 2000},
-    )
-    assert priced.status_code == 200, priced.text
-    llm.enqueue(Reply(text="Again.", usage=(7, 3)))
-    async with sse_stream(server.client) as stream:
-        sent = await server.client.post(f"/api/kins/{kin_id}/messages", json={"content": "Hi"})
-        await stream.wait_for(reply_to(sent.json()["message"]["id"]))
-    last = [r for r in await usage_rows(server) if r["kind"] == "chat"][-1]
+    await price(1000)
+    last = await last_chat_after_a_turn()
     assert last["priced"] is True
     assert last["cost"] == pytest.approx(7 * 1000 / 1e6 + 3 * 2000 / 1e6)
+
+    # A changed price costs the calls after it (the table read last is not kept stale).
+    await price(3000)
+    last = await last_chat_after_a_turn()
+    assert last["cost"] == pytest.approx(7 * 3000 / 1e6 + 3 * 2000 / 1e6)
 
 
 async def test_members_see_only_their_own_usage(

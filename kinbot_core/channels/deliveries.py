@@ -98,6 +98,8 @@ class DeliveryService:
     async def reconcile(self) -> int:
         """Give each delivery awaiting a reply whose turn has ended its text (or mark it
         sent when there is nothing to say). Returns how many became pending."""
+        if not self._db.read_now(_ANY_AWAITING):  # asked after every turn; most have none
+            return 0
         awaiting = await self._db.read(_awaiting_with_ended_turns)
         ready = 0
         for delivery_id, trigger_id, status, kin_name, sender_id in awaiting:
@@ -235,6 +237,9 @@ class DeliveryService:
             # The connection's own trouble; a refusal of one message (a person who blocked
             # the bot) says nothing of the connection.
             await self._runtime.note_failure(row.__data__["connection"], error)
+
+
+_ANY_AWAITING = "select 1 from channel_delivery where status = 'awaiting' limit 1"
 
 
 def _awaiting_with_ended_turns() -> list[tuple[int, int, str, str, str | None]]:

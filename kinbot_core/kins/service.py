@@ -362,6 +362,8 @@ class KinService:
     async def claim_next(self, kin_id: str) -> tuple[MessageView, KinView] | None:
         """Take the Kin's next queued message (users' first, then oldest) for a turn, and mark
         the Kin thinking, in one transaction."""
+        if not self._db.read_now(_ANY_QUEUED, (kin_id,)):  # the worker asks again after a turn
+            return None
 
         def claim() -> tuple[MessageView, KinView] | None:
             # Two statements (this runs before every turn): take the message, then the Kin.
@@ -507,6 +509,7 @@ _CLAIM = (
     "where id = (select id from message where kin_id = ? and status = 'queued' "
     f"order by priority, id limit 1) returning {MESSAGE_COLUMNS}"
 )
+_ANY_QUEUED = "select 1 from message where kin_id = ? and status = 'queued' limit 1"
 _THINKING = f"update kin set state = 'thinking' where id = ? returning {KIN_COLUMNS}"
 _FINISHED = "update message set status = ?, processed_at = ? where id = ?"
 _KIN_STATE = "update kin set state = ?, last_error = ?, last_error_code = ? where id = ?"

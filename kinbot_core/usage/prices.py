@@ -35,10 +35,20 @@ class Price:
 _PRICES = "select model, input_per_million, output_per_million, per_unit from model_price"
 
 
+#: The rows last read and the table built from them: most batches find the same rows.
+_last: tuple[list[Any], dict[str, Price]] = ([], {})
+
+
 def load_prices() -> dict[str, Price]:
     """Every known price, by model (run on a database thread; plain SQL, as every recorded
-    batch of usage reads it)."""
-    return {row[0]: Price(*row) for row in ModelPrice._meta.database.execute_sql(_PRICES)}
+    batch of usage reads it). The table is shared: do not change it."""
+    global _last
+    rows = ModelPrice._meta.database.execute_sql(_PRICES).fetchall()
+    read, table = _last
+    if rows != read:
+        table = {row[0]: Price(*row) for row in rows}
+        _last = (rows, table)
+    return table
 
 
 def price_of(model: str, prices: dict[str, Price]) -> Price | None:

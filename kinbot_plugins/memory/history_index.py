@@ -36,6 +36,8 @@ MAX_EMBEDDED_CHARS = 1000
 MAX_CONTEXT_CHARS = 300
 #: Seconds to wait before trying again after a failed embedding call.
 RETRY_SECONDS = 30.0
+#: Messages stored per write transaction: a turn's own writes wait for at most this many.
+STORE_CHUNK = 8
 
 _VEC_TABLE = re.compile(r"^message_vec_(\d+)$")
 
@@ -252,12 +254,13 @@ class HistoryIndexer:
             if texts:
                 with attributed(kin_id, origin="indexing"):
                     vectors += await self._platform.providers.embed(texts)
-        # One message per transaction, each after the writes already waiting: a turn's
+        # A few messages per transaction, each after the writes already waiting: a turn's
         # writes never queue behind a whole batch (kinbot_core.db.Database.write_later).
         done, remaining = 0, iter(vectors)
-        for item in batch:
-            vector = [next(remaining)] if item.content is not None else []
-            done += await self._platform.db.write_later(self._store, [item], iter(vector))
+        for start in range(0, len(batch), STORE_CHUNK):
+            chunk = batch[start : start + STORE_CHUNK]
+            chunk_vectors = [next(remaining) for item in chunk if item.content is not None]
+            done += await self._platform.db.write_later(self._store, chunk, iter(chunk_vectors))
         return done
 
     async def _loop(self) -> None:

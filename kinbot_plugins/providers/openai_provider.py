@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from kinbot_core import hookimpl
 from kinbot_core.providers import (
     Capability,
@@ -173,10 +175,12 @@ class OpenAIChat:
             # already in wire format, and that validation costs ~15 ms for a 100-message
             # history, more than everything else the platform does in a turn. The chunks
             # come back as the JSON objects they are (``cast_to=object``), not as pydantic
-            # models built for each of an answer's hundreds of chunks.
+            # models built for each of an answer's hundreds of chunks. The body goes as
+            # bytes orjson wrote: the SDK's ``json.dumps`` of a long history and some forty
+            # tool schemas was the largest single cost left on the event loop in a turn.
             stream = await self._client.post(
                 "/chat/completions",
-                body=arguments,
+                body=orjson.dumps(arguments),
                 options={"security": {"bearer_auth": True}},
                 cast_to=object,
                 stream=True,
