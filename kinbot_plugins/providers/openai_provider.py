@@ -40,6 +40,7 @@ from kinbot_plugins.providers._common import (
     translate_stainless,
     validate_fields,
 )
+from kinbot_plugins.providers.embedding_wire import embedding_vectors
 from kinbot_plugins.providers.streamed_tool_calls import StreamedToolCalls, TextToolCalls
 
 if TYPE_CHECKING:
@@ -295,18 +296,20 @@ class OpenAIEmbeddings:
         if not texts:
             return []
         chosen = model or await self._chosen_model()
+        body = {"model": chosen, "input": texts, "encoding_format": "base64"}
         try:
-            response = await self._client.embeddings.create(model=chosen, input=texts)
+            # The SDK's HTTP layer, its answer read as JSON (``embedding_wire``).
+            answer = await self._client.post(
+                "/embeddings",
+                body=orjson.dumps(body),
+                options={"security": {"bearer_auth": True}},
+                cast_to=object,
+            )
         except Exception as exc:
             raise translate_stainless(exc, _sdk(), self._label) from exc
-        tokens = response.usage.prompt_tokens if response.usage is not None else 0
+        vectors, tokens = embedding_vectors(answer, len(texts), self._label)
         report_usage(model=chosen, input_tokens=tokens)
-        vectors = [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
-        if len(vectors) != len(texts):
-            raise MalformedResponse(
-                f"{self._label} returned {len(vectors)} vectors for {len(texts)} texts."
-            )
-        return [list(vector) for vector in vectors]
+        return vectors
 
 
 class OpenAIImages:
