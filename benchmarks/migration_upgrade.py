@@ -70,12 +70,12 @@ async def measure(count: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         db = Database(Path(folder) / "kinbot.db")
         runner = Runner(db.peewee, directory=str(MIGRATIONS_DIR))
-        await db._submit(db._writer, False, runner.up, BEFORE)
+        await db._submit(db._writer, runner.up, BEFORE)
         await db.write(fill, db, count)
         pending = [m.name for m in runner.status() if not m.applied]
         for name in pending:
             wall, cpu = time.perf_counter(), time.process_time()
-            await db._submit(db._writer, False, runner.up, name)
+            await db._submit(db._writer, runner.up, name)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             cpu_per_k = cpu / (count + count // 10) * 1000
             print(f"{count:>9,} messages  {name:<28} {wall:7.2f} s wall  {cpu:7.2f} s CPU"

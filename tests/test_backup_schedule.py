@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from kinbot_core.backup import restore_backup
+from kinbot_core.backup import archive_name, restore_backup
 from kinbot_core.config import load_settings
 from kinbot_core.db.driver import select_driver
 from kinbot_core.db.models import BackupRunRecord
@@ -140,3 +140,9 @@ async def test_a_backup_cut_short_by_a_stop_is_marked_interrupted(data_dir: Path
     finally:
         await second.stop()
     assert [(r["status"], r["error_code"]) for r in runs] == [("failed", "backup_interrupted")]
+
+
+def test_backups_started_within_one_second_get_their_own_files_in_order() -> None:
+    first, second = archive_name(1767225600.25), archive_name(1767225600.75)
+    assert first == "kinbot-20260101-000000-250.kinbot-backup"
+    assert first < second  # the oldest are pruned first: the names sort as the times

@@ -68,8 +68,11 @@ class BackupResult:
 
 
 def archive_name(created_at: float) -> str:
-    """``kinbot-20260131-021500.kinbot-backup`` (UTC)."""
-    return time.strftime("kinbot-%Y%m%d-%H%M%S", time.gmtime(created_at)) + SUFFIX
+    """``kinbot-20260131-021500-042.kinbot-backup`` (UTC, to the millisecond: two backups
+    started within one second must not write the same file)."""
+    milliseconds = int(created_at * 1000) % 1000
+    stamp = time.strftime("kinbot-%Y%m%d-%H%M%S", time.gmtime(created_at))
+    return f"{stamp}-{milliseconds:03d}{SUFFIX}"
 
 
 def snapshot_database(driver: ModuleType, source: Path, target: Path) -> list[str]:

@@ -18,6 +18,7 @@ import sqlite_vec
 from playhouse.migrations import Runner
 
 from kinbot_core.db.driver import select_driver
+from kinbot_core.db.grouped_writes import GroupedWrites
 from kinbot_core.db.models import database_proxy
 from kinbot_core.fulltext import register_sql_functions
 
@@ -94,10 +95,11 @@ class Database:
     """The platform's SQLite database.
 
     Queries do not run on the event loop (but for ``read_now``'s lookups by key): ``read``
-    runs a function on a small pool of reader
-    threads, ``write`` on the single writer thread inside an immediate transaction, so writes
-    are serialised without lock contention and readers proceed in parallel (WAL). The functions
-    use peewee models and ``self.peewee`` as usual; each thread keeps its own connection.
+    runs a function on a small pool of reader threads, ``write`` on the single writer thread
+    inside an immediate transaction (writes queued together share one, each in a savepoint),
+    so writes are serialised without lock contention and readers proceed in parallel (WAL).
+    The functions use peewee models and ``self.peewee`` as usual; each thread keeps its own
+    connection.
 
     Background work (embedding the history, say) writes with ``write_later``: it waits while
     other writes are queued or running, so that a turn's writes wait behind at most one
@@ -127,6 +129,7 @@ class Database:
         self._readers = ThreadPoolExecutor(
             read_workers, "kinbot-db-read", database_proxy.initialize, (self.peewee,)
         )
+        self._grouped = GroupedWrites(self.peewee, self._writer)
         self._closed = False
         #: Writes submitted with ``write`` and not finished yet.
         self._writes_in_flight = 0
@@ -139,7 +142,7 @@ class Database:
         Returns the names of the migrations applied now (none when already up to date).
         """
         await asyncio.to_thread(_create_private_file, self.path)
-        return await self._submit(self._writer, False, self._migrate)
+        return await self._submit(self._writer, self._migrate)
 
     def _migrate(self) -> list[str]:
         applied: list[str] = Runner(self.peewee, directory=str(MIGRATIONS_DIR)).up()
@@ -147,7 +150,7 @@ class Database:
 
     async def read(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on a reader thread and return its result."""
-        return await self._submit(self._readers, False, fn, *args, **kwargs)
+        return await self._submit(self._readers, fn, *args, **kwargs)
 
     def read_now(self, statement: str, params: Sequence[Any] = ()) -> list[Any]:
         """The rows of one cheap read in plain SQL (a lookup by key, a few rows), run on the
@@ -160,10 +163,12 @@ class Database:
         return self.sql(statement, params).fetchall()  # type: ignore[no-any-return]
 
     async def write(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run ``fn`` on the writer thread, in one transaction committed when it returns."""
+        """Run ``fn`` on the writer thread inside a transaction, and return once that has
+        committed. Writes queued together share one transaction, each in its own savepoint:
+        one that raises takes back its own changes only (``kinbot_core.db.grouped_writes``)."""
         self._writes_in_flight += 1
         try:
-            return await self._submit(self._writer, True, fn, *args, **kwargs)
+            return await self._grouped_write(fn, *args, **kwargs)
         finally:
             self._writes_in_flight -= 1
             if not self._writes_in_flight:
@@ -179,33 +184,31 @@ class Database:
             waiter = asyncio.get_running_loop().create_future()
             self._waiting_later.append(waiter)
             await waiter
-        return await self._submit(self._writer, True, fn, *args, **kwargs)
+        return await self._grouped_write(fn, *args, **kwargs)
+
+    async def _grouped_write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self._closed:
+            raise RuntimeError("the database is closed")
+        result: T = await self._grouped.submit(functools.partial(fn, *args, **kwargs))
+        return result
 
     async def _submit(
-        self,
-        executor: ThreadPoolExecutor,
-        transactional: bool,
-        fn: Callable[..., T],
-        *args: Any,
-        **kwargs: Any,
+        self, executor: ThreadPoolExecutor, fn: Callable[..., T], *args: Any, **kwargs: Any
     ) -> T:
         if self._closed:
             raise RuntimeError("the database is closed")
-        call = functools.partial(self._run, transactional, fn, *args, **kwargs)
+        call = functools.partial(self._run, fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(executor, call)
 
-    def _run(self, transactional: bool, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         self.peewee.connect(reuse_if_open=True)
-        if not transactional:
-            return fn(*args, **kwargs)
-        with self.peewee.atomic(lock_type="IMMEDIATE"):
-            return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
 
     async def checkpoint(self) -> bool:
         """Copy the write-ahead log into the database file and truncate it to zero bytes,
         so that old versions of pages (a redacted secret, say) do not linger in the -wal
         file. Returns False when readers kept part of the log from being copied."""
-        return await self._submit(self._writer, False, self._checkpoint)
+        return await self._submit(self._writer, self._checkpoint)
 
     def _checkpoint(self) -> bool:
         busy = self.sql("pragma wal_checkpoint(truncate)").fetchone()[0]
@@ -243,6 +246,7 @@ class Database:
         if self._closed:
             return
         self._closed = True
+        await self._grouped.idle()
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, self._shutdown)
 
