@@ -185,9 +185,11 @@ async def overhead(data_dir: Path) -> None:
         )
 
 
-async def cpu_per_turn(data_dir: Path, messages: int, contacts: int, profile: Path | None) -> float:
-    """The CPU time (ms) ``kinbot serve`` spends per turn of a Kin in use with ``messages``
-    in its session and ``contacts``; with ``profile``, py-spy's top functions go there."""
+async def cpu_per_turn(
+    data_dir: Path, messages: int, contacts: int, profile: Path | None
+) -> tuple[float, float]:
+    """The user and system CPU time (ms) ``kinbot serve`` spends per turn of a Kin in use with
+    ``messages`` in its session and ``contacts``; with ``profile``, py-spy's samples go there."""
     with fake_in_subprocess("openai", 5) as base_url:
         platform = Platform(load_settings(data_dir=data_dir, log_level="WARNING"))
         async with running_server(platform) as prepared:
@@ -221,15 +223,15 @@ async def cpu_per_turn(data_dir: Path, messages: int, contacts: int, profile: Pa
                 sampler = (
                     py_spy(server.pid, profile / f"{messages}-{contacts}.txt") if profile else None
                 )
-                before = server.cpu_seconds()
+                before = server.cpu_split()
                 for n in range(CPU_TURNS):
                     await ask(f"question {n}")
                 await embedded(data_dir)  # the turns' messages are embedded in the background
-                spent = server.cpu_seconds() - before
+                user, system = (b - a for a, b in zip(before, server.cpu_split(), strict=True))
                 if sampler is not None:
                     sampler.send_signal(signal.SIGINT)  # py-spy writes its output then
                     sampler.wait(timeout=60)
-    return spent / CPU_TURNS * 1000
+    return user / CPU_TURNS * 1000, system / CPU_TURNS * 1000
 
 
 async def embedded(data_dir: Path) -> None:
@@ -258,9 +260,11 @@ async def grid(profile: Path | None, cases: int) -> None:
     print(f"kinbot serve's CPU time per turn (mean of {CPU_TURNS} turns; target 5 ms)")
     for messages, contacts in GRID[:cases]:
         with tempfile.TemporaryDirectory() as data_dir:
-            ms = await cpu_per_turn(Path(data_dir), messages, contacts, profile)
+            user, system = await cpu_per_turn(Path(data_dir), messages, contacts, profile)
         print(
-            f"  {messages:>7} messages, {contacts:>5} contacts: {ms:5.1f} ms per turn", flush=True
+            f"  {messages:>7} messages, {contacts:>5} contacts: {user + system:5.1f} ms per turn "
+            f"(user {user:4.1f}, system {system:4.1f})",
+            flush=True,
         )
 
 

@@ -131,8 +131,8 @@ class ContactService:
     def __init__(self, db: Database, bus: EventBus) -> None:
         self._db = db
         self._bus = bus
-        #: Each Kin's sorted summary, with the ``_SUMMARY_STAMP`` it was read at.
-        self._summaries: dict[str, tuple[tuple[Any, ...], list[ContactSummary]]] = {}
+        #: Each Kin's sorted summary, with the ``contact_version`` it was read at.
+        self._summaries: dict[str, tuple[int, list[ContactSummary]]] = {}
 
     async def create(
         self,
@@ -290,10 +290,11 @@ class ContactService:
         """Every contact of the Kin as ``(id, name, type)``, sorted by name.
 
         Every turn asks for it: the sorted list is kept per Kin and read again only when the
-        Kin's contacts changed (their count or latest ``updated_at``, which any way of
-        adding, editing or deleting one moves)."""
+        Kin's ``contact_version`` moved (triggers move it on every insert, update and delete
+        of one of its contacts: migration 0030)."""
         kept = self._summaries.get(kin_id)
-        stamp = tuple(self._db.read_now(_SUMMARY_STAMP, (kin_id,))[0])
+        found = self._db.read_now(_CONTACT_VERSION, (kin_id,))
+        stamp = found[0][0] if found else 0
         if kept is not None and kept[0] == stamp:
             return kept[1]
         rows: list[tuple[str, str, str]] = await self._db.read(
@@ -311,7 +312,7 @@ class ContactService:
 # -- queries (run on database threads) -------------------------------------------------------
 
 _SUMMARY = "select id, name, type from contact where kin_id = ?"
-_SUMMARY_STAMP = "select count(*), max(updated_at) from contact where kin_id = ?"
+_CONTACT_VERSION = "select version from contact_version where kin_id = ?"
 
 
 def _owned(kin_id: str, contact_id: str) -> ContactRecord | None:

@@ -339,6 +339,22 @@ async def test_the_summary_kept_between_turns_follows_every_change(
         lambda: ContactRecord.delete().where(ContactRecord.id == anna.id).execute()
     )
     assert [entry.name for entry in await contacts.summary(kin)] == ["Bruno"]
+    # Even a change that leaves ``updated_at`` as it was.
+    await platform.db.write(lambda: platform.db.sql("update contact set name = 'Yann'"))
+    assert [entry.name for entry in await contacts.summary(kin)] == ["Yann"]
+
+
+async def test_a_deleted_kin_leaves_no_contact_version(
+    platform: Platform, contacts: ContactService, kin: str, other_kin: str
+) -> None:
+    await contacts.create(kin, "Anna", "human")
+    await contacts.create(other_kin, "Bruno", "human")
+    await platform.db.write(lambda: KinRecord.delete().where(KinRecord.id == kin).execute())
+    versions = await platform.db.read(
+        lambda: platform.db.sql("select kin_id from contact_version").fetchall()
+    )
+    assert versions == [(other_kin,)]
+    assert [entry.name for entry in await contacts.summary(other_kin)] == ["Bruno"]
 
 
 async def test_contact_events_are_published(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kinbot_core.channels.deliveries import _ANY_AWAITING
-from kinbot_core.contacts import _SUMMARY_STAMP
+from kinbot_core.contacts import _CONTACT_VERSION
 from kinbot_core.db import Database
 from kinbot_core.kins.service import _ANY_QUEUED
 
@@ -29,8 +29,8 @@ PER_TURN = [
     (_ANY_QUEUED, ("kin",), "INDEX message_queue"),
     # Whether a channel delivery waits for a turn to end (``ChannelDeliveries.reconcile``).
     (_ANY_AWAITING, (), "INDEX channel_delivery_status"),
-    # Whether the Kin's contacts changed (``ContactService.summary``), from the index alone.
-    (_SUMMARY_STAMP, ("kin",), "COVERING INDEX contact_kin_updated"),
+    # Whether the Kin's contacts changed (``ContactService.summary``): one row.
+    (_CONTACT_VERSION, ("kin",), "INDEX sqlite_autoindex_contact_version_1"),
 ]
 
 

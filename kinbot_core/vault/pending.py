@@ -33,6 +33,10 @@ from kinbot_core.vault.events import MessageRedacted, MessageSecretDismissed
 from kinbot_core.vault.masking import placeholder
 from kinbot_core.vault.records import PendingSecretRecord, pending_sealing_context
 
+#: Messages up to this length are screened on the event loop: it takes at most about 0.1 ms,
+#: what handing the work to a thread costs (``docs/benchmarks.md``, turn_overhead).
+INLINE_SCREEN_CHARS = 400
+
 if TYPE_CHECKING:
     from kinbot_core.vault.service import SecretView, VaultService
 
@@ -88,11 +92,13 @@ class PendingSecrets:
 
     async def screen(self, text: str, *, detect: bool) -> Screened:
         """``text`` as it may be stored: vault values masked and, with ``detect`` (a person
-        wrote it), other secrets detected and set aside. Detection runs off the event loop
-        (a long message takes a few milliseconds)."""
+        wrote it), other secrets detected and set aside. Detection of a long message runs
+        off the event loop (it takes a few milliseconds)."""
         masker = self._vault.masker()
         if not detect:
             return Screened(masker.mask(text))
+        if len(text) <= INLINE_SCREEN_CHARS:
+            return screen_text(text, masker, self._box())
         return await asyncio.to_thread(screen_text, text, masker, self._box())
 
     async def numbers(self, message_id: int) -> list[int]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kinbot_core.egress import ProxyAccess
+from kinbot_core.kins.service import KinView
 from kinbot_core.tools import ToolError
 from kinbot_plugins.custom_tools.confinement import Limits, running_as_root
 from kinbot_plugins.custom_tools.description import sandbox_note
@@ -63,7 +64,7 @@ class CustomToolsRuntime:
     async def network_of(self, kin_id: str) -> Network:
         """What network the Kin's code has: its own setting (for a sub-Kin, that of the Kin
         it works as), what this machine can do, and the proxy it goes through."""
-        owner = await self.platform.kins.get(await self.owner(kin_id), include_tasks=True)
+        owner = await self._owner_view(kin_id)
         state = await self.sandbox_state()
         if not owner.network_access:
             return Network("off", None)
@@ -99,11 +100,15 @@ class CustomToolsRuntime:
     async def owner(self, kin_id: str) -> str:
         """Whose custom tools a Kin uses: its own, or for a sub-Kin (a hidden Kin row)
         those of the Kin it works as."""
-        kin = await self.platform.kins.get(kin_id, include_tasks=True)
+        return str((await self._owner_view(kin_id)).id)
+
+    async def _owner_view(self, kin_id: str) -> KinView:
+        kins = self.platform.kins
+        kin: KinView = await kins.get(kin_id, include_tasks=True)
         if kin.task_id is None:
-            return kin_id
+            return kin
         task = await self.platform.tasks.of_session(kin_id)
-        return str(task.kin_id) if task is not None else kin_id
+        return kin if task is None else await kins.get(str(task.kin_id), include_tasks=True)
 
     async def workspace(self, kin_id: str) -> Path:
         """The real path of the Kin's workspace."""

@@ -127,6 +127,37 @@ describe("EventStream", () => {
     }
   });
 
+  it("says when it is open, so that state loaded afterwards misses no event", async () => {
+    const { stream, sources } = scripted();
+    const resync = vi.fn();
+    stream.onResync(resync);
+    stream.connect();
+    const opened = stream.whenOpen(3000);
+    sources[0].open();
+    await expect(opened).resolves.toBe(true);
+    await expect(stream.whenOpen(3000)).resolves.toBe(true);
+    expect(resync).not.toHaveBeenCalled();
+  });
+
+  it("asks for a reload when it opens after the wait for it ended", async () => {
+    vi.useFakeTimers();
+    try {
+      const { stream, sources } = scripted();
+      const resync = vi.fn();
+      stream.onResync(resync);
+      stream.connect();
+      const opened = stream.whenOpen(3000);
+      vi.advanceTimersByTime(3000);
+      await expect(opened).resolves.toBe(false);
+      sources[0].fail(true); // and the browser gives up once before it opens
+      vi.advanceTimersByTime(1000);
+      sources[1].open();
+      expect(resync).toHaveBeenCalledOnce();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("closes for good: no new stream after close()", () => {
     vi.useFakeTimers();
     try {

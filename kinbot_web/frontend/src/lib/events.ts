@@ -113,12 +113,11 @@ export class EventStream {
     const source = this.open(this.url);
     this.source = source;
     source.onopen = () => {
-      const reopened = this.everOpened;
       this.everOpened = true;
       this.attempts = 0;
       this.setState("open");
       // A new stream (not the browser's own reconnection) starts from now: reload.
-      if (reopened && this.pendingResync) {
+      if (this.pendingResync) {
         this.pendingResync = false;
         this.emitResync();
       }
@@ -127,7 +126,7 @@ export class EventStream {
       if (source.readyState === CLOSED) {
         // The browser gave up (the server refused, say): open a new stream later.
         this.source = null;
-        this.pendingResync = this.everOpened;
+        this.pendingResync ||= this.everOpened;
         this.setState("reconnecting");
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
@@ -144,6 +143,28 @@ export class EventStream {
   }
 
   private pendingResync = false;
+
+  /**
+   * Resolves `true` once the stream is open (the server then sends every later event), or
+   * `false` after `limitMs`: state loaded before it opens may miss what happens meanwhile, so
+   * a stream that opens later asks its subscribers to reload (`onResync`).
+   */
+  whenOpen(limitMs: number): Promise<boolean> {
+    if (this._state === "open") return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        off();
+        if (this._state !== "open") this.pendingResync = true;
+        resolve(this._state === "open");
+      }, limitMs);
+      const off = this.onState((state) => {
+        if (state !== "open") return;
+        clearTimeout(timer);
+        off();
+        resolve(true);
+      });
+    });
+  }
 
   /** Close the stream for good (signing out). */
   close(): void {

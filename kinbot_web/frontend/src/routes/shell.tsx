@@ -17,6 +17,9 @@ import { splitTasks } from "@/lib/tasks";
 import { titleWith, totalUnread, useUnread } from "@/lib/unread";
 import type { Kin, Task, User } from "@/lib/types";
 
+/** How long the first load waits for the live stream to open (it loads anyway after that). */
+const STREAM_OPEN_WAIT_MS = 3000;
+
 /** The signed-in app: sidebar (Kins, tasks, account) and the selected Kin's chat. */
 export default function AppShell() {
   const { t } = useTranslation();
@@ -66,8 +69,11 @@ export default function AppShell() {
             return;
           }
         }
-        // Listen first, then load: what changes in between arrives as an event.
+        // Listen first, then load: what changes in between arrives as an event. The server
+        // sends events from the moment the stream opens, not from when it was asked for.
         stream.connect();
+        await stream.whenOpen(STREAM_OPEN_WAIT_MS);
+        if (cancelled) return;
         await loadLists(() => !cancelled && setLoaded(true));
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 401) throw error;
