@@ -28,6 +28,7 @@ from kinbot_core.db.models import MessageRecord
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged
 from kinbot_core.kins import prompt_budget
+from kinbot_core.kins.kept_views import KeptViews
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
 from kinbot_core.kins.session_rows import session_rows, session_size
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
@@ -156,6 +157,7 @@ class CompactingService:
     def __init__(self, platform: Platform) -> None:
         self._platform = platform
         self._locks: dict[str, asyncio.Lock] = {}
+        self._views = KeptViews()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._stopping = False
@@ -188,7 +190,7 @@ class CompactingService:
         summary, rows = await self._platform.db.read(
             session_rows, self._platform.db, kin_id, window
         )
-        return SessionContext(summary, [MessageView.from_row(row) for row in reversed(rows)])
+        return SessionContext(summary, self._views.views(kin_id, rows[::-1]))
 
     async def _limits(
         self, kin: KinView, reported: int | None = None
