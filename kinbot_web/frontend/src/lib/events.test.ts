@@ -46,6 +46,15 @@ function scripted() {
   return { stream, sources };
 }
 
+/** A scripted stream asked to connect, with a spy on its reload requests. */
+function connected() {
+  const { stream, sources } = scripted();
+  const resync = vi.fn();
+  stream.onResync(resync);
+  stream.connect();
+  return { stream, sources, resync };
+}
+
 describe("EventStream", () => {
   it("opens /api/events once and hands each event's data to its listeners", () => {
     const { stream, sources } = scripted();
@@ -96,10 +105,7 @@ describe("EventStream", () => {
   });
 
   it("tells listeners to reload when the server says resync", () => {
-    const { stream, sources } = scripted();
-    const resync = vi.fn();
-    stream.onResync(resync);
-    stream.connect();
+    const { sources, resync } = connected();
     sources[0].open();
     sources[0].send("resync", "{}");
     expect(resync).toHaveBeenCalledOnce();
@@ -108,10 +114,7 @@ describe("EventStream", () => {
   it("opens a new stream after the browser gave up, and then asks for a reload", () => {
     vi.useFakeTimers();
     try {
-      const { stream, sources } = scripted();
-      const resync = vi.fn();
-      stream.onResync(resync);
-      stream.connect();
+      const { stream, sources, resync } = connected();
       sources[0].open();
       sources[0].fail(true);
       expect(stream.state).toBe("reconnecting");
@@ -128,10 +131,7 @@ describe("EventStream", () => {
   });
 
   it("says when it is open, so that state loaded afterwards misses no event", async () => {
-    const { stream, sources } = scripted();
-    const resync = vi.fn();
-    stream.onResync(resync);
-    stream.connect();
+    const { stream, sources, resync } = connected();
     const opened = stream.whenOpen(3000);
     sources[0].open();
     await expect(opened).resolves.toBe(true);
@@ -142,10 +142,7 @@ describe("EventStream", () => {
   it("asks for a reload when it opens after the wait for it ended", async () => {
     vi.useFakeTimers();
     try {
-      const { stream, sources } = scripted();
-      const resync = vi.fn();
-      stream.onResync(resync);
-      stream.connect();
+      const { stream, sources, resync } = connected();
       const opened = stream.whenOpen(3000);
       vi.advanceTimersByTime(3000);
       await expect(opened).resolves.toBe(false);
