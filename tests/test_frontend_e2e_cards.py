@@ -91,7 +91,7 @@ async def store_a_day_of_messages(server: RunningServer, kin_id: str) -> None:
         {"id": "call_task", "name": "spawn_self",
          "arguments": {"task_description": "Leek and potato soup", "mode": "async"}},
     ]  # fmt: skip
-    common = {"source": "kin", "sender_id": kin_id, "turn_of": asked.id}
+    common: dict[str, Any] = {"source": "kin", "sender_id": kin_id, "turn_of": asked.id}
     await kins.add_message(
         kin_id, role="assistant", sender_name="Chef", content="", tool_calls=calls, **common
     )

@@ -187,9 +187,7 @@ class CompactingService:
     async def session(self, kin_id: str, window: int) -> SessionContext:
         """The active summary and the last ``window`` messages after its cut."""
 
-        summary, rows = await self._platform.db.read(
-            session_rows, self._platform.db, kin_id, window
-        )
+        summary, rows = session_rows(self._platform.db, kin_id, window)
         return SessionContext(summary, self._views.views(kin_id, rows[::-1]))
 
     async def _limits(
@@ -331,14 +329,15 @@ class CompactingService:
 
         threshold, window, room = await self._limits(kin, reported)
 
+        if not force:  # this runs after every turn: measure in SQL before loading rows
+            summary, count, tokens = session_size(platform.db, kin_id)
+            if (
+                self._measured(kin_id, estimate_tokens(summary or "") + tokens) <= threshold
+                and count <= settings.compacting_max_messages
+            ):
+                return None
+
         def load() -> tuple[CompactingSnapshot | None, list[MessageRecord]]:
-            if not force:  # this runs after every turn: measure in SQL before loading rows
-                summary, count, tokens = session_size(platform.db, kin_id)
-                if (
-                    self._measured(kin_id, estimate_tokens(summary or "") + tokens) <= threshold
-                    and count <= settings.compacting_max_messages
-                ):
-                    return None, []
             active = _active(kin_id)
             return active, list(_after_cut(kin_id, active.through_position if active else 0))
 

@@ -31,6 +31,7 @@ from kinbot_core.kins.views import (
     KinNotFound,
     KinView,
     MessageView,
+    TurnEnd,
     _kin_of,
 )
 from kinbot_core.live import LiveFeed
@@ -308,10 +309,14 @@ class KinService:
         self.on_enqueued(kin_id)
         return view
 
-    async def add_message(self, kin_id: str, **fields: Any) -> MessageView:
+    async def add_message(
+        self, kin_id: str, *, ends: TurnEnd | None = None, **fields: Any
+    ) -> MessageView:
         """Store a message produced by a turn or the system (not queued). One coming in
         without a turn (a task's result in the background) has its vault values masked.
-        ``meta`` (a dict) holds structured facts for the UI (``kinbot_core.kins.meta``)."""
+        ``meta`` (a dict) holds structured facts for the UI (``kinbot_core.kins.meta``).
+        ``ends``: the message is its turn's last, and the turn ends with it, in the same
+        transaction (``finish``)."""
         if fields.get("role") == "user" and fields.get("content"):
             fields["content"] = (await self._screen(fields["content"], detect=False)).content
         fields.setdefault("created_at", time.time())
@@ -319,10 +324,17 @@ class KinService:
             fields["tool_calls"] = json.dumps(fields["tool_calls"])
         if isinstance(fields.get("meta"), dict):
             fields["meta"] = json.dumps(fields["meta"])
-        view = await self._db.write(
-            lambda: self._insert(kin=kin_id, position=next_position(kin_id), **fields)
-        )
+
+        def insert() -> MessageView:
+            view = self._insert(kin=kin_id, position=next_position(kin_id), **fields)
+            if ends is not None:
+                self._end_turn(kin_id, ends)
+            return view
+
+        view = await self._db.write(insert)
         self._live.publish("message", {"message": view.to_dict()})
+        if ends is not None:
+            self._publish_end(kin_id, ends)
         return view
 
     def _insert(self, **fields: Any) -> MessageView:
@@ -389,30 +401,23 @@ class KinService:
         )
         return view, kin
 
-    async def finish(
-        self,
-        kin_id: str,
-        message_id: int,
-        status: str,
-        *,
-        state: str,
-        error: str | None = None,
-        error_code: str | None = None,
-    ) -> None:
-        """Mark the message that started a turn as handled (done, failed or cancelled) and
-        set the Kin's state after it (``error``, ``error_code``: why it is in the error
-        state), in one transaction."""
+    async def finish(self, kin_id: str, end: TurnEnd) -> None:
+        """End a turn: its starting message is marked handled and the Kin takes its state
+        after it, in one transaction (``add_message(ends=...)`` stores a last message with
+        it)."""
+        await self._db.write(self._end_turn, kin_id, end)
+        self._publish_end(kin_id, end)
 
-        def update() -> None:
-            self._db.sql(_FINISHED, (status, time.time(), message_id))
-            self._db.sql(_KIN_STATE, (state, error, error_code, kin_id))
+    def _end_turn(self, kin_id: str, end: TurnEnd) -> None:
+        self._db.sql(_FINISHED, (end.status, time.time(), end.trigger_id))
+        self._db.sql(_KIN_STATE, (end.state, end.error, end.error_code, kin_id))
 
-        await self._db.write(update)
-        self._live.publish("message.status", {"kin_id": kin_id, "id": message_id, "status": status})
+    def _publish_end(self, kin_id: str, end: TurnEnd) -> None:
         self._live.publish(
-            "kin.state",
-            {"kin_id": kin_id, "state": state, "error": error, "error_code": error_code},
+            "message.status", {"kin_id": kin_id, "id": end.trigger_id, "status": end.status}
         )
+        state = {"state": end.state, "error": end.error, "error_code": end.error_code}
+        self._live.publish("kin.state", {"kin_id": kin_id, **state})
 
     async def latest_of_turn(self, trigger_id: int) -> int | None:
         """The id of the newest message the turn of ``trigger_id`` produced (superseded or

@@ -22,6 +22,7 @@ from kinbot_core.kins.prompt import ContactLine, TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
 from kinbot_core.kins.service import KinView, MessageView
 from kinbot_core.kins.session_rows import turn_has_begun
+from kinbot_core.kins.views import TurnEnd
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import (
     ChatMessage,
@@ -261,7 +262,7 @@ class Turn:
             if not self._resumed:  # never cut mid-reply
                 await self.platform.usage.refuse_over_budget()
             await self._follow_superseded()
-            await self._steps()
+            ended = await self._steps()
         except approvals.ApprovalPending:  # the request is stored: the turn waits for it
             self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
             return None
@@ -272,9 +273,13 @@ class Turn:
         except Exception as error:
             logger.exception("turn of Kin %s failed", self.kin.id)
             return await self._fail(INTERNAL_ERROR, meta.failure(error, mask))
-        await kins.finish(self.kin.id, self.trigger.id, "done", state="idle")
+        if not ended:
+            await kins.finish(self.kin.id, self._end("done", state="idle"))
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
         return None
+
+    def _end(self, status: str, **after: Any) -> TurnEnd:
+        return TurnEnd(self.trigger.id, status, **after)
 
     async def _fail(self, reason: str, facts: dict[str, Any]) -> str:
         """End the turn on ``reason``: an error message in the chat (``facts``: its meta,
@@ -291,19 +296,14 @@ class Turn:
             is_error=True,
             turn_of=self.trigger.id,
             meta=facts,
-        )
-        await kins.finish(
-            self.kin.id,
-            self.trigger.id,
-            "failed",
-            state="error",
-            error=reason,
-            error_code=facts["error_code"],
+            ends=self._end("failed", state="error", error=reason, error_code=facts["error_code"]),
         )
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
         return reason
 
-    async def _steps(self) -> None:
+    async def _steps(self) -> bool:
+        """The turn's model calls and tool runs, to its reply. Returns whether the turn
+        ended with what it stored last (its reply ends it in the same transaction)."""
         tools = await self._tools()
         by_name = {tool.name: tool for tool in tools}
         if self._resumed:  # its last step's calls that have no result yet run first
@@ -339,6 +339,7 @@ class Turn:
                 or None,
                 attachments=json.dumps(self._outgoing) if self._outgoing and not calls else None,
                 turn_of=self.trigger.id,
+                ends=None if calls else self._end("done", state="idle"),
             )
             self._last_stored = message.id
             self.draft.begin_step(message.id)
@@ -346,7 +347,7 @@ class Turn:
                 self.platform.bus.emit(
                     KinMessageSent(kin_id=self.kin.id, message_id=str(message.id))
                 )
-                return
+                return True
             for call in calls:
                 await self._run_tool(call, by_name)
         await self.platform.kins.add_message(
@@ -358,7 +359,9 @@ class Turn:
             is_error=True,
             turn_of=self.trigger.id,
             meta=meta.stopped_turn(),
+            ends=self._end("done", state="idle"),
         )
+        return True
 
     async def _fitted(self, tools: list[Tool], budget: prompt_budget.PromptBudget) -> FittedPrompt:
         """The context of the next model call (after ``before_chat``) fitted to ``budget``."""

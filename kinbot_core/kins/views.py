@@ -262,3 +262,15 @@ def _kin_of(row: MessageRecord) -> str:
     """The Kin id a message row holds, without loading the Kin."""
     kin_id: str = row.__data__["kin"]
     return kin_id
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """How a turn ends: the status its starting message takes (done, failed or cancelled)
+    and the Kin's state after it (``error``, ``error_code``: why it is in the error state)."""
+
+    trigger_id: int
+    status: str
+    state: str
+    error: str | None = None
+    error_code: str | None = None

@@ -10,6 +10,7 @@ from kinbot_core.kins import meta
 from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.replies import keep_stopped
 from kinbot_core.kins.turn import Turn
+from kinbot_core.kins.views import TurnEnd
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
@@ -125,7 +126,7 @@ class KinWorkers:
                         await keep_stopped(self._platform, kin, message, runner.draft)
                     except Exception:
                         logger.exception("the stopped reply of Kin %s could not be kept", kin_id)
-                await kins.finish(kin_id, message.id, "cancelled", state="idle")
+                await kins.finish(kin_id, TurnEnd(message.id, "cancelled", state="idle"))
             except Exception as exc:  # the turn could not even record its failure
                 logger.exception("turn of Kin %s failed", kin_id)
                 error = "An internal error stopped the turn."
@@ -161,9 +162,8 @@ class KinWorkers:
             )
         except Exception:
             logger.exception("the failure of Kin %s's turn could not be recorded", kin_id)
-        await self._platform.kins.finish(
-            kin_id, trigger_id, "failed", state="error", error=error, error_code=meta.INTERNAL_ERROR
-        )
+        end = TurnEnd(trigger_id, "failed", "error", error=error, error_code=meta.INTERNAL_ERROR)
+        await self._platform.kins.finish(kin_id, end)
 
     async def stop(self, grace: float) -> None:
         """Let running turns finish for up to ``grace`` seconds, then cancel what is left

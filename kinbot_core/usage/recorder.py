@@ -1,8 +1,10 @@
 """Recording provider calls' usage without slowing the calls down.
 
 A call's usage is noted in memory (no database work on the caller's path) and written in
-batches on the database's writer thread by one background task; :meth:`UsageRecorder.flush`
-waits for what is noted to be written (a budget check does before it reads the totals).
+batches on the database's writer thread by one background task, a moment after the first
+call of a batch (so that a burst of calls shares one transaction instead of adding one to
+each turn); :meth:`UsageRecorder.flush` writes what is noted at once and waits for it (a
+budget check does before it reads the totals).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from kinbot_core.usage.prices import load_prices, price_of
 from kinbot_core.usage.spending import MonthlySpending
 
 logger = logging.getLogger(__name__)
+
+#: Seconds between the first call noted and the write of its batch.
+WRITE_DELAY_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class UsageRecorder:
         self.spending = MonthlySpending()
         self._noted: list[NotedUsage] = []
         self._writer: asyncio.Task[None] | None = None
+        self._due: asyncio.TimerHandle | None = None
 
     def chat(self, provider_id: str, model: str, input_tokens: int, output_tokens: int) -> None:
         """A chat call's reported tokens (its ``Usage`` event)."""
@@ -98,15 +104,24 @@ class UsageRecorder:
             )
 
     def note(self, usage: NotedUsage) -> None:
-        """Keep ``usage`` to be written by the background writer."""
+        """Keep ``usage`` to be written by the background writer (``WRITE_DELAY_SECONDS``
+        later, with whatever is noted meanwhile)."""
         self._noted.append(usage)
-        if self._writer is None or self._writer.done():
+        if self._due is None:
+            self._due = asyncio.get_running_loop().call_later(WRITE_DELAY_SECONDS, self._write)
+
+    def _write(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        if self._noted and (self._writer is None or self._writer.done()):
             self._writer = asyncio.get_running_loop().create_task(
                 self._write_noted(), name="usage-recorder"
             )
 
     async def flush(self) -> None:
-        """Wait until every usage noted so far is stored."""
+        """Store every usage noted so far, now, and wait until it is stored."""
+        self._write()
         while self._writer is not None and not self._writer.done():
             await asyncio.shield(self._writer)
 

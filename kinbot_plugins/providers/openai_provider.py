@@ -181,7 +181,7 @@ class OpenAIChat:
             # tool schemas was the largest single cost left on the event loop in a turn.
             stream = await self._client.post(
                 "/chat/completions",
-                body=orjson.dumps(arguments),
+                content=orjson.dumps(arguments),
                 options={"security": {"bearer_auth": True}},
                 cast_to=object,
                 stream=True,
@@ -301,7 +301,7 @@ class OpenAIEmbeddings:
             # The SDK's HTTP layer, its answer read as JSON (``embedding_wire``).
             answer = await self._client.post(
                 "/embeddings",
-                body=orjson.dumps(body),
+                content=orjson.dumps(body),
                 options={"security": {"bearer_auth": True}},
                 cast_to=object,
             )
