@@ -10,7 +10,6 @@ stored only if nothing changed the Kin's summary layer during the summary call.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from kinbot_core.events.catalogue import KinStateChanged
 from kinbot_core.kins import prompt_budget
 from kinbot_core.kins.kept_views import KeptViews
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
-from kinbot_core.kins.session_rows import session_rows, session_size
+from kinbot_core.kins.session_rows import placed_after, session_rows, session_size, size_after
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
 from kinbot_core.providers.light_models import background_model
 from kinbot_core.usage import attributed
@@ -219,25 +218,28 @@ class CompactingService:
         """The Kin's summary layer and every snapshot kept, newest first."""
         kin = await self._platform.kins.get(kin_id)
 
-        def load() -> tuple[CompactingSnapshot | None, list[MessageRecord], list[Any]]:
+        db = self._platform.db
+
+        def load() -> tuple[CompactingSnapshot | None, tuple[int, int], list[Any]]:
             active = _active(kin_id)
-            rows = list(_after_cut(kin_id, active.through_position if active else 0))
+            size = size_after(db, kin_id, active.through_position if active else 0)
             snapshots = list(
                 CompactingSnapshot.select()
                 .where(CompactingSnapshot.kin == kin_id)
                 .order_by(CompactingSnapshot.id.desc())
             )
-            return active, rows, snapshots
+            return active, size, snapshots
 
-        active, rows, snapshots = await self._platform.db.read(load)
+        active, (count, tokens), snapshots = await db.read(load)
+        summary = active.summary if active is not None else ""
         threshold, window, _room = await self._limits(kin)
         task = self._tasks.get(kin_id)
         lock = self._locks.get(kin_id)
         return CompactingState(
             kin_id=kin_id,
             active=SnapshotView.of(active) if active else None,
-            context_tokens=self._measured(kin_id, _context_tokens(active, rows)),
-            messages_after_cut=len(rows),
+            context_tokens=self._measured(kin_id, estimate_tokens(summary or "") + tokens),
+            messages_after_cut=count,
             threshold_tokens=threshold,
             context_window=window,
             running=bool((task and not task.done()) or (lock and lock.locked())),
@@ -337,17 +339,22 @@ class CompactingService:
             ):
                 return None
 
-        def load() -> tuple[CompactingSnapshot | None, list[MessageRecord]]:
+        def load() -> tuple[CompactingSnapshot | None, list[tuple[MessageView, int]]]:
             active = _active(kin_id)
-            return active, list(_after_cut(kin_id, active.through_position if active else 0))
+            return active, placed_after(
+                platform.db, kin_id, active.through_position if active else 0
+            )
 
-        active, rows = await platform.db.read(load)
-        if not rows:
+        active, placed = await platform.db.read(load)
+        if not placed:
             if force:
                 raise NothingToCompact("Nothing can be compacted yet: the session is empty.")
             return None
         previous = active.summary if active is not None and active.summary else None
-        tokens_before = self._measured(kin_id, _context_tokens(active, rows))
+        candidates = [_candidate(view, position) for view, position in placed]
+        tokens_before = self._measured(
+            kin_id, estimate_tokens(previous or "") + sum(c.tokens for c in candidates)
+        )
         summary_max = settings.compacting_summary_max_tokens
         if window is not None:  # the summary call must fit the window too
             summary_max = min(summary_max, prompt_budget.reply_room(window))
@@ -361,7 +368,6 @@ class CompactingService:
         fold_budget = max(threshold - summary_max - previous_tokens, threshold // 4)
         if limits.prompt is not None:
             fold_budget = min(fold_budget, max(limits.prompt - previous_tokens, 1))
-        candidates = [_candidate(row) for row in rows]
         cut = choose_cut(
             candidates,
             keep_recent=kept_recent(
@@ -375,7 +381,7 @@ class CompactingService:
                     "Nothing can be compacted yet: the recent messages stay verbatim."
                 )
             return None
-        folded = [MessageView.of(row) for row in rows[:cut]]
+        folded = [view for view, _position in placed[:cut]]
         context = CompactingContext(
             message_ids=[str(m.id) for m in folded], previous_summary=previous
         )
@@ -390,7 +396,7 @@ class CompactingService:
             logger.warning("compacting of Kin %s failed: %s", kin_id, error.message)
             self._published(kin_id, "failed", error=error.message)
             raise
-        through = rows[cut - 1]
+        through, through_position = placed[cut - 1]
 
         def store() -> CompactingSnapshot | None:
             current = _active(kin_id)
@@ -399,7 +405,7 @@ class CompactingService:
             redacting = (
                 _after_cut(kin_id, active.through_position if active else 0)
                 .where(
-                    (MessageRecord.position <= through.position) & MessageRecord.redaction_pending
+                    (MessageRecord.position <= through_position) & MessageRecord.redaction_pending
                 )
                 .exists()
             )
@@ -412,7 +418,7 @@ class CompactingService:
                 kin=kin_id,
                 kind="summary",
                 summary=summary,
-                through_position=through.position,
+                through_position=through_position,
                 through_message_id=through.id,
                 messages_folded=len(folded),
                 tokens_before=tokens_before,
@@ -593,21 +599,13 @@ def kept_recent(
     return max(starts[-1] if starts else kept, 1)
 
 
-def _candidate(row: MessageRecord) -> Candidate:
-    calls = json.loads(row.tool_calls) if row.tool_calls else None
+def _candidate(view: MessageView, position: int) -> Candidate:
     return Candidate(
-        id=row.id,
-        position=row.position or 0,
-        role=row.role,
-        tokens=message_tokens(row.content, row.tool_calls),
-        tool_calls=calls,
-        tool_call_id=row.tool_call_id,
-        redaction_pending=bool(row.redaction_pending),
-    )
-
-
-def _context_tokens(active: CompactingSnapshot | None, rows: list[MessageRecord]) -> int:
-    summary = active.summary if active is not None else ""
-    return estimate_tokens(summary or "") + sum(
-        message_tokens(row.content, row.tool_calls) for row in rows
+        id=view.id,
+        position=position,
+        role=view.role,
+        tokens=message_tokens(view.content, view.tool_calls),
+        tool_calls=view.tool_calls,
+        tool_call_id=view.tool_call_id,
+        redaction_pending=view.redaction_pending,
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from kinbot_core.compacting.tokens import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS
 from kinbot_core.db import Database
-from kinbot_core.kins.views import MESSAGE_COLUMNS
+from kinbot_core.kins.views import MESSAGE_COLUMNS, MessageView
 
 _ACTIVE_SUMMARY = (
     "select summary, through_position from compacting_snapshot where kin_id = ? and active"
@@ -22,6 +22,10 @@ _TOKENS = (
     f"(length(coalesce(content, '')) + {CHARS_PER_TOKEN - 1}) / {CHARS_PER_TOKEN} "
     f"+ (length(coalesce(tool_calls, '')) + {CHARS_PER_TOKEN - 1}) / {CHARS_PER_TOKEN} "
     f"+ {MESSAGE_OVERHEAD_TOKENS}"
+)
+_PLACED_AFTER = (
+    f"select {MESSAGE_COLUMNS}, position from message where kin_id = ? "
+    "and position is not null and position > ? and not superseded order by position"
 )
 _SIZE_AFTER_CUT = (
     f"select count(id), sum({_TOKENS}) from message where kin_id = ? "
@@ -58,6 +62,14 @@ def size_after(db: Database, kin_id: str, position: int) -> tuple[int, int]:
     ``message_tokens`` estimates them (``read_now``)."""
     count, tokens = db.read_now(_SIZE_AFTER_CUT, (kin_id, position))[0]
     return int(count), int(tokens or 0)
+
+
+def placed_after(db: Database, kin_id: str, position: int) -> list[tuple[MessageView, int]]:
+    """The Kin's messages placed in the conversation after ``position``, oldest first, each
+    with its position (not the ones a retry superseded: they are no longer part of it).
+    Call it on a reader thread: a session never compacted may hold thousands."""
+    rows = db.sql(_PLACED_AFTER, (kin_id, position)).fetchall()
+    return [(MessageView.from_row(row[:-1]), row[-1]) for row in rows]
 
 
 def turn_has_begun(db: Database, trigger_id: int) -> bool:

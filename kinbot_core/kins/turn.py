@@ -193,20 +193,26 @@ def chat_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
     """The dicts (possibly changed by ``before_chat``) as ``ChatMessage``s."""
     converted = []
     for message in messages:
-        calls = tuple(
-            ToolCallRequest(
-                call["id"], call["name"], call.get("arguments") or {}, call.get("extra") or {}
-            )
-            for call in message.get("tool_calls") or ()
-        )
+        calls = message.get("tool_calls")
+        images = message.get("images")
         converted.append(
             ChatMessage(
-                role=message["role"],
-                content=message.get("content") or "",
-                images=tuple(message.get("images") or ()),
-                tool_calls=calls,
-                tool_call_id=message.get("tool_call_id"),
-                is_error=bool(message.get("is_error")),
+                message["role"],
+                message.get("content") or "",
+                tuple(images) if images else (),
+                tuple(
+                    ToolCallRequest(
+                        call["id"],
+                        call["name"],
+                        call.get("arguments") or {},
+                        call.get("extra") or {},
+                    )
+                    for call in calls
+                )
+                if calls
+                else (),
+                message.get("tool_call_id"),
+                bool(message.get("is_error")),
             )
         )
     return tuple(converted)
@@ -317,7 +323,7 @@ class Turn:
                 self.platform,
                 self.kin.id,
                 fitted,
-                lambda fitted: self._call_model(fitted.context, fitted.answer_tokens),
+                lambda fitted: self._call_model(fitted),
                 lambda harder: self._fitted(tools, harder),
             )
             message = await self.platform.kins.add_message(
@@ -519,12 +525,11 @@ class Turn:
                 logger.exception("memory backend %s failed", backend.name)
         return None
 
-    async def _call_model(
-        self, context: ChatContext, max_tokens: int
-    ) -> tuple[str, list[ToolCallEvent]]:
+    async def _call_model(self, fitted: FittedPrompt) -> tuple[str, list[ToolCallEvent]]:
+        context = fitted.context
         request = ChatRequest(
             model=context.model,
-            max_tokens=max_tokens,
+            max_tokens=fitted.answer_tokens,
             system="\n\n".join(context.system_prompt),
             messages=chat_messages(context.messages),
             tools=tuple(
@@ -537,7 +542,8 @@ class Turn:
         # Vault values never leave in a reply, even split across deltas (held back, masked).
         masked = self.platform.vault.masker().stream()
         try:
-            async for event in self.platform.providers.chat(context.model, request):
+            chat = self.platform.providers.chat(context.model, request, estimate=fitted.tokens)
+            async for event in chat:
                 if isinstance(event, TextDelta) and (shown := masked.feed(event.text)):
                     parts.append(shown)
                     self._publish_delta(shown)

@@ -543,10 +543,14 @@ class ProviderService:
             )
         return ResolvedModel(row.id, row.name, model, provider.llm, self._open(row))
 
-    async def chat(self, model: str, request: ChatRequest) -> AsyncIterator[ChatEvent]:
+    async def chat(
+        self, model: str, request: ChatRequest, *, estimate: int | None = None
+    ) -> AsyncIterator[ChatEvent]:
         """Stream a chat with the provider serving ``model`` (``request.model`` is replaced
         by the provider's model id), retrying transient failures before the first event.
-        Failures are published as ``provider.error`` and raised as ``ProviderError``."""
+        Failures are published as ``provider.error`` and raised as ``ProviderError``.
+        ``estimate``: the prompt's tokens as the caller estimated them when it fitted it
+        (the provider's count of them teaches the model's ratio), else estimated here."""
         resolved = await self.resolve_model(model)
         call = _replace_model(request, resolved.model)
         secrets = resolved.secrets
@@ -566,7 +570,7 @@ class ProviderService:
                         event.output_tokens,
                     )
                     self.windows.ratios.observe(
-                        resolved.provider_id, resolved.model, call, event.input_tokens
+                        resolved.provider_id, resolved.model, call, event.input_tokens, estimate
                     )
                 yield event
         except ProviderError as error:

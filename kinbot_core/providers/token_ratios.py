@@ -44,15 +44,25 @@ class TokenRatios:
         #: The models whose calibration was asked for (once, whatever its outcome).
         self._calibrated: set[tuple[str, str]] = set()
 
-    def observe(self, provider_id: str, model: str, request: ChatRequest, reported: int) -> None:
+    def observe(
+        self,
+        provider_id: str,
+        model: str,
+        request: ChatRequest,
+        reported: int,
+        estimate: int | None = None,
+    ) -> None:
         """The provider counted ``reported`` tokens in the prompt of ``request``, a call to
-        ``model`` (its own model id)."""
+        ``model`` (its own model id), whose tokens its caller estimated as ``estimate`` when
+        it fitted it (estimated here when ``None``)."""
         if reported <= 0:
             return
-        # Imported here: the compacting package imports the providers package.
-        from kinbot_core.compacting.tokens import request_tokens
+        if estimate is None:
+            # Imported here: the compacting package imports the providers package.
+            from kinbot_core.compacting.tokens import request_tokens
 
-        self.observe_count(provider_id, model, request_tokens(request), reported)
+            estimate = request_tokens(request)
+        self.observe_count(provider_id, model, estimate, reported)
 
     def observe_count(self, provider_id: str, model: str, estimated: int, reported: int) -> None:
         """``model``'s tokenizer made ``reported`` tokens of what KinBot estimated as
