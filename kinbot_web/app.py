@@ -8,7 +8,7 @@ from quart_schema import Info, QuartSchema
 
 from kinbot_core import __version__
 from kinbot_core.platform import Platform
-from kinbot_web import errors, host_guard, keep_alive, kin_guard
+from kinbot_web import errors, host_guard, keep_alive, kin_guard, plain_responses
 from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
@@ -98,6 +98,7 @@ def create_app(platform: Platform) -> Quart:
     # The largest body any route accepts (an upload and its multipart framing); bigger
     # requests get 413 before being read.
     app.config["MAX_CONTENT_LENGTH"] = settings.upload_max_bytes + uploads.MULTIPART_SLACK
+    make_plain_response = app.make_response
     QuartSchema(
         app,
         info=Info(title="KinBot API", version=__version__),
@@ -106,6 +107,7 @@ def create_app(platform: Platform) -> Quart:
         redoc_ui_path=None,
         scalar_ui_path=None,
     )
+    plain_responses.install(app, make_plain_response)
     errors.register(app)
     middleware.install(app)
     kin_guard.install(app)  # after the access policy: knows the user
