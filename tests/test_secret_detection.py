@@ -53,12 +53,12 @@ def test_screening_masks_vault_values_and_seals_what_it_detects() -> None:
     github, aws = KEYS[3].value, KEYS[5].value
     masker = Masker({"FAMILY_WIFI": "Maison#1987-wifi"})
     text = f"wifi Maison#1987-wifi, token {github}, aws {aws}, again {github}"
-    content, kept = hide_secrets(text, masker, box)
+    content, kept = hide_secrets(text, masker, lambda: box)
     assert content == (
         "wifi [SECRET: FAMILY_WIFI], token [PENDING SECRET 1], aws [PENDING SECRET 2], "
         "again [PENDING SECRET 1]"
     )
-    screened = screen_text(text, masker, box)
+    screened = screen_text(text, masker, lambda: box)
     assert screened.content == content and screened.redaction_pending
     # What is kept is sealed and bound to its row: the values are not in it in clear.
     assert [(k.number, k.kind) for k in kept] == [(1, "GitHub Token"), (2, "AWS Access Key")]
@@ -70,5 +70,5 @@ def test_screening_masks_vault_values_and_seals_what_it_detects() -> None:
 
 
 def test_screening_leaves_ordinary_text_alone() -> None:
-    screened = screen_text(ORDINARY[0], Masker({}), SecretBox(os.urandom(32)))
+    screened = screen_text(ORDINARY[0], Masker({}), lambda: SecretBox(os.urandom(32)))
     assert screened.content == ORDINARY[0] and not screened.redaction_pending

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kinbot_core.crypto import SecretBox
@@ -41,18 +42,22 @@ class SealedFinding:
     sealed: bytes
 
 
-def screen_text(text: str, masker: Masker, box: SecretBox) -> Screened:
+def screen_text(text: str, masker: Masker, box: Callable[[], SecretBox]) -> Screened:
     """``text`` with vault values masked and detected secrets replaced by numbered
-    placeholders, their values sealed, to be kept with the message."""
+    placeholders, their values sealed, to be kept with the message (``box`` makes the box
+    that seals them; it is called only when a secret was found)."""
     content, sealed = hide_secrets(text, masker, box)
     if not sealed:
         return Screened(content)
     return Screened(content, keep=lambda message_id: _keep(message_id, sealed))
 
 
-def hide_secrets(text: str, masker: Masker, box: SecretBox) -> tuple[str, list[SealedFinding]]:
+def hide_secrets(
+    text: str, masker: Masker, box: Callable[[], SecretBox]
+) -> tuple[str, list[SealedFinding]]:
     """``text`` with vault values masked and each detected secret replaced by a numbered
-    placeholder (the same value always by the same one), and those values sealed."""
+    placeholder (the same value always by the same one), and those values sealed in the
+    box ``box`` makes (when there are some: the master key is read only then)."""
     masked = masker.mask(text)
     known = [m.span() for m in PLACEHOLDER_PATTERN.finditer(masked)]
     # A vault placeholder is no secret (even after "password is").
@@ -72,10 +77,12 @@ def hide_secrets(text: str, masker: Masker, box: SecretBox) -> tuple[str, list[S
         pieces += [masked[done : finding.start], pending_placeholder(number)]
         done = finding.end
     pieces.append(masked[done:])
-    sealed = []
+    if not numbers:
+        return "".join(pieces), []
+    sealing, sealed = box(), []
     for value, number in numbers.items():
         pending_id = uuid.uuid4().hex
-        seal = box.seal(value.encode(), pending_sealing_context(pending_id))
+        seal = sealing.seal(value.encode(), pending_sealing_context(pending_id))
         sealed.append(SealedFinding(pending_id, number, kinds[value], seal))
     return "".join(pieces), sealed
 

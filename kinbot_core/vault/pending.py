@@ -98,8 +98,8 @@ class PendingSecrets:
         if not detect:
             return Screened(masker.mask(text))
         if len(text) <= INLINE_SCREEN_CHARS:
-            return screen_text(text, masker, self._box())
-        return await asyncio.to_thread(screen_text, text, masker, self._box())
+            return screen_text(text, masker, self._box)
+        return await asyncio.to_thread(screen_text, text, masker, self._box)
 
     async def numbers(self, message_id: int) -> list[int]:
         """The numbers of the secrets still pending in a message."""
