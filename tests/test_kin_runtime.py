@@ -14,6 +14,7 @@ from kinbot_core import hookimpl
 from kinbot_core.config import Settings, load_settings
 from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext
+from kinbot_core.usage import recorder
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.gate_tool import gated_server
@@ -126,6 +127,33 @@ async def test_a_message_and_its_streamed_reply(
     sent = fake_llm.requests_to("chat")[-1]
     assert sent.api_key == API_KEY  # the key goes in the authentication header...
     assert API_KEY not in sent.raw_body.decode()  # ...and never into what the model reads
+
+
+async def test_a_turn_writes_its_message_its_claim_and_its_reply_with_its_end(
+    server: RunningServer, fake_llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three write transactions a turn: the reply, its trigger marked done and the Kin idle
+    are one; usage is written later, in a batch."""
+    monkeypatch.setattr(recorder, "WRITE_DELAY_SECONDS", 3600.0)
+    kin = await make_kin(server.client)
+    db = server.platform.db
+    written: list[str] = []
+    write = db.write
+
+    async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        written.append(getattr(fn, "__qualname__", repr(fn)))
+        return await write(fn, *args, **kwargs)
+
+    monkeypatch.setattr(db, "write", counted)
+    fake_llm.enqueue(Reply(text="A leek soup."))
+    async with sse_stream(server.client) as stream:
+        message = await send(server.client, kin["id"], "Soup?")
+        await stream.wait_for(status_of(message["id"], "done"))
+    assert len(written) == 3, written
+    ending = [e for e in stream.events if e.id is not None][-3:]
+    assert [e.type for e in ending] == ["message", "message.status", "kin.state"]
+    first = ending[0].id
+    assert first is not None and [e.id for e in ending] == [first, first + 1, first + 2]
 
 
 async def test_two_tool_calls_in_a_row_then_the_answer(

@@ -13,6 +13,7 @@ from kinbot_core.channels.deliveries import _ANY_AWAITING
 from kinbot_core.contacts import _CONTACT_VERSION
 from kinbot_core.db import Database
 from kinbot_core.kins.service import _ANY_QUEUED
+from kinbot_core.kins.session_rows import _ACTIVE_SUMMARY, _AFTER_CUT, _SIZE_AFTER_CUT
 
 #: Statements run for every turn, their parameters, and the index each must be answered from.
 PER_TURN = [
@@ -31,6 +32,11 @@ PER_TURN = [
     (_ANY_AWAITING, (), "INDEX channel_delivery_status"),
     # Whether the Kin's contacts changed (``ContactService.summary``): one row.
     (_CONTACT_VERSION, ("kin",), "INDEX sqlite_autoindex_contact_version_1"),
+    # The session after the compacting cut (``session_rows``) and its size after the turn
+    # (``session_size``), read on the event loop.
+    (_ACTIVE_SUMMARY, ("kin",), "INDEX compacting_snapshot_kin"),
+    (_AFTER_CUT, ("kin", 0, 200), "INDEX message_position"),
+    (_SIZE_AFTER_CUT, ("kin", 0), "INDEX message_position"),
 ]
 
 

@@ -7,6 +7,7 @@ queued through the API, before it starts for a cron's, a task's or a channel's m
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -15,11 +16,13 @@ from typing import Any
 import pytest
 
 from kinbot_core.config import load_settings
+from kinbot_core.db import Database
 from kinbot_core.db.models import UsageRecord
 from kinbot_core.notifications.types import Notification
 from kinbot_core.platform import Platform
-from kinbot_core.usage import price_of
+from kinbot_core.usage import price_of, recorder
 from kinbot_core.usage.prices import Price
+from kinbot_core.usage.recorder import NotedUsage, UsageRecorder
 from kinbot_plugins.memory.sqlite_memory import backend as memory_backend
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeBrave, FakeOpenAI, Reply
@@ -364,3 +367,40 @@ async def test_a_personal_budget_warns_once_in_the_persons_language_then_refuses
         assert mine["budget"]["reached"] is True
     allowed = await server.client.post(f"/api/kins/{kin_id}/messages", json={"content": "Hi"})
     assert allowed.status_code == 202, allowed.text
+
+
+async def test_calls_of_one_moment_are_written_together_and_a_flush_writes_at_once(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = Database(data_dir / "kinbot.db")
+    await db.open()
+    batches: list[int] = []
+    written = asyncio.Event()
+
+    async def on_written(batch: list[NotedUsage]) -> None:
+        batches.append(len(batch))
+        written.set()
+
+    def stored() -> int:
+        count: int = db.read_now("select count(*) from usage_record")[0][0]
+        return count
+
+    try:
+        usage = UsageRecorder(db, on_written)
+        monkeypatch.setattr(recorder, "WRITE_DELAY_SECONDS", 3600.0)
+        usage.chat("openai", "gpt-4o", 100, 10)
+        usage.chat("openai", "gpt-4o", 200, 20)
+        for _ in range(3):  # a write started now would be under way after these
+            await asyncio.sleep(0)
+        await db.write(lambda: None)  # ... and done after this one
+        assert stored() == 0 and batches == []  # noted, not written yet
+        await usage.flush()
+        assert stored() == 2 and batches == [2]
+        written.clear()
+        monkeypatch.setattr(recorder, "WRITE_DELAY_SECONDS", 0.01)
+        for tokens in (300, 400, 500):
+            usage.chat("openai", "gpt-4o", tokens, 30)
+        await asyncio.wait_for(written.wait(), 30)  # written by itself, a moment later
+        assert stored() == 5 and batches == [2, 3]
+    finally:
+        await db.close()

@@ -253,7 +253,6 @@ class Turn:
 
         The Kin was marked thinking when its message was taken from the queue.
         """
-        kins = self.platform.kins
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="thinking"))
         if self.kin.task_id is not None:
             self.task = await self.platform.tasks.of_session(self.kin.id)
@@ -268,7 +267,7 @@ class Turn:
             if not self._resumed:  # never cut mid-reply
                 await self.platform.usage.refuse_over_budget()
             await self._follow_superseded()
-            ended = await self._steps()
+            await self._steps()
         except approvals.ApprovalPending:  # the request is stored: the turn waits for it
             self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
             return None
@@ -279,8 +278,6 @@ class Turn:
         except Exception as error:
             logger.exception("turn of Kin %s failed", self.kin.id)
             return await self._fail(INTERNAL_ERROR, meta.failure(error, mask))
-        if not ended:
-            await kins.finish(self.kin.id, self._end("done", state="idle"))
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
         return None
 
@@ -307,9 +304,9 @@ class Turn:
         self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="error"))
         return reason
 
-    async def _steps(self) -> bool:
-        """The turn's model calls and tool runs, to its reply. Returns whether the turn
-        ended with what it stored last (its reply ends it in the same transaction)."""
+    async def _steps(self) -> None:
+        """The turn's model calls and tool runs, to its last message (its reply, or the note
+        that it stopped at the step cap), which ends the turn in the same transaction."""
         tools = await self._tools()
         by_name = {tool.name: tool for tool in tools}
         if self._resumed:  # its last step's calls that have no result yet run first
@@ -323,7 +320,7 @@ class Turn:
                 self.platform,
                 self.kin.id,
                 fitted,
-                lambda fitted: self._call_model(fitted),
+                self._call_model,
                 lambda harder: self._fitted(tools, harder),
             )
             message = await self.platform.kins.add_message(
@@ -353,7 +350,7 @@ class Turn:
                 self.platform.bus.emit(
                     KinMessageSent(kin_id=self.kin.id, message_id=str(message.id))
                 )
-                return True
+                return
             for call in calls:
                 await self._run_tool(call, by_name)
         await self.platform.kins.add_message(
@@ -367,7 +364,6 @@ class Turn:
             meta=meta.stopped_turn(),
             ends=self._end("done", state="idle"),
         )
-        return True
 
     async def _fitted(self, tools: list[Tool], budget: prompt_budget.PromptBudget) -> FittedPrompt:
         """The context of the next model call (after ``before_chat``) fitted to ``budget``."""
