@@ -12,10 +12,10 @@ from kinbot_core.kins.views import MESSAGE_COLUMNS, MessageView
 _ACTIVE_SUMMARY = (
     "select summary, through_position from compacting_snapshot where kin_id = ? and active"
 )
-_AFTER_CUT = (
-    f"select {MESSAGE_COLUMNS} from message where kin_id = ? and position is not null "
-    "and position > ? and not superseded order by position desc limit ?"
-)
+#: The Kin's messages placed in the conversation after a position (the compacting cut), the
+#: ones a retry superseded left out: they are no longer part of it.
+_PLACED = "kin_id = ? and position is not null and position > ? and not superseded"
+_AFTER_CUT = f"select {MESSAGE_COLUMNS} from message where {_PLACED} order by position desc limit ?"
 
 # Each message's tokens as ``message_tokens`` counts them (lengths divided rounding up).
 _TOKENS = (
@@ -23,14 +23,8 @@ _TOKENS = (
     f"+ (length(coalesce(tool_calls, '')) + {CHARS_PER_TOKEN - 1}) / {CHARS_PER_TOKEN} "
     f"+ {MESSAGE_OVERHEAD_TOKENS}"
 )
-_PLACED_AFTER = (
-    f"select {MESSAGE_COLUMNS}, position from message where kin_id = ? "
-    "and position is not null and position > ? and not superseded order by position"
-)
-_SIZE_AFTER_CUT = (
-    f"select count(id), sum({_TOKENS}) from message where kin_id = ? "
-    "and position is not null and position > ? and not superseded"
-)
+_PLACED_AFTER = f"select {MESSAGE_COLUMNS}, position from message where {_PLACED} order by position"
+_SIZE_AFTER_CUT = f"select count(id), sum({_TOKENS}) from message where {_PLACED}"
 
 
 def session_rows(db: Database, kin_id: str, window: int) -> tuple[str | None, list[Any]]:
