@@ -57,9 +57,10 @@ def _forms(word: str, language: Language) -> tuple[str, ...]:
     return (as_written,) if as_written == unaccented else (as_written, unaccented)
 
 
-def word_terms(word: str, languages: tuple[Language, ...]) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def word_terms(word: str, languages: tuple[Language, ...]) -> tuple[str, ...]:
     """The index forms of one lowercased ``word`` in each of ``languages``, without repeats."""
-    return list(dict.fromkeys(form for language in languages for form in _forms(word, language)))
+    return tuple(dict.fromkeys(form for language in languages for form in _forms(word, language)))
 
 
 def index_terms(text: str) -> str:

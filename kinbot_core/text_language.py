@@ -10,6 +10,7 @@ languages, so that it is indexed (and a query is read) both ways rather than wro
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Literal
@@ -23,9 +24,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ß": "ss"})
 
 
+@functools.lru_cache(maxsize=65536)
 def fold(word: str) -> str:
     """``word`` lowercased, accents removed and ligatures spelt out ("Élève" → "eleve",
     "cœur" → "coeur"), so that a word typed without its accents matches."""
+    if word.isascii():
+        return word.lower()
     decomposed = unicodedata.normalize("NFKD", word.lower().translate(_LIGATURES))
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 

@@ -1,9 +1,9 @@
-"""A Kin's window of message views is kept between turns, and a message that changed in any
-way (content, status, a flag) is seen changed at the next turn."""
+"""A Kin's window of message views, and its own view, are kept between turns; a message or a
+Kin that changed in any way (content, status, a flag) is seen changed at the next turn."""
 
 from __future__ import annotations
 
-from kinbot_core.db.models import MessageRecord
+from kinbot_core.db.models import KinRecord, MessageRecord
 from kinbot_core.kins.kept_views import KeptViews
 from kinbot_core.kins.views import MessageView
 from kinbot_core.platform import Platform
@@ -53,3 +53,21 @@ async def test_the_session_read_at_each_turn_follows_every_change(platform: Plat
         ("Une autre", False),
     ]
     assert after[1] is before[1]
+
+
+async def test_a_kin_read_again_is_the_same_view_until_its_row_changes(
+    platform: Platform,
+) -> None:
+    kin = await add_kin(platform, "Chef")
+    first = await platform.kins.get(kin)
+    assert await platform.kins.get(kin) is first
+    await platform.db.write(
+        lambda: (
+            KinRecord.update(tools='["recall"]', state="thinking")
+            .where(KinRecord.id == kin)
+            .execute()
+        )
+    )
+    changed = await platform.kins.get(kin)
+    assert (changed.tools, changed.state) == (("recall",), "thinking")
+    assert (await platform.kins.get(kin)) is changed

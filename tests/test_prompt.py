@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
+from kinbot_core.kins.model_messages import chat_messages, labelled, llm_messages
 from kinbot_core.kins.prompt import ContactLine, build_sections
 from kinbot_core.kins.service import KinView, MessageView
-from kinbot_core.kins.turn import labelled, llm_messages
 from kinbot_core.memory import MemoryContext
+from kinbot_core.providers import ChatMessage
 from kinbot_core.tools import Speaker
 
 KIN = KinView(
@@ -124,3 +126,19 @@ def test_tool_calls_are_always_paired_with_results() -> None:
         "tool_call_id": "t1",
         "is_error": True,
     }
+
+
+def test_a_message_converted_again_reads_as_its_dict_reads_now() -> None:
+    history = [
+        message(1, "user", "user", "Nico", "Hello"),
+        message(2, "assistant", "kin", "Chef", "Hi!"),
+    ]
+    first = chat_messages(llm_messages(history))
+    again = llm_messages(history)
+    assert chat_messages(again) == first
+    assert all(a is b for a, b in zip(chat_messages(again), first, strict=True))
+    again[1]["content"] = "Hi, Nico!"  # a before_chat hook changed it
+    changed = chat_messages(again)
+    assert changed[0] is first[0]
+    assert changed[1] == ChatMessage("assistant", "Hi, Nico!")
+    assert labelled(replace(history[0], content="Bye")) == "[Nico] Bye"

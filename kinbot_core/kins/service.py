@@ -22,6 +22,7 @@ from kinbot_core.events.catalogue import (
     KinUpdated,
     MessageSecretDetected,
 )
+from kinbot_core.kins.kept_views import KeptKinViews
 from kinbot_core.kins.meta import stopped_turn
 from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.kins.views import (
@@ -90,6 +91,8 @@ class KinService:
         self._queue_lengths: dict[str, int] = {}
         #: Told of every newly queued message's Kin (the queue workers set this).
         self.on_enqueued: Callable[[str], None] = lambda kin_id: None
+        #: A turn reads its Kin four times: an unchanged row gets the view made before.
+        self._kin_views = KeptKinViews()
 
     # -- Kins --------------------------------------------------------------------------------
 
@@ -108,7 +111,7 @@ class KinService:
         rows = self._db.read_now(_SELECT_KIN, (kin_id,))  # run before and after every turn
         if not rows:
             raise KinNotFound("No such Kin.")
-        view = KinView.from_row(rows[0])
+        view = self._kin_views.view(rows[0])
         if view.task_id is not None and not include_tasks:
             raise KinNotFound("No such Kin.")
         return view
