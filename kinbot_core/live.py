@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import orjson
+
 logger = logging.getLogger(__name__)
 
 #: Every kind of item the feed carries (docs/api.md, "Live events"). An item of another kind
@@ -78,8 +80,13 @@ class LiveItem:
     def visible_to(self, user_id: str) -> bool:
         return self.audience is None or user_id in self.audience
 
-    def to_sse(self) -> str:
-        return f"id: {self.id}\nevent: {self.type}\ndata: {json.dumps(self.data, default=str)}\n\n"
+    def to_sse(self) -> bytes:
+        """The item as one Server-Sent Event (its data one line of JSON, in UTF-8)."""
+        try:
+            data = orjson.dumps(self.data, default=str, option=orjson.OPT_NON_STR_KEYS)
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits
+            data = json.dumps(self.data, default=str).encode()
+        return b"id: %d\nevent: %s\ndata: %s\n\n" % (self.id, self.type.encode(), data)
 
 
 class LiveSubscription:

@@ -8,7 +8,7 @@ from quart_schema import Info, QuartSchema
 
 from kinbot_core import __version__
 from kinbot_core.platform import Platform
-from kinbot_web import errors, host_guard, keep_alive, kin_guard, plain_responses
+from kinbot_web import errors, host_guard, json_output, keep_alive, kin_guard, plain_responses
 from kinbot_web.app_context import EXTENSION_KEY
 from kinbot_web.auth import middleware
 from kinbot_web.blueprints import (
@@ -108,6 +108,7 @@ def create_app(platform: Platform) -> Quart:
         scalar_ui_path=None,
     )
     plain_responses.install(app, make_plain_response)
+    json_output.install(app)
     errors.register(app)
     middleware.install(app)
     kin_guard.install(app)  # after the access policy: knows the user

@@ -231,19 +231,35 @@ async def test_notifications_are_turned_on_tested_shown_and_opened_from_my_accou
         # The service worker shows what a Kin's notification carries...
         cdp = await page.context.new_cdp_session(page)
         registrations: list[dict[str, Any]] = []
+        versions: list[dict[str, Any]] = []
         cdp.on(
             "ServiceWorker.workerRegistrationUpdated",
             lambda event: registrations.extend(event["registrations"]),
         )
+        cdp.on(
+            "ServiceWorker.workerVersionUpdated", lambda event: versions.extend(event["versions"])
+        )
         await cdp.send("ServiceWorker.enable")
-        await until(lambda: registrations, bool)
+
+        def active_registration() -> str | None:
+            """The id of this page's registration once its worker is activated (CDP may also
+            tell of a registration being replaced or deleted)."""
+            live = {
+                r["registrationId"]
+                for r in registrations
+                if r["scopeURL"].startswith(server.url) and not r["isDeleted"]
+            }
+            ready = [v["registrationId"] for v in versions if v["status"] == "activated"]
+            return next((id_ for id_ in reversed(ready) if id_ in live), None)
+
+        registration_id = await until(active_registration, bool)
         link = f"/kins/{kin['id']}?message={message_id}"
         pushed = {"title": "Chef", "body": "Dinner is ready.", "link": link, "tag": link}
         await cdp.send(
             "ServiceWorker.deliverPushMessage",
             {
                 "origin": server.url,
-                "registrationId": registrations[0]["registrationId"],
+                "registrationId": registration_id,
                 "data": json.dumps(pushed),
             },
         )

@@ -235,7 +235,7 @@ async def test_a_pasted_secret_redacted_leaves_no_trace_in_the_database_file(
     resumed, _complete = platform.live.subscribe(stored[0]["sender_id"], after=0)
     replayed, _closed = resumed.waiting()
     assert any(item.data.get("message", {}).get("id") == message["id"] for item in replayed)
-    assert not [item for item in replayed if PASTED in item.to_sse()]
+    assert not [item for item in replayed if PASTED.encode() in item.to_sse()]
     resumed.close()
 
 

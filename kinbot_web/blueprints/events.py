@@ -16,6 +16,8 @@ from kinbot_web.errors import ApiError
 blueprint = Blueprint("events", __name__)
 
 HEARTBEAT_SECONDS = 15.0
+#: How long an item waits for the rest of its burst before it is written.
+BURST_SECONDS = 0.005
 #: Set on the app once the server is stopping: no stream opens any more.
 STREAMS_CLOSED_KEY = "kinbot.streams_closed"
 
@@ -80,8 +82,11 @@ async def events() -> Response:
                     continue
                 if item is None:
                     return
+                # What a turn publishes comes in bursts a millisecond or two apart (a message
+                # and the queue's count, then the turn's start): one write for a burst.
+                await asyncio.sleep(BURST_SECONDS)
                 more, ended = subscription.waiting()
-                yield "".join(each.to_sse() for each in (item, *more)).encode()
+                yield b"".join(each.to_sse() for each in (item, *more))
                 if ended:
                     return
         finally:
