@@ -346,3 +346,31 @@ async def test_a_models_window_is_reported_by_the_server_or_provider_else_none(
     fake.stop()  # a server that cannot be reached: a typed error, which the platform survives
     with pytest.raises(ProviderError):
         await llm.context_window(setup.model)
+
+
+#: What the Stainless-made SDKs (openai, anthropic) would tell every provider of the machine.
+MACHINE_HEADERS = {
+    "x-stainless-os",
+    "x-stainless-arch",
+    "x-stainless-runtime",
+    "x-stainless-runtime-version",
+    "x-stainless-lang",
+    "x-stainless-package-version",
+    "x-stainless-async",
+}
+
+
+@both([s for s in LLM_SETUPS if s.type_name != "gemini"])
+async def test_a_call_tells_nothing_of_the_machine(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    await collect(provider, ask(request.node.callspec.params["provider"].model))
+    embedding = provider.embedding
+    if embedding is not None:
+        await embedding.embed(["Nicolas is vegetarian"])
+    assert fake.requests
+    for recorded in fake.requests:
+        assert MACHINE_HEADERS.isdisjoint(recorded.headers), recorded.path
+        if recorded.endpoint != "models":  # the calls of a turn, without per-call extras
+            assert "x-stainless-retry-count" not in recorded.headers, recorded.path
+        assert recorded.headers.get("authorization") or recorded.headers.get("x-api-key")

@@ -33,6 +33,8 @@ from kinbot_plugins.providers._common import (
     API_KEY,
     base_url_field,
     parse_arguments,
+    quiet_call_headers,
+    quiet_client_headers,
     translate_stainless,
     validate_fields,
 )
@@ -148,6 +150,7 @@ class AnthropicChat:
             "max_tokens": request.max_tokens,
             "messages": anthropic_messages(request.messages),
             "stream": True,
+            "extra_headers": quiet_call_headers(_sdk()),
         }
         if request.system:
             arguments["system"] = request.system
@@ -245,6 +248,7 @@ class AnthropicProviderType:
             timeout=timeout,
             max_retries=0,
             http_client=anthropic.DefaultAioHttpClient(),  # see openai_provider.make_client
+            default_headers=quiet_client_headers(anthropic),
         )
         return AnthropicProvider(client)
 

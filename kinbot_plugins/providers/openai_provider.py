@@ -37,6 +37,8 @@ from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import (
     API_KEY,
     base_url_field,
+    quiet_call_headers,
+    quiet_client_headers,
     translate_stainless,
     validate_fields,
 )
@@ -182,7 +184,7 @@ class OpenAIChat:
             stream = await self._client.post(
                 "/chat/completions",
                 content=orjson.dumps(arguments),
-                options={"security": {"bearer_auth": True}},
+                options={"security": {"bearer_auth": True}, "headers": quiet_call_headers(sdk)},
                 cast_to=object,
                 stream=True,
                 stream_cls=sdk.AsyncStream[object],
@@ -302,7 +304,7 @@ class OpenAIEmbeddings:
             answer = await self._client.post(
                 "/embeddings",
                 content=orjson.dumps(body),
-                options={"security": {"bearer_auth": True}},
+                options={"security": {"bearer_auth": True}, "headers": quiet_call_headers(_sdk())},
                 cast_to=object,
             )
         except Exception as exc:
@@ -465,6 +467,7 @@ def make_client(
         timeout=timeout,
         max_retries=0,
         http_client=sdk.DefaultAioHttpClient(),
+        default_headers=quiet_client_headers(sdk),
     )
     return client
 
