@@ -58,6 +58,11 @@ KINDS = frozenset(
         "usage.budget_warning",
     }
 )
+#: What orjson writes as the standard library did with ``default=str``: dates and
+#: dataclasses go to ``str`` too.
+_SSE_JSON = (
+    orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+)
 #: How many recent items are kept for clients resuming with Last-Event-ID.
 BUFFER_SIZE = 2000
 #: Items one slow client may have waiting before it is disconnected (it will resume).
@@ -83,7 +88,7 @@ class LiveItem:
     def to_sse(self) -> bytes:
         """The item as one Server-Sent Event (its data one line of JSON, in UTF-8)."""
         try:
-            data = orjson.dumps(self.data, default=str, option=orjson.OPT_NON_STR_KEYS)
+            data = orjson.dumps(self.data, default=str, option=_SSE_JSON)
         except orjson.JSONEncodeError:  # an integer beyond 64 bits
             data = json.dumps(self.data, default=str).encode()
         return b"id: %d\nevent: %s\ndata: %s\n\n" % (self.id, self.type.encode(), data)

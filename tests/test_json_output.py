@@ -1,4 +1,5 @@
-"""JSON responses written by orjson read, once parsed, as the standard library wrote them."""
+"""JSON responses and live events written by orjson read, once parsed, as the standard library
+wrote them."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import Any
 from quart import Quart
 from quart_schema import QuartSchema
 
+from kinbot_core.live import LiveItem
 from kinbot_web import json_output
-from tests.test_plain_responses import ANSWERS
+from tests.test_plain_responses import ANSWERS, AT
 
 #: What orjson cannot write, or writes otherwise: these go to the provider, or read the same.
 AWKWARD: list[Any] = [
@@ -59,3 +61,14 @@ async def test_keys_come_sorted_and_text_as_utf8() -> None:
 def test_a_pretty_dump_is_the_providers() -> None:
     app = app_answering(fast=True)
     assert app.json.dumps({"b": [1], "a": 2}, indent=2) == '{\n  "a": 2,\n  "b": [\n    1\n  ]\n}'
+
+
+def test_a_live_event_writes_dates_and_big_numbers_as_before() -> None:
+    data = {"at": AT, "huge": 2**70, "text": "crème"}
+    for item_data in ({"at": AT, "text": "crème"}, data):
+        item = LiveItem(7, "message", item_data)
+        sent = item.to_sse().decode()
+        assert sent.startswith("id: 7\nevent: message\ndata: ")
+        assert json.loads(sent.split("data: ", 1)[1]) == json.loads(
+            json.dumps(item_data, default=str)
+        )

@@ -53,6 +53,8 @@ def estimate_tokens(text: str) -> int:
 
 def message_tokens(content: str, tool_calls: Any = None) -> int:
     """Tokens one stored message takes in a request (content, tool calls, overhead)."""
+    if tool_calls is None or tool_calls == "":  # most of a session: no calls to count
+        return -(-len(content or "") // CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
     if tool_calls is not None and not isinstance(tool_calls, str):
         tool_calls = json.dumps(tool_calls)
     return (

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any
 
 from hookspecs.types import ChatContext
 from kinbot_core.compacting.tokens import (
-    CHARS_PER_TOKEN,
     IMAGE_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
     estimate_tokens,
@@ -203,18 +202,12 @@ def tools_tokens(tools: list[dict[str, Any]]) -> int:
 
 
 def messages_tokens(messages: list[dict[str, Any]]) -> int:
-    """Tokens the messages take (an image is counted as a thousand): ``message_tokens`` of
-    each, the plain ones (most of a session) counted here without a call."""
+    """Tokens the messages take (an image is counted as a thousand)."""
     total = 0
     for message in messages:
-        calls = message.get("tool_calls")
-        images = message.get("images")
-        if calls or images:
-            total += message_tokens(message.get("content") or "", calls or None)
-            total += IMAGE_TOKENS * len(images or ())
-        else:
-            total += -(-len(message.get("content") or "") // CHARS_PER_TOKEN)
-            total += MESSAGE_OVERHEAD_TOKENS
+        total += message_tokens(message.get("content") or "", message.get("tool_calls") or None)
+        if images := message.get("images"):
+            total += IMAGE_TOKENS * len(images)
     return total
 
 
