@@ -293,7 +293,7 @@ class ContactService:
         Kin's ``contact_version`` moved (triggers move it on every insert, update and delete
         of one of its contacts: migration 0030)."""
         kept = self._summaries.get(kin_id)
-        found = self._db.read_now(_CONTACT_VERSION, (kin_id,))
+        found = self._db.read_kept(_CONTACT_VERSION, (kin_id,), [("contact_version", kin_id)])
         stamp = found[0][0] if found else 0
         if kept is not None and kept[0] == stamp:
             return kept[1]

@@ -30,6 +30,7 @@ from kinbot_core.events.catalogue import (
 from kinbot_core.kins.access import KinAccessMap
 from kinbot_core.kins.messaging import InterKinMessaging
 from kinbot_core.kins.service import KinService
+from kinbot_core.kins.session_window import SessionWindows
 from kinbot_core.kins.workers import KinWorkers
 from kinbot_core.live import LiveFeed
 from kinbot_core.master_key import ensure_master_key
@@ -117,6 +118,7 @@ class Platform:
             self.live,
             settings.data_dir,
             screen=self.vault.pending.screen,
+            windows=SessionWindows(self.db),
             check_model=self.providers.resolve_model,
         )
         self.contacts = ContactService(self.db, self.bus)

@@ -1,37 +1,26 @@
-"""A Kin's window of message views, and its own view, are kept between turns; a message or a
-Kin that changed in any way (content, status, a flag) is seen changed at the next turn."""
+"""A Kin's session window and its own view are kept between turns and brought up to date from
+the rows the writer changed: whatever changes (content, status, a flag, a retry, a deletion,
+the compacting cut, another process writing the file), the next read is what a fresh read
+finds."""
 
 from __future__ import annotations
 
+import random
+import sqlite3
+import time
+from typing import Any
+
+import peewee
+import pytest
+
+from kinbot_core.compacting.records import CompactingSnapshot
 from kinbot_core.db.models import KinRecord, MessageRecord
-from kinbot_core.kins.kept_views import KeptViews
+from kinbot_core.kins.service import _HISTORY
+from kinbot_core.kins.session_rows import session_size
+from kinbot_core.kins.session_window import SessionWindows
 from kinbot_core.kins.views import MessageView
 from kinbot_core.platform import Platform
 from tests.test_contacts import add_kin
-
-
-def row(message_id: int, content: str = "Bonjour", status: str = "done") -> tuple[object, ...]:
-    """A ``MESSAGE_COLUMNS`` row."""
-    return (message_id, "kin", "user", "chat", "u1", "Nicolas", content, None, None, 0, status,
-            None, 1.0, None, None, 0, None, None, 0, '{"stopped": false}', 0)  # fmt: skip
-
-
-def test_equal_rows_keep_their_views_and_a_changed_row_gets_a_new_one() -> None:
-    kept = KeptViews()
-    first = kept.views("kin", [row(1), row(2), row(3)])
-    assert first == [MessageView.from_row(row(n)) for n in (1, 2, 3)]
-    second = kept.views("kin", [row(2), row(3, status="processing"), row(4)])
-    assert second[0] is first[1]
-    assert second[1] is not first[2] and second[1].status == "processing"
-    assert second[2] == MessageView.from_row(row(4))
-    assert kept.views("other", [row(2)])[0] is not first[1]  # each Kin its own
-
-
-def test_only_the_latest_kins_windows_are_kept() -> None:
-    kept = KeptViews(limit=2)
-    views = {kin: kept.views(kin, [row(1)])[0] for kin in ("a", "b", "c")}
-    assert kept.views("c", [row(1)])[0] is views["c"]
-    assert kept.views("a", [row(1)])[0] is not views["a"]  # forgotten when "c" came
 
 
 async def test_the_session_read_at_each_turn_follows_every_change(platform: Platform) -> None:
@@ -52,7 +41,80 @@ async def test_the_session_read_at_each_turn_follows_every_change(platform: Plat
         ("Corrigée", True),
         ("Une autre", False),
     ]
-    assert after[1] is before[1]
+    assert after[1] is before[1]  # an unchanged message keeps its view
+
+
+async def test_a_full_window_takes_back_an_older_message_when_one_leaves(
+    platform: Platform,
+) -> None:
+    kin = await add_kin(platform, "Chef")
+    ids = [
+        (await platform.kins.add_message(kin, role="user", source="user", content=f"m{n}")).id
+        for n in range(4)
+    ]
+    assert [view.id for view in (await platform.compacting.session(kin, 2)).messages] == ids[2:]
+    await platform.db.write(
+        lambda: MessageRecord.update(superseded=True).where(MessageRecord.id == ids[3]).execute()
+    )
+    assert [view.id for view in (await platform.compacting.session(kin, 2)).messages] == [
+        ids[1],
+        ids[2],
+    ]
+
+
+async def test_a_new_summary_moves_the_cut(platform: Platform) -> None:
+    kin = await add_kin(platform, "Chef")
+    for n in range(3):
+        await platform.kins.add_message(kin, role="user", source="user", content=f"m{n}")
+    assert len((await platform.compacting.session(kin, 10)).messages) == 3
+
+    def compacted() -> None:
+        CompactingSnapshot.create(
+            kin=kin, kind="summary", summary="Résumé", through_position=2, active=True,
+            created_at=time.time(),
+        )  # fmt: skip
+
+    await platform.db.write(compacted)
+    session = await platform.compacting.session(kin, 10)
+    assert (session.summary, [view.content for view in session.messages]) == ("Résumé", ["m2"])
+
+
+@pytest.mark.parametrize("size", [3, 200])
+async def test_every_change_is_seen_as_a_fresh_read_sees_it(platform: Platform, size: int) -> None:
+    """Random inserts, edits, retries, deletions and status changes, with a window smaller
+    and larger than the session: after each, the kept window reads as a fresh one."""
+    kin = await add_kin(platform, "Chef")
+    chance = random.Random(size)
+    kept_reads = platform.compacting.session
+    for step in range(120):
+        ids = [row.id for row in await platform.db.read(lambda: list(MessageRecord.select()))]
+        action = chance.choice(["add", "add", "edit", "status", "supersede", "restore", "delete"])
+        if action == "add" or not ids:
+            await platform.kins.add_message(kin, role="user", source="user", content=f"m{step}")
+        else:
+            target = chance.choice(ids)
+            changes: dict[str, dict[str, Any]] = {
+                "edit": {"content": f"edited {step}"},
+                "status": {"status": chance.choice(["queued", "processing", "done"])},
+                "supersede": {"superseded": True},
+                "restore": {"superseded": False},
+            }
+            query: peewee.Query = (
+                MessageRecord.delete().where(MessageRecord.id == target)
+                if action == "delete"
+                else MessageRecord.update(**changes[action]).where(MessageRecord.id == target)
+            )
+            await platform.db.write(query.execute)
+        kept = (await kept_reads(kin, size)).messages
+        fresh = SessionWindows(platform.db).read(kin, size)[1]  # read whole, nothing kept
+        assert kept == fresh, (step, action)
+        # The Kin's last messages and its session's size are taken from the kept window.
+        history = platform.db.read_now(_HISTORY, (kin, 2))
+        expected = [MessageView.from_row(row) for row in reversed(history)]
+        assert await platform.kins.history(kin, 2) == expected, (step, action)
+        kept_size = platform.kins.windows.size(kin)
+        assert kept_size in (None, session_size(platform.db, kin)), (step, action)
+        assert kept_size is not None or size == 3
 
 
 async def test_a_kin_read_again_is_the_same_view_until_its_row_changes(
@@ -71,3 +133,14 @@ async def test_a_kin_read_again_is_the_same_view_until_its_row_changes(
     changed = await platform.kins.get(kin)
     assert (changed.tools, changed.state) == (("recall",), "thinking")
     assert (await platform.kins.get(kin)) is changed
+
+
+async def test_another_process_writing_the_file_is_seen_at_the_next_write(
+    platform: Platform,
+) -> None:
+    kin = await add_kin(platform, "Chef")
+    assert (await platform.kins.get(kin)).name == "Chef"
+    with sqlite3.connect(platform.db.path) as other:
+        other.execute("update kin set name = 'Cuisinier' where id = ?", (kin,))
+    await platform.kins.add_message(kin, role="user", source="user", content="Bonjour")
+    assert (await platform.kins.get(kin)).name == "Cuisinier"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from kinbot_core.contacts import ContactSummary
 from kinbot_core.kins.model_messages import chat_messages, labelled, llm_messages
-from kinbot_core.kins.prompt import ContactLine, build_sections
+from kinbot_core.kins.prompt import build_sections
 from kinbot_core.kins.service import KinView, MessageView
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import ChatMessage
@@ -33,7 +34,10 @@ def sections(**overrides: object) -> list[str]:
     arguments: dict[str, object] = {
         "speaker": Speaker("user", "u1", "Marie"),
         "language": "fr",
-        "contacts": [ContactLine("c1", "Nicolas", "human"), ContactLine("c2", "Scout", "kin")],
+        "contacts": [
+            ContactSummary("c1", "Nicolas", "human"),
+            ContactSummary("c2", "Scout", "kin"),
+        ],
         "tools": [Hinted()],
         "memory": MemoryContext(
             summary="We planned the week.", memories=["Marie is allergic to peanuts"]

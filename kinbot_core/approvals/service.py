@@ -234,9 +234,10 @@ class ApprovalService:
     async def waiting(self, kin_id: str) -> bool:
         """Whether a turn of the Kin waits for a decision (its queue waits with it)."""
         return bool(
-            self._db.read_now(  # asked before every turn
+            self._db.read_kept(  # asked before every turn
                 "select 1 from tool_approval where kin_id = ? and status = 'pending' limit 1",
                 (kin_id,),
+                [("tool_approval", kin_id)],
             )
         )
 

@@ -98,7 +98,8 @@ class DeliveryService:
     async def reconcile(self) -> int:
         """Give each delivery awaiting a reply whose turn has ended its text (or mark it
         sent when there is nothing to say). Returns how many became pending."""
-        if not self._db.read_now(_ANY_AWAITING):  # asked after every turn; most have none
+        # Asked after every turn; most have none.
+        if not self._db.read_kept(_ANY_AWAITING, (), [("channel_delivery", None)]):
             return 0
         awaiting = await self._db.read(_awaiting_with_ended_turns)
         ready = 0

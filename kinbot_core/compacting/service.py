@@ -27,9 +27,8 @@ from kinbot_core.db.models import MessageRecord
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged
 from kinbot_core.kins import prompt_budget
-from kinbot_core.kins.kept_views import KeptViews
 from kinbot_core.kins.service import KinNotFound, KinView, MessageView
-from kinbot_core.kins.session_rows import placed_after, session_rows, session_size, size_after
+from kinbot_core.kins.session_rows import placed_after, session_size, size_after
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
 from kinbot_core.providers.light_models import background_model
 from kinbot_core.usage import attributed
@@ -156,7 +155,6 @@ class CompactingService:
     def __init__(self, platform: Platform) -> None:
         self._platform = platform
         self._locks: dict[str, asyncio.Lock] = {}
-        self._views = KeptViews()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._stopping = False
@@ -186,8 +184,7 @@ class CompactingService:
     async def session(self, kin_id: str, window: int) -> SessionContext:
         """The active summary and the last ``window`` messages after its cut."""
 
-        summary, rows = session_rows(self._platform.db, kin_id, window)
-        return SessionContext(summary, self._views.views(kin_id, rows[::-1]))
+        return SessionContext(*self._platform.kins.windows.read(kin_id, window))
 
     async def _limits(
         self, kin: KinView, reported: int | None = None
@@ -332,7 +329,8 @@ class CompactingService:
         threshold, window, room = await self._limits(kin, reported)
 
         if not force:  # this runs after every turn: measure in SQL before loading rows
-            summary, count, tokens = session_size(platform.db, kin_id)
+            kept = platform.kins.windows.size(kin_id)
+            summary, count, tokens = kept or session_size(platform.db, kin_id)
             if (
                 self._measured(kin_id, estimate_tokens(summary or "") + tokens) <= threshold
                 and count <= settings.compacting_max_messages

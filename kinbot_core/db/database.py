@@ -17,8 +17,10 @@ import peewee
 import sqlite_vec
 from playhouse.migrations import Runner
 
+from kinbot_core.db.changes import ChangeLog
 from kinbot_core.db.driver import select_driver
 from kinbot_core.db.grouped_writes import GroupedWrites
+from kinbot_core.db.kept_reads import Dependency, KeptReads
 from kinbot_core.db.models import database_proxy
 from kinbot_core.fulltext import register_sql_functions
 
@@ -129,7 +131,10 @@ class Database:
         self._readers = ThreadPoolExecutor(
             read_workers, "kinbot-db-read", database_proxy.initialize, (self.peewee,)
         )
-        self._grouped = GroupedWrites(self.peewee, self._writer)
+        #: What the writer changed, transaction by transaction (``kinbot_core.db.changes``).
+        self.changes = ChangeLog()
+        self._grouped = GroupedWrites(self.peewee, self._writer, self.changes)
+        self._kept_reads = KeptReads(self.changes, self.read_now)
         self._closed = False
         #: Writes submitted with ``write`` and not finished yet.
         self._writes_in_flight = 0
@@ -146,6 +151,7 @@ class Database:
 
     def _migrate(self) -> list[str]:
         applied: list[str] = Runner(self.peewee, directory=str(MIGRATIONS_DIR)).up()
+        self.changes.schema_changed()
         return applied
 
     async def read(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -161,6 +167,13 @@ class Database:
             raise RuntimeError("the database is closed")
         self.peewee.connect(reuse_if_open=True)
         return self.sql(statement, params).fetchall()  # type: ignore[no-any-return]
+
+    def read_kept(
+        self, statement: str, params: Sequence[Any], depends_on: Sequence[Dependency]
+    ) -> list[Any]:
+        """``read_now``'s rows, kept until a row of ``depends_on`` changes: for the lookups
+        every turn makes with nearly always the same answer (``kinbot_core.db.kept_reads``)."""
+        return self._kept_reads.read(statement, params, depends_on)
 
     async def write(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on the writer thread inside a transaction, and return once that has

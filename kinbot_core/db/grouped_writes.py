@@ -17,6 +17,8 @@ from typing import Any
 
 import peewee
 
+from kinbot_core.db.changes import ChangeLog
+
 #: The most writes one transaction holds: the first of a group waits for all of them.
 MAX_GROUP = 32
 
@@ -27,9 +29,12 @@ class GroupedWrites:
     """A queue of writes for one writer thread. ``submit`` and everything that follows a
     group's end run on the event loop; only ``_run`` runs on the writer thread."""
 
-    def __init__(self, database: peewee.SqliteDatabase, writer: Executor) -> None:
+    def __init__(
+        self, database: peewee.SqliteDatabase, writer: Executor, changes: ChangeLog
+    ) -> None:
         self._database = database
         self._writer = writer
+        self._changes = changes
         self._queue: deque[tuple[Callable[[], Any], asyncio.Future[Any]]] = deque()
         self._running = False
         self._idle_waiters: list[asyncio.Future[None]] = []
@@ -91,6 +96,17 @@ class GroupedWrites:
     def _run(self, calls: list[Callable[[], Any]]) -> list[_Outcome]:
         database = self._database
         database.connect(reuse_if_open=True)
+        connection = database.connection()  # type: ignore[no-untyped-call]
+        try:
+            self._changes.install(connection)
+            return self._in_transaction(database, calls)
+        finally:
+            self._changes.publish(connection)
+
+    @staticmethod
+    def _in_transaction(
+        database: peewee.SqliteDatabase, calls: list[Callable[[], Any]]
+    ) -> list[_Outcome]:
         try:
             if len(calls) == 1:
                 with database.atomic(lock_type="IMMEDIATE"):

@@ -1,65 +1,45 @@
-"""Views kept from one turn to the next while their rows read the same: each Kin's window of
-message views, and each Kin's own view.
+"""Each Kin's own view, kept until its row changes.
 
-Every turn reads the last messages of its Kin's session (up to 200 rows, ``session_rows``)
-and turns each row into a ``MessageView``: about 3 µs a row, most of it the frozen
-dataclass's construction. Between two turns of a Kin nearly every row reads the same, so the
-view made for a row is reused while the row's values are equal, column for column; any
-change to a message (an edit, a redaction, a status) makes a new one.
+A turn reads its Kin four times (before and after the model's call, its tools, its
+compacting); each read was a lookup (20 to 40 µs in the running server, whose writes drop the
+readers' page cache) and a view to make (its tools' JSON parsed). The view is kept and the
+database's ``ChangeLog`` says when its row changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from kinbot_core.db import Database
+from kinbot_core.kins.views import KIN_COLUMNS, KinView
 
-from kinbot_core.kins.views import KinView, MessageView
-
-#: Kins whose window is kept (the ones in use; sub-Kins come and go): about 200 rows each.
-KEPT_KINS = 16
 #: Kins whose own view is kept (about 2 kB each).
 KEPT_KIN_VIEWS = 512
 
-
-class KeptViews:
-    """Message views of the last window read for each of the ``KEPT_KINS`` latest Kins."""
-
-    def __init__(self, limit: int = KEPT_KINS) -> None:
-        self._limit = limit
-        self._kept: dict[str, dict[int, tuple[Sequence[Any], MessageView]]] = {}
-
-    def views(self, kin_id: str, rows: Sequence[Sequence[Any]]) -> list[MessageView]:
-        """The views of ``rows`` (``MESSAGE_COLUMNS`` rows of Kin ``kin_id``), in their order:
-        those kept for an equal row, new ones for the others. Only this window is kept."""
-        kept = self._kept.pop(kin_id, {})
-        window: dict[int, tuple[Sequence[Any], MessageView]] = {}
-        views = []
-        for row in rows:
-            found = kept.get(row[0])
-            view = found[1] if found is not None and found[0] == row else MessageView.from_row(row)
-            window[row[0]] = (row, view)
-            views.append(view)
-        self._kept[kin_id] = window
-        if len(self._kept) > self._limit:
-            del self._kept[next(iter(self._kept))]  # the Kin whose window is oldest
-        return views
+_SELECT_KIN = f"select {KIN_COLUMNS} from kin where id = ?"
 
 
 class KeptKinViews:
-    """The view of each Kin's last row read (a turn reads its Kin four times; making a view
-    parses its tools' JSON), reused while the row is equal column for column."""
+    """The view of each Kin read lately, read again once its row changed."""
 
-    def __init__(self, limit: int = KEPT_KIN_VIEWS) -> None:
+    def __init__(self, db: Database, limit: int = KEPT_KIN_VIEWS) -> None:
+        self._db = db
         self._limit = limit
-        self._kept: dict[str, tuple[Sequence[Any], KinView]] = {}
+        #: Kin id → (the ``ChangeLog`` position it was read at, its view).
+        self._kept: dict[str, tuple[int, KinView]] = {}
 
-    def view(self, row: Sequence[Any]) -> KinView:
-        """The view of ``row`` (``KIN_COLUMNS``): the one kept for an equal row, or a new one."""
-        kept = self._kept.get(row[0])
-        if kept is not None and kept[0] == row:
+    def view(self, kin_id: str) -> KinView | None:
+        """The Kin's view as its row reads now, or ``None`` when there is no such Kin
+        (``read_now``, when its row changed since it was last read)."""
+        changes = self._db.changes
+        kept = self._kept.get(kin_id)
+        if kept is not None and not changes.changed_since(kept[0], "kin", kin_id):
             return kept[1]
-        view = KinView.from_row(row)
+        now = changes.position()
+        rows = self._db.read_now(_SELECT_KIN, (kin_id,))
+        if not rows:
+            self._kept.pop(kin_id, None)
+            return None
+        view = KinView.from_row(rows[0])
         if len(self._kept) >= self._limit:
             self._kept.clear()
-        self._kept[view.id] = (row, view)
+        self._kept[kin_id] = (now, view)
         return view

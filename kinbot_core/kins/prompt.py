@@ -6,20 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from kinbot_core.contacts import ContactSummary
 from kinbot_core.kins.service import KinView
 from kinbot_core.memory import MemoryContext
 from kinbot_core.tools import Speaker, Tool
 
 LANGUAGE_NAMES = {"en": "English", "fr": "French"}
-
-
-@dataclass(frozen=True)
-class ContactLine:
-    """A contact as the prompt lists it: name, kind and id, no details."""
-
-    id: str
-    name: str
-    type: str
 
 
 @dataclass(frozen=True)
@@ -67,7 +59,7 @@ def speaker_section(speaker: Speaker, language: str) -> str:
     )
 
 
-def contacts_section(contacts: Sequence[ContactLine]) -> str:
+def contacts_section(contacts: Sequence[ContactSummary]) -> str:
     if not contacts:
         return "## Contacts\nYour contact registry is empty."
     lines = [f"- {c.name} ({c.type}, id {c.id})" for c in contacts]
@@ -124,7 +116,7 @@ def build_sections(
     *,
     speaker: Speaker,
     language: str,
-    contacts: Sequence[ContactLine],
+    contacts: Sequence[ContactSummary],
     tools: Sequence[Tool],
     memory: MemoryContext | None,
     now: datetime,

@@ -7,7 +7,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import peewee
 
@@ -37,6 +37,9 @@ from kinbot_core.kins.views import (
 )
 from kinbot_core.live import LiveFeed
 from kinbot_core.providers.light_models import OWN_MODEL
+
+if TYPE_CHECKING:  # it counts tokens with compacting's estimate, which imports this
+    from kinbot_core.kins.session_window import SessionWindows
 
 __all__ = [
     "AUTOMATIC_PRIORITY",
@@ -78,6 +81,7 @@ class KinService:
         data_dir: Path,
         *,
         screen: Screen,
+        windows: SessionWindows,
         check_model: Callable[[str], Any] | None = None,
     ) -> None:
         self._db = db
@@ -92,7 +96,9 @@ class KinService:
         #: Told of every newly queued message's Kin (the queue workers set this).
         self.on_enqueued: Callable[[str], None] = lambda kin_id: None
         #: A turn reads its Kin four times: an unchanged row gets the view made before.
-        self._kin_views = KeptKinViews()
+        self._kin_views = KeptKinViews(db)
+        #: Each Kin's session window, kept from turn to turn (compacting reads it too).
+        self.windows = windows
 
     # -- Kins --------------------------------------------------------------------------------
 
@@ -108,10 +114,9 @@ class KinService:
     async def get(self, kin_id: str, *, include_tasks: bool = False) -> KinView:
         """One Kin, or ``KinNotFound``; the hidden row of a sub-Kin only with
         ``include_tasks``."""
-        rows = self._db.read_now(_SELECT_KIN, (kin_id,))  # run before and after every turn
-        if not rows:
+        view = self._kin_views.view(kin_id)  # read before and after every turn
+        if view is None:
             raise KinNotFound("No such Kin.")
-        view = self._kin_views.view(rows[0])
         if view.task_id is not None and not include_tasks:
             raise KinNotFound("No such Kin.")
         return view
@@ -371,7 +376,10 @@ class KinService:
         """The last ``limit`` messages the Kin has seen, in the order it saw them (queued ones
         wait their turn; ones a retry superseded are no longer part of it)."""
 
-        rows = self._db.read_now(_HISTORY, (kin_id, limit))  # run every turn, a few rows
+        kept = self.windows.newest(kin_id, limit)  # run every turn, for a few messages
+        if kept is not None:
+            return kept
+        rows = self._db.read_now(_HISTORY, (kin_id, limit))
         return [MessageView.from_row(row) for row in reversed(rows)]
 
     async def claim_next(self, kin_id: str) -> tuple[MessageView, KinView] | None:
@@ -505,7 +513,6 @@ class KinService:
 
 # Plain SQL for what runs on every turn (see ``kinbot_core.kins.views``).
 _NEXT_POSITION = "select coalesce(max(position), 0) + 1 from message where kin_id = ?"
-_SELECT_KIN = f"select {KIN_COLUMNS} from kin where id = ?"
 _KIN_EXISTS = "select 1 from kin where id = ?"
 _HISTORY = (
     f"select {MESSAGE_COLUMNS} from message where kin_id = ? and position is not null "

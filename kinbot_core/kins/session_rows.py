@@ -15,7 +15,9 @@ _ACTIVE_SUMMARY = (
 #: The Kin's messages placed in the conversation after a position (the compacting cut), the
 #: ones a retry superseded left out: they are no longer part of it.
 _PLACED = "kin_id = ? and position is not null and position > ? and not superseded"
-_AFTER_CUT = f"select {MESSAGE_COLUMNS} from message where {_PLACED} order by position desc limit ?"
+#: A message's columns and its position in the conversation.
+PLACED_COLUMNS = f"{MESSAGE_COLUMNS}, position"
+_AFTER_CUT = f"select {PLACED_COLUMNS} from message where {_PLACED} order by position desc limit ?"
 
 # Each message's tokens as ``message_tokens`` counts them (lengths divided rounding up).
 _TOKENS = (
@@ -23,31 +25,29 @@ _TOKENS = (
     f"+ (length(coalesce(tool_calls, '')) + {CHARS_PER_TOKEN - 1}) / {CHARS_PER_TOKEN} "
     f"+ {MESSAGE_OVERHEAD_TOKENS}"
 )
-_PLACED_AFTER = f"select {MESSAGE_COLUMNS}, position from message where {_PLACED} order by position"
+_PLACED_AFTER = f"select {PLACED_COLUMNS} from message where {_PLACED} order by position"
 _SIZE_AFTER_CUT = f"select count(id), sum({_TOKENS}) from message where {_PLACED}"
 
 
-def session_rows(db: Database, kin_id: str, window: int) -> tuple[str | None, list[Any]]:
-    """The Kin's active compacting summary (``None`` when there is none or it is blank) and
-    the last ``window`` messages after its cut, newest first, as ``MESSAGE_COLUMNS`` rows.
-
-    Run on the event loop (``read_now``): two lookups by index, about 75 µs for a window of
-    30 messages, where handing them to a reader thread and back cost several times that."""
-    summary, cut = _active_summary(db, kin_id)
-    rows = db.read_now(_AFTER_CUT, (kin_id, cut, window))
-    return summary or None, rows
+def placed_rows(db: Database, kin_id: str, cut: int, count: int) -> list[Any]:
+    """The last ``count`` messages of the Kin placed after position ``cut``, newest first, as
+    ``PLACED_COLUMNS`` rows (``read_now``: one index range, about 75 µs for 30 messages,
+    where handing it to a reader thread and back cost several times that)."""
+    return db.read_now(_AFTER_CUT, (kin_id, cut, count))
 
 
 def session_size(db: Database, kin_id: str) -> tuple[str | None, int, int]:
     """The Kin's active compacting summary (``None`` when none), and how many messages follow
     its cut and their tokens (``message_tokens``' estimate, summed in SQL). Run on the event
     loop (``read_now``: an index range summed, about 20 µs after every turn)."""
-    summary, cut = _active_summary(db, kin_id)
+    summary, cut = active_summary(db, kin_id)
     return (summary, *size_after(db, kin_id, cut))
 
 
-def _active_summary(db: Database, kin_id: str) -> tuple[str | None, int]:
-    found = db.read_now(_ACTIVE_SUMMARY, (kin_id,))
+def active_summary(db: Database, kin_id: str) -> tuple[str | None, int]:
+    """The Kin's active compacting summary (``None`` when none) and the position its cut
+    follows (0 when none); kept until its snapshots change (``read_kept``)."""
+    found = db.read_kept(_ACTIVE_SUMMARY, (kin_id,), [("compacting_snapshot", kin_id)])
     return (found[0][0], found[0][1]) if found else (None, 0)
 
 

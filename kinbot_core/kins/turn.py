@@ -17,7 +17,7 @@ from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
 from kinbot_core.kins import meta, prompt_budget, turn_fit
 from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.model_messages import chat_messages, llm_messages
-from kinbot_core.kins.prompt import ContactLine, TaskBrief, build_sections
+from kinbot_core.kins.prompt import TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
 from kinbot_core.kins.service import KinView, MessageView
 from kinbot_core.kins.session_rows import turn_has_begun
@@ -253,13 +253,12 @@ class Turn:
         platform = self.platform
         # Independent reads, on the database's reader threads at once: the active compacting
         # summary and the messages after its cut (capped), contacts, language, memories.
-        session, summary, language, memory = await asyncio.gather(
+        session, contacts, language, memory = await asyncio.gather(
             platform.compacting.session(self.kin.id, platform.settings.compacting_max_messages),
             platform.contacts.summary(self.owner_id),
             self._language(),
             self._memory(),
         )
-        contacts = [ContactLine(c.id, c.name, c.type) for c in summary]
         attached, vision = await self._attachments(session.messages)
         if session.summary:
             memory = replace(memory or MemoryContext(), summary=session.summary)

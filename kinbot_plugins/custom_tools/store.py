@@ -110,7 +110,8 @@ class CustomToolStore:
 
     async def list(self, kin_id: str) -> list[CustomTool]:
         """The Kin's custom tools, by name."""
-        if not self._db.read_now(_ANY_TOOL, (kin_id,)):  # every turn asks; most Kins have none
+        # Every turn asks; most Kins have none.
+        if not self._db.read_kept(_ANY_TOOL, (kin_id,), [("custom_tool", kin_id)]):
             return []
         rows = await self._db.read(
             lambda: list(

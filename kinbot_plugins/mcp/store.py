@@ -215,10 +215,11 @@ class McpStore:
     async def servers_of(self, kin_id: str) -> list[str]:
         """The ids of the servers a Kin may use."""
 
-        rows = self._db.read_now(  # every turn asks
+        rows = self._db.read_kept(  # every turn asks
             "select s.id from mcp_server s join kin_mcp_server k on k.server_id = s.id "
             "where k.kin_id = ? order by s.created_at",
             (kin_id,),
+            [("kin_mcp_server", kin_id), ("mcp_server", None)],
         )
         return [str(row[0]) for row in rows]
 

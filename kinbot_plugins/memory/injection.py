@@ -45,7 +45,7 @@ _ANY_PINNED = "select 1 from memory where kin_id = ? and pinned and archived_at 
 
 
 async def _pinned(platform: Any, kin_id: str, to_memory: Any) -> list[Memory]:
-    if not platform.db.read_now(_ANY_PINNED, (kin_id,)):
+    if not platform.db.read_kept(_ANY_PINNED, (kin_id,), [("memory", kin_id)]):
         return []
 
     def select() -> list[MemoryRecord]:

@@ -49,7 +49,11 @@ def _vec_table(dimension: int) -> str:
 
 def _has_memories(platform: Any, kin_id: str) -> bool:
     """Whether the Kin has any memory (a lookup by key, on the event loop: ``read_now``)."""
-    return bool(platform.db.read_now("select 1 from memory where kin_id = ? limit 1", (kin_id,)))
+    return bool(
+        platform.db.read_kept(
+            "select 1 from memory where kin_id = ? limit 1", (kin_id,), [("memory", kin_id)]
+        )
+    )
 
 
 def _memory(row: MemoryRecord) -> Memory:
