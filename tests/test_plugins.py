@@ -260,3 +260,19 @@ def test_a_plugin_that_exits_while_importing_is_dropped(site: Path) -> None:
     info = manager.info("exiting")
     assert not info.enabled
     assert "exited while importing" in (info.error or "")
+
+
+async def test_what_a_turn_derives_from_the_tools_follows_a_plugin_toggled(
+    platform: Platform,
+) -> None:
+    """The tools a turn offers are derived once per registry; disabling a plugin rebuilds
+    the registries, and the tools derived from them are made again."""
+
+    def offered() -> set[str]:
+        tools = platform.registries.tools
+        derived: frozenset[str] = tools.derived("names", lambda: frozenset(t.name for t in tools))
+        return set(derived)
+
+    assert "create_contact" in offered()
+    await platform.set_plugin_enabled("contacts", False)
+    assert "create_contact" not in offered()

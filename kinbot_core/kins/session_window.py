@@ -43,6 +43,11 @@ class _Window:
     cut: int
     #: Newest first, at most ``size``.
     entries: list[_Entry] = field(default_factory=list)
+    #: The ids of the messages in ``entries``.
+    ids: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.ids = {entry.row[0] for entry in self.entries}
 
     @property
     def holds_all(self) -> bool:
@@ -122,6 +127,9 @@ class SessionWindows:
         rows = self._db.read_now(
             f"select {PLACED_COLUMNS} from message where id in ({marks})", tuple(changed)
         )
+        if self._appended(kin_id, kept, rows, changed):
+            kept.read_at = now
+            return kept
         by_id = {entry.row[0]: entry for entry in kept.entries}
         left_window = False
         for row in rows:
@@ -136,6 +144,43 @@ class SessionWindows:
             return None  # an older message, not kept, now belongs in the window
         entries = sorted(by_id.values(), key=lambda entry: entry.position, reverse=True)
         return _Window(now, kept.size, kept.summary, kept.cut, entries[: kept.size])
+
+    @staticmethod
+    def _appended(
+        kin_id: str, kept: _Window, rows: Sequence[Sequence[Any]], changed: set[Any]
+    ) -> bool:
+        """Bring ``kept`` up to date in place when the changes are what a turn makes (new
+        messages after the newest one, and messages of the window changed where they are);
+        ``False``, touching nothing, for anything else."""
+        if len(rows) != len(changed):
+            return False  # a message was deleted
+        entries = kept.entries
+        newest = entries[0].position if entries else kept.cut
+        ids = kept.ids
+        added, replaced = [], []
+        for row in rows:
+            placed = _placed_after(row, kin_id, kept.cut)
+            if row[0] in ids:
+                if not placed:
+                    return False
+                index = next(i for i, entry in enumerate(entries) if entry.row[0] == row[0])
+                if entries[index].position != row[-1]:
+                    return False
+                replaced.append((index, row))
+            elif placed:
+                if row[-1] <= newest:
+                    return False
+                added.append(row)
+        for index, row in replaced:
+            entries[index] = _entry(row, entries[index])
+        if added:
+            added.sort(key=lambda row: row[-1], reverse=True)
+            entries[:0] = [_entry(row, None) for row in added]
+            ids.update(row[0] for row in added)
+            for entry in entries[kept.size :]:
+                ids.discard(entry.row[0])
+            del entries[kept.size :]
+        return True
 
 
 def _placed_after(row: Sequence[Any], kin_id: str, cut: int) -> bool:

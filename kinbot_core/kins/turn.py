@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -236,8 +237,11 @@ class Turn:
 
     async def _available_tools(self) -> list[Tool]:
         is_task = self.ref.task_id is not None
-        tools = [t for t in self.platform.registries.tools if offered_to(t, is_task=is_task)]
-        names = {tool.name for tool in tools}
+        registered = self.platform.registries.tools
+        offered, offered_names = registered.derived(
+            ("offered", is_task), lambda: _offered(registered, is_task)
+        )
+        tools, names = list(offered), set(offered_names)
         for contributed in await self.platform.hooks.call("tools_for_kin", kin=self.ref):
             for tool in contributed:
                 if (
@@ -494,3 +498,9 @@ class Turn:
             logger.exception("tool %s failed", call.name)
             return f"The tool {call.name} failed unexpectedly.", exc
         return (value if isinstance(value, str) else json.dumps(value, default=str)), None
+
+
+def _offered(tools: Iterable[Tool], is_task: bool) -> tuple[tuple[Tool, ...], frozenset[str]]:
+    """The registered tools offered in a main session or to a sub-Kin, and their names."""
+    offered = tuple(tool for tool in tools if offered_to(tool, is_task=is_task))
+    return offered, frozenset(tool.name for tool in offered)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -12,6 +12,7 @@ from kinbot_core.plugins.caller import HookCaller
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+D = TypeVar("D")
 
 #: Registry kind -> the registration hook that fills it.
 REGISTRATION_HOOKS = {
@@ -46,6 +47,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, Registered[T]] = {}
         #: Every plugin that offered something, including what was refused as a duplicate.
         self.contributors: set[str] = set()
+        self._derived: dict[Hashable, Any] = {}
 
     def add(self, plugin: str, item: T) -> None:
         """Record ``item`` from ``plugin``; a name already taken is refused with a warning."""
@@ -65,6 +67,15 @@ class Registry(Generic[T]):
             )
             return
         self._entries[key] = Registered(name, item, plugin)
+        self._derived.clear()
+
+    def derived(self, key: Hashable, build: Callable[[], D]) -> D:
+        """What ``build`` makes of this registry, made once (a rebuild of the registries
+        makes new ones: the ``tools`` a turn offers, say)."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        made: D = self._derived[key]
+        return made
 
     def get(self, name: str) -> T | None:
         """The item registered under ``name``, or ``None``."""

@@ -48,6 +48,10 @@ def runtime_of(platform: Any) -> CustomToolsRuntime:
     return runtime
 
 
+#: Kins whose owner is kept (``CustomToolsRuntime.owner``).
+KEPT_OWNERS = 4096
+
+
 class CustomToolsRuntime:
     """Registers, lists and runs the Kins' custom tools of one platform."""
 
@@ -56,6 +60,9 @@ class CustomToolsRuntime:
         settings = platform.settings
         self.store = CustomToolStore(platform.db)
         self.sandbox = Sandbox(settings.custom_tool_sandbox, Limits.of(settings))
+        #: Kin id → the id of the Kin whose tools it uses (asked every turn; a Kin's row says
+        #: once and for all whether it is a sub-Kin, and whose).
+        self._owners: dict[str, str] = {}
 
     async def sandbox_state(self) -> SandboxState:
         """How Kin code is confined on this machine (or why it is refused)."""
@@ -100,7 +107,13 @@ class CustomToolsRuntime:
     async def owner(self, kin_id: str) -> str:
         """Whose custom tools a Kin uses: its own, or for a sub-Kin (a hidden Kin row)
         those of the Kin it works as."""
-        return str((await self._owner_view(kin_id)).id)
+        owner = self._owners.get(kin_id)
+        if owner is None:
+            owner = str((await self._owner_view(kin_id)).id)
+            if len(self._owners) >= KEPT_OWNERS:
+                self._owners.clear()
+            self._owners[kin_id] = owner
+        return owner
 
     async def _owner_view(self, kin_id: str) -> KinView:
         kins = self.platform.kins
