@@ -91,7 +91,9 @@ class BoundedRequest(Request):
         except ApiError:
             if not silent:
                 raise
-            result = None
-        if cache:
-            self._cached_json[silent] = result
+            if cache:
+                self._cached_json[True] = None
+            return None
+        if cache:  # parsed: the same for a silent call and a strict one (the Kin guard's, then
+            self._cached_json[True] = self._cached_json[False] = result  # the view's)
         return result

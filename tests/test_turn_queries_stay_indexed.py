@@ -13,13 +13,18 @@ from kinbot_core.channels.deliveries import _ANY_AWAITING
 from kinbot_core.contacts import _CONTACT_VERSION
 from kinbot_core.db import Database
 from kinbot_core.kins.service import _ANY_QUEUED
-from kinbot_core.kins.session_rows import _ACTIVE_SUMMARY, _AFTER_CUT, _SIZE_AFTER_CUT
+from kinbot_core.kins.session_rows import (
+    _ACTIVE_SUMMARY,
+    _AFTER_CUT,
+    _SIZE_AFTER_CUT,
+    TURN_PROGRESS,
+)
 
 #: Statements run for every turn, their parameters, and the index each must be answered from.
 PER_TURN = [
-    # The messages its trigger produced: the newest one (``KinService.latest_of_turn``) and
+    # The messages its trigger produced: whether any, and the newest (``turn_progress``), and
     # its newest step (``approvals.gate.unanswered_calls``).
-    ("select max(id) from message where turn_of = ?", (1,), "INDEX message_turn_of"),
+    (TURN_PROGRESS, (1,), "INDEX message_turn_of"),
     (
         'SELECT "t1"."id" FROM "message" AS "t1" WHERE ((("t1"."turn_of" = ?) AND NOT '
         '"t1"."superseded") AND ("t1"."role" = ?)) ORDER BY "t1"."id" DESC LIMIT ?',

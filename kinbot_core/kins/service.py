@@ -430,12 +430,6 @@ class KinService:
         state = {"state": end.state, "error": end.error, "error_code": end.error_code}
         self._live.publish("kin.state", {"kin_id": kin_id, **state})
 
-    async def latest_of_turn(self, trigger_id: int) -> int | None:
-        """The id of the newest message the turn of ``trigger_id`` produced (superseded or
-        not), if any."""
-        latest = self._db.read_now(_LATEST_OF_TURN, (trigger_id,))[0][0]
-        return int(latest) if latest is not None else None
-
     def requeued(self, kin_id: str, message_id: int) -> None:
         """A handled message was queued again (a retry): count it, tell browsers, wake the
         Kin's worker."""
@@ -528,7 +522,6 @@ _ANY_QUEUED = "select 1 from message where kin_id = ? and status = 'queued' limi
 _THINKING = f"update kin set state = 'thinking' where id = ? returning {KIN_COLUMNS}"
 _FINISHED = "update message set status = ?, processed_at = ? where id = ?"
 _KIN_STATE = "update kin set state = ?, last_error = ?, last_error_code = ? where id = ?"
-_LATEST_OF_TURN = "select max(id) from message where turn_of = ?"
 #: Message fields a turn or the system may set, and their columns.
 _MESSAGE_FIELDS = {name: (field.column_name) for name, field in MessageRecord._meta.fields.items()}
 

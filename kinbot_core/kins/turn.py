@@ -21,7 +21,7 @@ from kinbot_core.kins.model_messages import chat_messages, llm_messages
 from kinbot_core.kins.prompt import TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
 from kinbot_core.kins.service import KinView, MessageView
-from kinbot_core.kins.session_rows import turn_has_begun
+from kinbot_core.kins.session_rows import turn_progress
 from kinbot_core.kins.views import TurnEnd
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import (
@@ -105,10 +105,10 @@ class Turn:
         mask = self.platform.vault.masker().mask
         try:
             db = self.platform.db
-            self._resumed = turn_has_begun(db, self.trigger.id)
+            self._resumed, latest = turn_progress(db, self.trigger.id)
             if not self._resumed:  # never cut mid-reply
                 await self.platform.usage.refuse_over_budget()
-            await self._follow_superseded()
+            self._follow_superseded(latest)
             await self._steps()
         except approvals.ApprovalPending:  # the request is stored: the turn waits for it
             self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))
@@ -215,11 +215,10 @@ class Turn:
         self.platform.compacting.note_prompt(self.kin.id, fitted.stable_tokens)
         return fitted
 
-    async def _follow_superseded(self) -> None:
-        """A retried message is answered again after its superseded reply: the first model
-        call's step is the newest message of that reply, so that a browser never takes the
-        old reply for the end of the new draft."""
-        latest = await self.platform.kins.latest_of_turn(self.trigger.id)
+    def _follow_superseded(self, latest: int | None) -> None:
+        """A retried message is answered again after its superseded reply (``latest``, the
+        newest message of the turn): the first model call's step follows it, so that a
+        browser never takes the old reply for the end of the new draft."""
         if latest is not None and latest > self._last_stored:
             self._last_stored = latest
             self.draft.begin_step(latest)
