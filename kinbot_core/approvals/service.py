@@ -331,8 +331,9 @@ class ApprovalService:
 
     async def _sweep(self) -> None:
         while True:
+            timeout = await self._next_wait()  # before the wait is made: stopping cancels here
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=await self._next_wait())
+                await asyncio.wait_for(self._wake.wait(), timeout=timeout)
             self._wake.clear()
             try:
                 await self.expire_due()
