@@ -42,14 +42,19 @@ class ServerProcess:
 
 
 @contextmanager
-def kinbot_in_subprocess(data_dir: Path) -> Iterator[ServerProcess]:
+def kinbot_in_subprocess(data_dir: Path, source: Path | None = None) -> Iterator[ServerProcess]:
     """Start ``kinbot serve`` on a free loopback port with its data in ``data_dir``; yield
-    it once it listens; stop it (SIGTERM) afterwards."""
+    it once it listens; stop it (SIGTERM) afterwards. With ``source``, the server runs the
+    code of that source tree (first on its path, started from the data directory so that
+    the current one is not) with this one's dependencies."""
     environment = {**os.environ, "KINBOT_DATA_DIR": str(data_dir), "KINBOT_LOG_LEVEL": "WARNING"}
+    if source is not None:
+        environment["PYTHONPATH"] = str(source.resolve())
     child = subprocess.Popen(
         [sys.executable, "-m", "kinbot_web.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
         stdout=subprocess.PIPE,
         env=environment,
+        cwd=data_dir if source is not None else None,
         text=True,
     )
     assert child.stdout is not None

@@ -12,8 +12,10 @@ Run, with a checkout of the earlier version in ``../before`` (a ``git worktree``
 
     .venv/bin/python -m benchmarks.turn_pairs ../before .
 
-Each version's CPU time per turn is printed: the whole process's (every thread, the background
-work after the turns included), and the median and tenth percentile of each turn's own.
+The data is prepared by this checkout: the earlier tree must read the same schema (across a
+migration, compare with two checkouts of the same schema). Each version's CPU time per turn is
+printed: the whole process's (every thread, the background work after the turns included),
+and the median and tenth percentile of each turn's own.
 """
 
 from __future__ import annotations
@@ -25,8 +27,7 @@ import os
 import shutil
 import statistics
 import tempfile
-from collections.abc import Iterator
-from contextlib import AsyncExitStack, ExitStack, contextmanager
+from contextlib import AsyncExitStack, ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -64,26 +65,6 @@ def pin(pid: int, cpu: int) -> None:
             os.sched_setaffinity(int(task), {cpu})
 
 
-@contextmanager
-def served_from(tree: Path, data_dir: Path) -> Iterator[ServerProcess]:
-    """``kinbot serve`` running the code of source tree ``tree`` (first on its path; the
-    working directory is the data's, so that this checkout's is not)."""
-    saved = dict(os.environ)
-    os.environ["PYTHONPATH"] = str(tree.resolve())
-    here = Path.cwd()
-    os.chdir(data_dir)
-    try:
-        with kinbot_in_subprocess(data_dir) as server:
-            os.environ.clear()
-            os.environ.update(saved)
-            os.chdir(here)
-            yield server
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        os.chdir(here)
-
-
 async def compare(trees: dict[str, Path], turns: int) -> None:
     with (
         tempfile.TemporaryDirectory() as root,
@@ -99,7 +80,7 @@ async def compare(trees: dict[str, Path], turns: int) -> None:
         for name, tree in trees.items():
             data_dir = Path(root) / name
             shutil.copytree(prepared_dir, data_dir)
-            server = servers_stack.enter_context(served_from(tree, data_dir))
+            server = servers_stack.enter_context(kinbot_in_subprocess(data_dir, tree))
             pin(server.pid, 1)
             servers[name] = (server, data_dir)
         pin(os.getpid(), 0)

@@ -125,13 +125,13 @@ KEPT_SUMMARIES = 256
 
 
 class ContactService:
-    """Every contact operation. Queries run off the event loop (but for ``read_now``'s
-    lookup of whether a Kin's contacts changed); each write is a transaction."""
+    """Every contact operation. Queries run off the event loop; each write is a
+    transaction."""
 
     def __init__(self, db: Database, bus: EventBus) -> None:
         self._db = db
         self._bus = bus
-        #: Each Kin's sorted summary, with the ``contact_version`` it was read at.
+        #: Each Kin's sorted summary, with the ``ChangeLog`` position it was read at.
         self._summaries: dict[str, tuple[int, list[ContactSummary]]] = {}
 
     async def create(
@@ -289,21 +289,21 @@ class ContactService:
     async def summary(self, kin_id: str) -> list[ContactSummary]:
         """Every contact of the Kin as ``(id, name, type)``, sorted by name.
 
-        Every turn asks for it: the sorted list is kept per Kin and read again only when the
-        Kin's ``contact_version`` moved (triggers move it on every insert, update and delete
-        of one of its contacts: migration 0030)."""
+        Every turn asks for it: the sorted list is kept per Kin and read again only once one
+        of its contacts was added, edited or deleted, by any writer (the database's
+        ``ChangeLog``)."""
+        changes = self._db.changes
         kept = self._summaries.get(kin_id)
-        found = self._db.read_kept(_CONTACT_VERSION, (kin_id,), [("contact_version", kin_id)])
-        stamp = found[0][0] if found else 0
-        if kept is not None and kept[0] == stamp:
+        if kept is not None and not changes.changed_since(kept[0], "contact", kin_id):
             return kept[1]
+        read_at = changes.position()
         rows: list[tuple[str, str, str]] = await self._db.read(
             lambda: self._db.sql(_SUMMARY, (kin_id,)).fetchall()
         )
         rows.sort(key=lambda row: (_normalise(row[1]), row[1], row[0]))
         summary = [ContactSummary(id=id_, name=name, type=type_) for id_, name, type_ in rows]
         self._summaries.pop(kin_id, None)
-        self._summaries[kin_id] = (stamp, summary)
+        self._summaries[kin_id] = (read_at, summary)
         if len(self._summaries) > KEPT_SUMMARIES:  # sub-Kins come and go: forget the oldest
             del self._summaries[next(iter(self._summaries))]
         return summary
@@ -312,7 +312,6 @@ class ContactService:
 # -- queries (run on database threads) -------------------------------------------------------
 
 _SUMMARY = "select id, name, type from contact where kin_id = ?"
-_CONTACT_VERSION = "select version from contact_version where kin_id = ?"
 
 
 def _owned(kin_id: str, contact_id: str) -> ContactRecord | None:

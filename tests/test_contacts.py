@@ -344,16 +344,18 @@ async def test_the_summary_kept_between_turns_follows_every_change(
     assert [entry.name for entry in await contacts.summary(kin)] == ["Yann"]
 
 
-async def test_a_deleted_kin_leaves_no_contact_version(
+async def test_a_deleted_kin_takes_its_contacts_and_leaves_the_others(
     platform: Platform, contacts: ContactService, kin: str, other_kin: str
 ) -> None:
     await contacts.create(kin, "Anna", "human")
     await contacts.create(other_kin, "Bruno", "human")
+    assert [entry.name for entry in await contacts.summary(kin)] == ["Anna"]
     await platform.db.write(lambda: KinRecord.delete().where(KinRecord.id == kin).execute())
-    versions = await platform.db.read(
-        lambda: platform.db.sql("select kin_id from contact_version").fetchall()
+    owners = await platform.db.read(
+        lambda: platform.db.sql("select kin_id from contact").fetchall()
     )
-    assert versions == [(other_kin,)]
+    assert owners == [(other_kin,)]
+    assert await contacts.summary(kin) == []  # its contacts went by cascade: seen at once
     assert [entry.name for entry in await contacts.summary(other_kin)] == ["Bruno"]
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from kinbot_core.channels.deliveries import _ANY_AWAITING
-from kinbot_core.contacts import _CONTACT_VERSION
 from kinbot_core.db import Database
 from kinbot_core.kins.service import _ANY_QUEUED
 from kinbot_core.kins.session_rows import (
@@ -35,8 +34,6 @@ PER_TURN = [
     (_ANY_QUEUED, ("kin",), "INDEX message_queue"),
     # Whether a channel delivery waits for a turn to end (``ChannelDeliveries.reconcile``).
     (_ANY_AWAITING, (), "INDEX channel_delivery_status"),
-    # Whether the Kin's contacts changed (``ContactService.summary``): one row.
-    (_CONTACT_VERSION, ("kin",), "INDEX sqlite_autoindex_contact_version_1"),
     # The session after the compacting cut (``session_rows``) and its size after the turn
     # (``session_size``), read on the event loop.
     (_ACTIVE_SUMMARY, ("kin",), "INDEX compacting_snapshot_kin"),

@@ -32,7 +32,7 @@ TRACKED: dict[str, tuple[str | None, str | None]] = {
     "kin": ("id", None),
     "compacting_snapshot": ("kin_id", None),
     "tool_approval": ("kin_id", None),
-    "contact_version": ("kin_id", None),
+    "contact": ("kin_id", None),
     "custom_tool": ("kin_id", None),
     "memory": ("kin_id", None),
     "kin_mcp_server": ("kin_id", None),
