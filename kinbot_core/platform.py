@@ -141,7 +141,7 @@ class Platform:
         #: Deletes ended sub-Kins after ``sub_kin_retention_days`` (``kinbot_core.tasks``).
         self.sub_kin_pruning = SubKinPruning(self)
         self.bus.on(KinStateChanged, self.compacting.on_kin_state)
-        self.kins.on_enqueued = self.workers.wake
+        self.kins.workers = self.workers
         self.bus.on(UserAccessChanged, self._access_changed)
         self._plugin_lock = asyncio.Lock()
         self._background: set[asyncio.Task[Any]] = set()

@@ -18,7 +18,7 @@ from kinbot_core.usage import recorder
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.gate_tool import gated_server
-from tests.support.kin_chat import reply_to
+from tests.support.kin_chat import counted_writes, reply_to
 from tests.support.provider_setups import API_KEY, add_openai_provider
 from tests.support.server import RunningServer, running_server
 from tests.support.sse import SseEvent, sse_stream
@@ -132,19 +132,13 @@ async def test_a_message_and_its_streamed_reply(
 async def test_a_turn_writes_its_message_its_claim_and_its_reply_with_its_end(
     server: RunningServer, fake_llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Three write transactions a turn: the reply, its trigger marked done and the Kin idle
-    are one; usage is written later, in a batch."""
+    """Three write transactions for a new Kin's first turn (its worker starts with it): the
+    message stored, then taken, then the reply with its trigger marked done and the Kin idle;
+    usage is written later, in a batch. Later turns store and take their message in one
+    (``test_queue_claims``)."""
     monkeypatch.setattr(recorder, "WRITE_DELAY_SECONDS", 3600.0)
     kin = await make_kin(server.client)
-    db = server.platform.db
-    written: list[str] = []
-    write = db.write
-
-    async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        written.append(getattr(fn, "__qualname__", repr(fn)))
-        return await write(fn, *args, **kwargs)
-
-    monkeypatch.setattr(db, "write", counted)
+    written = counted_writes(server.platform.db, monkeypatch)
     fake_llm.enqueue(Reply(text="A leek soup."))
     async with sse_stream(server.client) as stream:
         message = await send(server.client, kin["id"], "Soup?")

@@ -11,7 +11,7 @@ import pytest
 
 from kinbot_core.channels.deliveries import _ANY_AWAITING
 from kinbot_core.db import Database
-from kinbot_core.kins.service import _ANY_QUEUED
+from kinbot_core.kins.claims import ANY_QUEUED
 from kinbot_core.kins.session_rows import (
     _ACTIVE_SUMMARY,
     _AFTER_CUT,
@@ -31,7 +31,7 @@ PER_TURN = [
         "INDEX message_turn_of",
     ),
     # Whether anything waits in the Kin's queue (``KinService.claim_next``).
-    (_ANY_QUEUED, ("kin",), "INDEX message_queue"),
+    (ANY_QUEUED, ("kin",), "INDEX message_queue"),
     # Whether a channel delivery waits for a turn to end (``ChannelDeliveries.reconcile``).
     (_ANY_AWAITING, (), "INDEX channel_delivery_status"),
     # The session after the compacting cut (``session_rows``) and its size after the turn

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import time
 import uuid
@@ -22,11 +24,11 @@ from kinbot_core.events.catalogue import (
     KinUpdated,
     MessageSecretDetected,
 )
+from kinbot_core.kins.claims import ANY_QUEUED, NEXT_POSITION, Claimed, QueueWorkers, take_next
 from kinbot_core.kins.kept_views import KeptKinViews
 from kinbot_core.kins.meta import stopped_turn
 from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.kins.views import (
-    KIN_COLUMNS,
     MESSAGE_COLUMNS,
     KinError,
     KinNotFound,
@@ -93,8 +95,8 @@ class KinService:
         self._check_model = check_model
         #: Queued messages per Kin, kept in memory (counted from the database by ``recover``).
         self._queue_lengths: dict[str, int] = {}
-        #: Told of every newly queued message's Kin (the queue workers set this).
-        self.on_enqueued: Callable[[str], None] = lambda kin_id: None
+        #: The queue workers (set by the platform), told of every newly queued message.
+        self.workers: QueueWorkers | None = None
         #: A turn reads its Kin four times: an unchanged row gets the view made before.
         self._kin_views = KeptKinViews(db)
         #: Each Kin's session window, kept from turn to turn (compacting reads it too).
@@ -276,8 +278,9 @@ class KinService:
             raise KinError("The message is empty.", code="message_empty")
         priority = USER_PRIORITY if source == "user" else AUTOMATIC_PRIORITY
         screened = await self._screen(content, detect=source not in AUTOMATIC_SOURCES)
+        takes = self.workers is not None and self.workers.take_on_arrival(kin_id)
 
-        def insert() -> MessageView:
+        def insert() -> tuple[MessageView, Claimed | None]:
             if self._db.sql(_KIN_EXISTS, (kin_id,)).fetchone() is None:
                 raise KinNotFound("No such Kin.")
             if guard is not None:
@@ -304,18 +307,46 @@ class KinService:
                 screened.keep(view.id)
             if stored is not None:
                 stored(view.id)
-            return view
+            return view, (take_next(self._db, kin_id) if takes else None)
 
-        view = await self._db.write(insert)
-        queue_length = self._queue_lengths.get(kin_id, 0) + 1
-        self._queue_lengths[kin_id] = queue_length
-        self._bus.emit(KinMessageReceived(kin_id=kin_id, message_id=str(view.id), source=source))
-        if view.redaction_pending:
-            self._bus.emit(MessageSecretDetected(kin_id=kin_id, message_id=str(view.id)))
-        self._live.publish("message", {"message": view.to_dict()})
-        self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": queue_length})
-        self.on_enqueued(kin_id)
+        # Told and handed over once stored, even when the caller is gone by then (a request
+        # cancelled): a message taken for a turn must reach its worker.
+        storing = asyncio.ensure_future(self._db.write(insert))
+        storing.add_done_callback(functools.partial(self._stored, kin_id, source, takes))
+        view, _claimed = await asyncio.shield(storing)
         return view
+
+    def _stored(
+        self,
+        kin_id: str,
+        source: str,
+        takes: bool,
+        storing: asyncio.Future[tuple[MessageView, Claimed | None]],
+    ) -> None:
+        workers = self.workers
+        if storing.cancelled() or storing.exception() is not None:
+            if takes and workers is not None:
+                workers.hand(kin_id, None)
+            return
+        view, claimed = storing.result()
+        try:
+            queue_length = self._queue_lengths.get(kin_id, 0) + 1
+            self._queue_lengths[kin_id] = queue_length
+            self._bus.emit(
+                KinMessageReceived(kin_id=kin_id, message_id=str(view.id), source=source)
+            )
+            if view.redaction_pending:
+                self._bus.emit(MessageSecretDetected(kin_id=kin_id, message_id=str(view.id)))
+            self._live.publish("message", {"message": view.to_dict()})
+            self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": queue_length})
+            if claimed is not None:
+                self._publish_claimed(kin_id, claimed[0])
+        finally:
+            if workers is not None:
+                if takes:
+                    workers.hand(kin_id, claimed)
+                else:
+                    workers.wake(kin_id)
 
     async def add_message(
         self, kin_id: str, *, ends: TurnEnd | None = None, **fields: Any
@@ -382,25 +413,17 @@ class KinService:
         rows = self._db.read_now(_HISTORY, (kin_id, limit))
         return [MessageView.from_row(row) for row in reversed(rows)]
 
-    async def claim_next(self, kin_id: str) -> tuple[MessageView, KinView] | None:
+    async def claim_next(self, kin_id: str) -> Claimed | None:
         """Take the Kin's next queued message (users' first, then oldest) for a turn, and mark
         the Kin thinking, in one transaction."""
-        if not self._db.read_now(_ANY_QUEUED, (kin_id,)):  # the worker asks again after a turn
+        if not self._db.read_now(ANY_QUEUED, (kin_id,)):  # the worker asks again after a turn
             return None
+        claimed = await self._db.write(take_next, self._db, kin_id)
+        if claimed is not None:
+            self._publish_claimed(kin_id, claimed[0])
+        return claimed
 
-        def claim() -> tuple[MessageView, KinView] | None:
-            # Two statements (this runs before every turn): take the message, then the Kin.
-            # A retried message keeps its place: it is answered again where it was.
-            taken = self._db.sql(_CLAIM, (kin_id, kin_id)).fetchone()
-            if taken is None:
-                return None
-            kin = self._db.sql(_THINKING, (kin_id,)).fetchone()
-            return (MessageView.from_row(taken), KinView.from_row(kin)) if kin else None
-
-        claimed = await self._db.write(claim)
-        if claimed is None:
-            return None
-        view, kin = claimed
+    def _publish_claimed(self, kin_id: str, view: MessageView) -> None:
         remaining = max(self._queue_lengths.get(kin_id, 1) - 1, 0)
         self._queue_lengths[kin_id] = remaining
         self._live.publish(
@@ -410,7 +433,6 @@ class KinService:
         self._live.publish(
             "kin.state", {"kin_id": kin_id, "state": "thinking", "error": None, "error_code": None}
         )
-        return view, kin
 
     async def finish(self, kin_id: str, end: TurnEnd) -> None:
         """End a turn: its starting message is marked handled and the Kin takes its state
@@ -439,7 +461,8 @@ class KinService:
             "message.status", {"kin_id": kin_id, "id": message_id, "status": "queued"}
         )
         self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": queue_length})
-        self.on_enqueued(kin_id)
+        if self.workers is not None:
+            self.workers.wake(kin_id)
 
     async def recover(self) -> list[int]:
         """After a restart: turns cut short are resumed if they had produced nothing yet, or
@@ -506,20 +529,11 @@ class KinService:
 
 
 # Plain SQL for what runs on every turn (see ``kinbot_core.kins.views``).
-_NEXT_POSITION = "select coalesce(max(position), 0) + 1 from message where kin_id = ?"
 _KIN_EXISTS = "select 1 from kin where id = ?"
 _HISTORY = (
     f"select {MESSAGE_COLUMNS} from message where kin_id = ? and position is not null "
     "and not superseded order by position desc limit ?"
 )
-_CLAIM = (
-    "update message set status = 'processing', "
-    f"position = coalesce(position, ({_NEXT_POSITION})) "
-    "where id = (select id from message where kin_id = ? and status = 'queued' "
-    f"order by priority, id limit 1) returning {MESSAGE_COLUMNS}"
-)
-_ANY_QUEUED = "select 1 from message where kin_id = ? and status = 'queued' limit 1"
-_THINKING = f"update kin set state = 'thinking' where id = ? returning {KIN_COLUMNS}"
 _FINISHED = "update message set status = ?, processed_at = ? where id = ?"
 _KIN_STATE = "update kin set state = ?, last_error = ?, last_error_code = ? where id = ?"
 #: Message fields a turn or the system may set, and their columns.
@@ -529,9 +543,7 @@ _MESSAGE_FIELDS = {name: (field.column_name) for name, field in MessageRecord._m
 def next_position(kin_id: str) -> int:
     """The next place in the Kin's conversation (called on the single writer thread, so two
     messages never get the same place)."""
-    position: int = MessageRecord._meta.database.execute_sql(_NEXT_POSITION, (kin_id,)).fetchone()[
-        0
-    ]
+    position: int = MessageRecord._meta.database.execute_sql(NEXT_POSITION, (kin_id,)).fetchone()[0]
     return position
 
 

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from kinbot_core.kins import meta
+from kinbot_core.kins.claims import Claimed
 from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.replies import keep_stopped
 from kinbot_core.kins.turn import Turn
@@ -19,7 +20,9 @@ logger = logging.getLogger(__name__)
 
 
 class KinWorkers:
-    """Drains each Kin's queue. A worker sleeps until a message is enqueued for its Kin."""
+    """Drains each Kin's queue. A worker sleeps until a message is enqueued for its Kin; one
+    sleeping on an empty queue is handed the next message by the transaction storing it
+    (``kinbot_core.kins.claims``)."""
 
     def __init__(self, platform: Platform) -> None:
         self._platform = platform
@@ -31,6 +34,12 @@ class KinWorkers:
         self._stopped_by_user: dict[str, bool] = {}
         self._retired: set[str] = set()
         self._stopping = False
+        #: Kins whose worker sleeps on an empty queue.
+        self._idle: set[str] = set()
+        #: Kins a message is being stored for, taken for their worker (``take_on_arrival``).
+        self._arriving: set[str] = set()
+        #: What those transactions took, until each worker picks it up.
+        self._handed: dict[str, Claimed] = {}
 
     async def start(self) -> None:
         """Recover turns cut short by the last stop, then the tasks they belong to (before
@@ -62,6 +71,32 @@ class KinWorkers:
                 self._run(kin_id), name=f"kin-worker:{kin_id}"
             )
 
+    def sleeping(self, kin_id: str) -> bool:
+        """Whether the Kin's worker sleeps on an empty queue."""
+        return kin_id in self._idle
+
+    def take_on_arrival(self, kin_id: str) -> bool:
+        """Whether the message about to be stored for the Kin is taken in the transaction
+        that stores it: when its worker sleeps on an empty queue and no other message is
+        being taken for it. When ``True``, ``hand`` must follow."""
+        if (
+            self._stopping
+            or kin_id in self._retired
+            or kin_id not in self._idle
+            or kin_id in self._arriving
+        ):
+            return False
+        self._arriving.add(kin_id)
+        return True
+
+    def hand(self, kin_id: str, claimed: Claimed | None) -> None:
+        """The transaction that stored a message for the Kin ended, and took ``claimed``
+        for its worker (``None``: nothing, or it failed)."""
+        self._arriving.discard(kin_id)
+        if claimed is not None:
+            self._handed[kin_id] = claimed
+        self.wake(kin_id)
+
     def draft(self, kin_id: str) -> dict[str, Any] | None:
         """What the Kin's running turn has streamed and is running but not stored yet, as the
         API gives it (``None`` when no turn runs)."""
@@ -91,6 +126,7 @@ class KinWorkers:
         self.stop_turn(kin_id)
         worker = self._workers.pop(kin_id, None)
         self._wake.pop(kin_id, None)
+        self._handed.pop(kin_id, None)
         if worker is not None:
             worker.cancel()
             await asyncio.gather(worker, return_exceptions=True)
@@ -100,12 +136,21 @@ class KinWorkers:
         kins = self._platform.kins
         while not self._stopping and kin_id not in self._retired:
             wake.clear()
-            if await self._platform.approvals.waiting(kin_id):
-                await wake.wait()  # a turn waits for a person's decision: the queue with it
-                continue
-            claimed = await kins.claim_next(kin_id)
+            claimed = self._handed.pop(kin_id, None)
             if claimed is None:
-                await wake.wait()
+                if kin_id in self._arriving:
+                    await wake.wait()  # the message being stored is taken for this worker
+                    continue
+                if await self._platform.approvals.waiting(kin_id):
+                    await wake.wait()  # a turn waits for a person's decision: the queue with it
+                    continue
+                claimed = await kins.claim_next(kin_id)
+            if claimed is None:
+                self._idle.add(kin_id)
+                try:
+                    await wake.wait()
+                finally:
+                    self._idle.discard(kin_id)
                 continue
             message, kin = claimed
             runner = Turn(self._platform, kin, message)

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from kinbot_core.config import load_settings
+from kinbot_core.db import Database
 from kinbot_core.platform import Platform
 from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
 from tests.support.fakes import FakeOpenAI
@@ -104,3 +106,17 @@ def turn_ended(message_id: int) -> Callable[[SseEvent], bool]:
         and e.data.get("id") == message_id
         and e.data.get("status") in ("done", "failed", "cancelled")
     )
+
+
+def counted_writes(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the functions ``db.write`` is given from now on, in order: one write
+    transaction each (with usage written later, as tests set it, nothing else writes)."""
+    written: list[str] = []
+    write = db.write
+
+    async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        written.append(getattr(fn, "__qualname__", repr(fn)))
+        return await write(fn, *args, **kwargs)
+
+    monkeypatch.setattr(db, "write", counted)
+    return written
