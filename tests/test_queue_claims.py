@@ -147,3 +147,20 @@ async def test_messages_arriving_together_at_a_sleeping_worker_are_answered_once
         assert [m["status"] for m in messages if m["id"] == message_id] == ["done"]
         assert len([m for m in messages if m.get("turn_of") == message_id]) == 1
     await asleep(server, kin_id)
+
+
+async def test_a_message_waits_while_a_turn_of_its_kin_awaits_a_decision(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    kin_id = await make_kin(server.client)
+    await first_turn(server, fake_llm, kin_id)
+    platform = server.platform
+    (asked,) = [m for m in await session(server.client, kin_id) if m["role"] == "user"]
+    # As a tool call needing approval leaves it (the worker asleep: the approval came last).
+    await platform.approvals.request(kin_id, asked["id"], "call-1", "run_shell", {"cmd": "ls"})
+    message = await platform.kins.enqueue(
+        kin_id, "Meanwhile?", source="user", sender_id=None, sender_name="Nico"
+    )
+    (stored,) = [m for m in await session(server.client, kin_id) if m["id"] == message.id]
+    assert stored["status"] == "queued"
+    assert not fake_llm.requests_to("chat")[1:]

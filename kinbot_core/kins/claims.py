@@ -27,6 +27,7 @@ _TAKE = (
     f"order by priority, id limit 1) returning {MESSAGE_COLUMNS}"
 )
 _THINKING = f"update kin set state = 'thinking' where id = ? returning {KIN_COLUMNS}"
+_DECISION_AWAITED = "select 1 from tool_approval where kin_id = ? and status = 'pending' limit 1"
 
 
 class QueueWorkers(Protocol):
@@ -53,3 +54,11 @@ def take_next(db: Database, kin_id: str) -> Claimed | None:
         return None
     kin = db.sql(_THINKING, (kin_id,)).fetchone()
     return (MessageView.from_row(taken), KinView.from_row(kin)) if kin else None
+
+
+def take_arrived(db: Database, kin_id: str) -> Claimed | None:
+    """``take_next`` for a message just stored, unless a turn of the Kin waits for a person's
+    decision on a tool call (its queue waits with it, as its worker would)."""
+    if db.sql(_DECISION_AWAITED, (kin_id,)).fetchone() is not None:
+        return None
+    return take_next(db, kin_id)

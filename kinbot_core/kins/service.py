@@ -24,7 +24,14 @@ from kinbot_core.events.catalogue import (
     KinUpdated,
     MessageSecretDetected,
 )
-from kinbot_core.kins.claims import ANY_QUEUED, NEXT_POSITION, Claimed, QueueWorkers, take_next
+from kinbot_core.kins.claims import (
+    ANY_QUEUED,
+    NEXT_POSITION,
+    Claimed,
+    QueueWorkers,
+    take_arrived,
+    take_next,
+)
 from kinbot_core.kins.kept_views import KeptKinViews
 from kinbot_core.kins.meta import stopped_turn
 from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
@@ -307,7 +314,7 @@ class KinService:
                 screened.keep(view.id)
             if stored is not None:
                 stored(view.id)
-            return view, (take_next(self._db, kin_id) if takes else None)
+            return view, (take_arrived(self._db, kin_id) if takes else None)
 
         # Told and handed over once stored, even when the caller is gone by then (a request
         # cancelled): a message taken for a turn must reach its worker.
