@@ -5,7 +5,8 @@ On a shared host, two runs of ``turn_overhead`` a few minutes apart differ by mo
 changes worth making (the same code gave 6.5 to 11.7 ms a turn within half an hour). Here two
 ``kinbot serve`` processes run at once, each from its own source tree, on copies of the same
 prepared data (the Kin in use of ``turn_overhead``: 10,000 messages, compacted and indexed,
-200 contacts), both pinned to the same CPU and the client to another; their turns alternate,
+200 contacts), both pinned to the same CPU and the client to another (``--unpinned``: all
+free, as in ``turn_overhead``); their turns alternate,
 one of each in turn, so that a busy minute of the host weighs on both alike.
 
 Run, with a checkout of the earlier version in ``../before`` (a ``git worktree``, say)::
@@ -65,7 +66,7 @@ def pin(pid: int, cpu: int) -> None:
             os.sched_setaffinity(int(task), {cpu})
 
 
-async def compare(trees: dict[str, Path], turns: int) -> None:
+async def compare(trees: dict[str, Path], turns: int, pinned: bool) -> None:
     with (
         tempfile.TemporaryDirectory() as root,
         fake_in_subprocess("openai", 5) as base_url,
@@ -81,9 +82,11 @@ async def compare(trees: dict[str, Path], turns: int) -> None:
             data_dir = Path(root) / name
             shutil.copytree(prepared_dir, data_dir)
             server = servers_stack.enter_context(kinbot_in_subprocess(data_dir, tree))
-            pin(server.pid, 1)
+            if pinned:
+                pin(server.pid, 1)
             servers[name] = (server, data_dir)
-        pin(os.getpid(), 0)
+        if pinned:
+            pin(os.getpid(), 0)
         done: dict[str, dict[int, asyncio.Event]] = {name: {} for name in servers}
         async with AsyncExitStack() as stack:
             sessions = {}
@@ -136,9 +139,15 @@ def main() -> None:
     parser.add_argument("before", type=Path, help="source tree of the earlier version")
     parser.add_argument("after", type=Path, help="source tree of the later version")
     parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument(
+        "--unpinned",
+        action="store_true",
+        help="leave the servers and the client on every CPU, as turn_overhead does",
+    )
     arguments = parser.parse_args()
     print(f"CPU per turn, the two versions' turns alternating ({arguments.turns} turns each)")
-    asyncio.run(compare({"before": arguments.before, "after": arguments.after}, arguments.turns))
+    trees = {"before": arguments.before, "after": arguments.after}
+    asyncio.run(compare(trees, arguments.turns, pinned=not arguments.unpinned))
 
 
 if __name__ == "__main__":
