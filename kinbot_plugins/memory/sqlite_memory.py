@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import struct
 import time
 import weakref
 from collections.abc import Awaitable, Callable
@@ -28,7 +27,12 @@ from kinbot_core.memory import (
 )
 from kinbot_core.search import SEARCH_MODES, SearchMode
 from kinbot_plugins.memory import injection, ranking
-from kinbot_plugins.memory.history_index import HistoryIndexer, message_vec_table, vec0_columns
+from kinbot_plugins.memory.history_index import (
+    HistoryIndexer,
+    message_vec_table,
+    vec0_columns,
+    vector_bytes,
+)
 from kinbot_plugins.memory.query_rewrite import semantic_query
 from kinbot_plugins.memory.restore import restore_memories
 from kinbot_plugins.memory.usage import UsageFigures, usage_of
@@ -37,10 +41,6 @@ from kinbot_plugins.memory.vector_cache import VectorCache, evict_idle_vectors
 logger = logging.getLogger(__name__)
 
 MAX_CONTENT = 2000
-
-
-def _vector(values: list[float]) -> bytes:
-    return struct.pack(f"{len(values)}f", *values)
 
 
 def _vec_table(dimension: int) -> str:
@@ -474,7 +474,7 @@ class SqliteMemoryBackend:
             rows = db.sql(
                 f"select rowid, distance from {table} where embedding match ? and k = ? "
                 "and kin_id = ? order by distance",
-                (_vector(vector), limit, kin_id),
+                (vector_bytes(vector), limit, kin_id),
             ).fetchall()
             records = {
                 row.id: row
@@ -508,7 +508,7 @@ class SqliteMemoryBackend:
             f"create virtual table if not exists {table} using vec0({vec0_columns(len(vector))})"
         )
         db.sql(f"insert into {table} (rowid, kin_id, embedding) values (?, ?, ?)",
-               (memory_id, kin_id, _vector(vector)))  # fmt: skip
+               (memory_id, kin_id, vector_bytes(vector)))  # fmt: skip
 
     def _drop_vector(self, db: Any, row: MemoryRecord) -> None:
         if row.dimension:
@@ -548,7 +548,7 @@ class SqliteMemoryBackend:
             rows = db.sql(
                 f"select rowid from {table} where embedding match ? and k = ? and kin_id = ? "
                 "order by distance",
-                (_vector(vector), wanted, kin_id),
+                (vector_bytes(vector), wanted, kin_id),
             ).fetchall()
             return [row[0] for row in rows]
 
