@@ -30,21 +30,25 @@ async def asleep(server: RunningServer, kin_id: str) -> None:
     await eventually(probe)
 
 
-async def first_turn(server: RunningServer, fake_llm: FakeOpenAI, kin_id: str) -> None:
-    """One turn, so that the Kin's worker exists, then sleeps."""
+@pytest.fixture
+async def kin_id(
+    server: RunningServer, fake_llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """A Kin that answered one message, so that its worker exists; then it sleeps. Usage is
+    left unwritten (written later, in a batch), so that only turns write meanwhile."""
+    monkeypatch.setattr(recorder, "WRITE_DELAY_SECONDS", 3600.0)
+    kin_id = await make_kin(server.client)
     fake_llm.enqueue(Reply(text="Hello."))
     async with sse_stream(server.client) as stream:
         first = await tell(server.client, kin_id, "Hello?")
         await stream.wait_for(turn_ended(first))
     await asleep(server, kin_id)
+    return kin_id
 
 
 async def test_a_message_for_a_sleeping_worker_is_stored_and_taken_in_one_transaction(
-    server: RunningServer, fake_llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+    server: RunningServer, fake_llm: FakeOpenAI, kin_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(recorder, "WRITE_DELAY_SECONDS", 3600.0)
-    kin_id = await make_kin(server.client)
-    await first_turn(server, fake_llm, kin_id)
     written = counted_writes(server.platform.db, monkeypatch)
     fake_llm.enqueue(Reply(text="A leek soup."))
     async with sse_stream(server.client) as stream:
@@ -66,10 +70,8 @@ async def test_a_message_for_a_sleeping_worker_is_stored_and_taken_in_one_transa
 
 
 async def test_a_message_whose_sender_went_away_while_it_was_stored_is_answered_once(
-    server: RunningServer, fake_llm: FakeOpenAI
+    server: RunningServer, fake_llm: FakeOpenAI, kin_id: str
 ) -> None:
-    kin_id = await make_kin(server.client)
-    await first_turn(server, fake_llm, kin_id)
     entered, release = threading.Event(), threading.Event()
 
     def hold() -> None:  # runs on the writer thread, in the storing transaction
@@ -105,10 +107,8 @@ async def test_a_message_whose_sender_went_away_while_it_was_stored_is_answered_
 
 
 async def test_a_refused_message_leaves_the_worker_ready_for_the_next(
-    server: RunningServer, fake_llm: FakeOpenAI
+    server: RunningServer, fake_llm: FakeOpenAI, kin_id: str
 ) -> None:
-    kin_id = await make_kin(server.client)
-    await first_turn(server, fake_llm, kin_id)
 
     def refuse() -> None:
         raise KinError("Refused.", code="refused")
@@ -127,10 +127,8 @@ async def test_a_refused_message_leaves_the_worker_ready_for_the_next(
 
 
 async def test_messages_arriving_together_at_a_sleeping_worker_are_answered_once_in_order(
-    server: RunningServer, fake_llm: FakeOpenAI
+    server: RunningServer, fake_llm: FakeOpenAI, kin_id: str
 ) -> None:
-    kin_id = await make_kin(server.client)
-    await first_turn(server, fake_llm, kin_id)
     for n in range(3):
         fake_llm.enqueue(Reply(text=f"Answer {n}."))
     async with sse_stream(server.client) as stream:
@@ -150,10 +148,8 @@ async def test_messages_arriving_together_at_a_sleeping_worker_are_answered_once
 
 
 async def test_a_message_waits_while_a_turn_of_its_kin_awaits_a_decision(
-    server: RunningServer, fake_llm: FakeOpenAI
+    server: RunningServer, fake_llm: FakeOpenAI, kin_id: str
 ) -> None:
-    kin_id = await make_kin(server.client)
-    await first_turn(server, fake_llm, kin_id)
     platform = server.platform
     (asked,) = [m for m in await session(server.client, kin_id) if m["role"] == "user"]
     # As a tool call needing approval leaves it (the worker asleep: the approval came last).

@@ -44,7 +44,7 @@ class _Window:
     #: Newest first, at most ``size``.
     entries: list[_Entry] = field(default_factory=list)
     #: The ids of the messages in ``entries``.
-    ids: set[int] = field(default_factory=set)
+    ids: set[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.ids = {entry.row[0] for entry in self.entries}

@@ -82,7 +82,7 @@ class KinWorkers:
         if (
             self._stopping
             or kin_id in self._retired
-            or kin_id not in self._idle
+            or not self.sleeping(kin_id)
             or kin_id in self._arriving
         ):
             return False
