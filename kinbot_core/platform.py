@@ -27,6 +27,7 @@ from kinbot_core.events.catalogue import (
     PluginError,
     UserAccessChanged,
 )
+from kinbot_core.fulltext_queue import FulltextQueue
 from kinbot_core.kins.access import KinAccessMap
 from kinbot_core.kins.messaging import InterKinMessaging
 from kinbot_core.kins.service import KinService
@@ -150,6 +151,8 @@ class Platform:
         #: Set once the platform answers requests. Background catch-up (the backlog of the
         #: history indexer) waits for it, so that it does not slow the first answers down.
         self.serving = asyncio.Event()
+        #: Writes the full-text terms of stored messages, a batch at a time.
+        self.fulltext_queue = FulltextQueue(self.db, self.serving)
 
     async def start(self, *, serving: bool = True) -> None:
         """Open the database, load plugins, build the registries.
@@ -197,6 +200,7 @@ class Platform:
         await self.crons.start()
         await self.backups.start()
         self.sub_kin_pruning.start()
+        self.fulltext_queue.start()
         await self.memory.start()
         await self.channels.start()
 
@@ -220,6 +224,7 @@ class Platform:
         await self.egress.stop()
         await self.backups.stop()
         await self.sub_kin_pruning.stop()
+        await self.fulltext_queue.stop()
         await self.memory.stop()
         self.live.close_all()
         await self.providers.aclose()

@@ -17,6 +17,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.db import Database
 from kinbot_core.db.database import MIGRATIONS_DIR
 from kinbot_core.fulltext import index_terms, match_expression, query_terms
+from kinbot_core.fulltext_queue import index_queued
 from kinbot_core.platform import Platform
 from kinbot_core.text_language import detect_languages, fold, words
 from kinbot_plugins.memory.sqlite_memory import backend
@@ -194,7 +195,7 @@ async def test_an_existing_database_is_indexed_in_its_languages_on_upgrade(
         assert await upgraded.read(search, "message_fts", "sophie") == [1]
         assert await upgraded.read(search, "memory_fts", "vegetarienne") == [1]
 
-        # New, edited and deleted messages keep the index in step.
+        # New, edited and deleted messages keep the index in step (kinbot_core.fulltext_queue).
         def later() -> None:
             upgraded.sql(
                 "insert into message (kin_id, role, source, content, created_at) "
@@ -203,6 +204,10 @@ async def test_an_existing_database_is_indexed_in_its_languages_on_upgrade(
             upgraded.sql("update message set content = 'Le poney boite' where id = 1")
 
         await upgraded.write(later)
+        # An edit drops the old terms at once; new terms wait for the queue's batch.
+        assert await upgraded.read(search, "message_fts", "cheval") == []
+        assert await upgraded.read(search, "message_fts", "poneys") == []
+        assert await upgraded.write(index_queued, upgraded) == 2
         assert await upgraded.read(search, "message_fts", "une poule pondait") == [2]
         assert await upgraded.read(search, "message_fts", "cheval") == []
         assert await upgraded.read(search, "message_fts", "poneys") == [1]

@@ -283,6 +283,7 @@ async def test_a_plain_update_would_leave_the_old_terms_in_the_file(
         fake_llm.enqueue(Reply(text="Fine."), Reply(text="Fine."))
         plain = await say(server, stream, kin_id, f"first {PASTED}")
         redacted = await say(server, stream, kin_id, f"second {TOKEN}")
+    await platform.fulltext_queue.catch_up()  # both messages' terms are in the index
     db = platform.db
     await db.write(
         lambda: db.sql("update message set content = 'first [X]' where id = ?", (plain["id"],))

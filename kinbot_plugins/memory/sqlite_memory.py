@@ -558,6 +558,8 @@ class SqliteMemoryBackend:
     async def _history_fulltext(
         self, platform: Any, kin_id: str, query: str, wanted: int
     ) -> list[int]:
+        # Messages' terms are written a batch at a time: those still queued first.
+        await platform.fulltext_queue.catch_up()
         return await _fulltext_ids(
             platform,
             "select m.id from message_fts cross join message m on m.id = message_fts.rowid "
