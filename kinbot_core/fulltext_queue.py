@@ -25,6 +25,8 @@ INDEX_SECONDS = 2.0
 #: Messages indexed per write transaction: a turn's own writes wait for at most this many.
 BATCH = 256
 
+_ANY_QUEUED = "select 1 from message_fts_queue limit 1"
+
 
 def index_queued(db: Database, limit: int = BATCH) -> int:
     """Write the terms of up to ``limit`` queued messages and take them off the queue; how
@@ -60,6 +62,8 @@ class FulltextQueue:
     async def catch_up(self, *, in_background: bool = False) -> int:
         """Index everything queued now; how many messages. ``in_background``: each batch
         waits until no other write is queued (``Database.write_later``)."""
+        if not self._db.read_now(_ANY_QUEUED):
+            return 0  # no write transaction for nothing (the loop asks every two seconds)
         write = self._db.write_later if in_background else self._db.write
         total = 0
         while done := await write(index_queued, self._db):
