@@ -21,7 +21,8 @@ from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
-from tests.support.telegram_setup import CODE, eventually
+from tests.support.telegram_setup import CODE
+from tests.support.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "# kinbot_folder_channel/__init__.py"

@@ -29,8 +29,8 @@ from tests.support.telegram_setup import (
     CODE,
     TOKEN,
     add_telegram_channel,
-    eventually,
 )
+from tests.support.waiting import eventually
 
 MARIE_TG = TelegramUser(4242, "Marie", "Durand", username="marie_d", language_code="fr")
 STRANGER = TelegramUser(5151, "Eve", username="eve", language_code="en")

@@ -12,7 +12,8 @@ from kinbot_core.db.models import ChannelDeliveryRecord
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.server import RunningServer
 from tests.support.telegram_fake import FakeTelegram, Sent
-from tests.support.telegram_setup import TOKEN, eventually
+from tests.support.telegram_setup import TOKEN
+from tests.support.waiting import eventually
 from tests.test_channels_telegram import (
     MARIE_TG,
     fake_llm,

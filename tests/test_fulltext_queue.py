@@ -8,17 +8,11 @@ from kinbot_core.fulltext import match_expression
 from kinbot_core.fulltext_queue import index_queued
 from kinbot_core.platform import Platform
 from tests.support import server_fixtures
+from tests.support.kin_chat import make_kin
 from tests.support.server import RunningServer
-from tests.support.telegram_setup import eventually
+from tests.support.waiting import eventually
 
 fake_llm, server = server_fixtures.fake_llm, server_fixtures.server
-
-
-async def new_kin(server: RunningServer) -> str:
-    response = await server.client.post("/api/kins", json={"name": "Chef", "model": "gpt-4o"})
-    assert response.status_code == 201, response.text
-    kin_id: str = response.json()["kin"]["id"]
-    return kin_id
 
 
 async def store(platform: Platform, kin_id: str, content: str) -> int:
@@ -53,7 +47,7 @@ async def test_a_search_finds_messages_whose_terms_were_still_queued(
 ) -> None:
     platform = server.platform
     await platform.fulltext_queue.stop()  # only the search writes the terms here
-    kin_id = await new_kin(server)
+    kin_id = await make_kin(server.client)
     plumber = await store(platform, kin_id, "The plumber comes on Tuesday to fix the sink.")
     others = [await store(platform, kin_id, f"Chat number {n} about the weather.") for n in (1, 2)]
     assert await queued(platform) == [plumber, *others]
@@ -70,7 +64,7 @@ async def test_an_edit_takes_the_old_terms_out_at_once_and_a_deletion_its_queue_
 ) -> None:
     platform = server.platform
     await platform.fulltext_queue.stop()
-    kin_id = await new_kin(server)
+    kin_id = await make_kin(server.client)
     first = await store(platform, kin_id, "My bike lock code is in the drawer.")
     assert await platform.db.write(index_queued, platform.db) == 1
     assert await indexed(platform, "drawer") == [first]
@@ -94,7 +88,7 @@ async def test_an_edit_takes_the_old_terms_out_at_once_and_a_deletion_its_queue_
 
 async def test_the_background_loop_indexes_without_a_search(server: RunningServer) -> None:
     platform = server.platform
-    kin_id = await new_kin(server)
+    kin_id = await make_kin(server.client)
     message_id = await store(platform, kin_id, "Grandma's birthday dinner is on Sunday.")
 
     async def in_index() -> list[int]:

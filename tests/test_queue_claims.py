@@ -16,7 +16,7 @@ from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import counted_writes, make_kin, reply_to, session, tell, turn_ended
 from tests.support.server import RunningServer
 from tests.support.sse import sse_stream
-from tests.support.telegram_setup import eventually
+from tests.support.waiting import eventually
 
 fake_llm, server = server_fixtures.fake_llm, server_fixtures.server
 

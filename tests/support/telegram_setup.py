@@ -6,16 +6,11 @@ platform and ``kinbot serve``.
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
 from tests.support.telegram_fake import FakeTelegram
-
-T = TypeVar("T")
 
 #: A token of the shape @BotFather gives.
 TOKEN = "7000:AAHfake-token-for-the-family-bot-0123456789"
@@ -53,16 +48,3 @@ async def add_telegram_channel(
     assert response.status_code == 201, response.text
     channel: dict[str, Any] = response.json()["channel"]
     return channel
-
-
-async def eventually(probe: Callable[[], Awaitable[T | None]], seconds: float = 60.0) -> T:
-    """The first truthy answer of ``probe``, asked again every 50 ms (a state the server
-    reaches on its own: a delivery recorded, a connection's state)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        found = await probe()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError("the awaited state was not reached")
-        await asyncio.sleep(0.05)
