@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import math
+import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -39,6 +41,7 @@ from tests.support.fakes import (
     Reply,
     SearchResult,
     fake_embedding,
+    loopback_config,
 )
 
 # google-genai subclasses aiohttp's ClientSession, which aiohttp frowns upon.
@@ -816,3 +819,12 @@ async def test_replies_queue_per_endpoint_then_responder_then_default(
     assert await say() == "Hello from the fake OpenAI."
     with pytest.raises(ValueError, match="no endpoint"):
         openai_fake.enqueue(Reply(), endpoint="nope")
+
+
+def test_a_fake_keeps_an_idle_connection_longer_than_its_clients_do() -> None:
+    """The SDKs' aiohttp transport keeps an idle connection 15 s (httpx 5 s): a fake that
+    closed it sooner could lose a request sent on it just then, as hypercorn's 5 s did."""
+    sock = socket.create_server(("127.0.0.1", 0))
+    config = loopback_config(sock, logging.getLogger("tests"))
+    socket.socket(fileno=int(config.bind[0].removeprefix("fd://"))).close()
+    assert config.keep_alive_timeout > 15

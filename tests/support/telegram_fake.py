@@ -36,6 +36,8 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 from quart import Quart, Response, request
 
+from tests.support.fakes import loopback_config
+
 logger = logging.getLogger("tests.support.telegram_fake")
 
 #: The tags of Telegram's HTML formatting.
@@ -144,11 +146,7 @@ class FakeTelegram:
     def start(self) -> Self:
         sock = socket.create_server(("127.0.0.1", 0), backlog=128)
         self._url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        config = Config()
-        config.bind = [f"fd://{sock.detach()}"]
-        config.graceful_timeout = 1.0
-        config.accesslog = None
-        config.errorlog = logger
+        config = loopback_config(sock, logger)
         ready = threading.Event()
         self._thread = threading.Thread(
             target=self._run, args=(config, ready), name="fake-telegram", daemon=True

@@ -11,7 +11,8 @@ streaming and tool calls included. Test support, not product code::
 
 Each fake runs hypercorn in a background thread with its own event loop, so it works from
 sync code, any async test and benchmarks; browser tests running KinBot in another process
-give it ``fake.base_url``.
+give it ``fake.base_url``. They keep idle connections open as long as a real server does
+(``loopback_config``, also the Telegram fake's), longer than their clients do.
 
 Base URLs, exactly as each SDK wants them:
 
@@ -43,7 +44,7 @@ from tests.support.fakes._data import (
     png_image,
 )
 from tests.support.fakes._reply import Reply, SearchResult
-from tests.support.fakes._server import FakeServer, RecordedRequest
+from tests.support.fakes._server import FakeServer, RecordedRequest, loopback_config
 from tests.support.fakes.anthropic_fake import FakeAnthropic
 from tests.support.fakes.gemini_fake import FakeGemini
 from tests.support.fakes.openai_fake import FakeOpenAI
@@ -64,5 +65,6 @@ __all__ = [
     "SearchResult",
     "default_search_results",
     "fake_embedding",
+    "loopback_config",
     "png_image",
 ]

@@ -36,6 +36,24 @@ logger = logging.getLogger("tests.support.fakes")
 
 _INTERNAL_PREFIX = "/__fake__/"
 
+#: How long a fake keeps an idle connection open: longer than its clients keep one (aiohttp
+#: 15 s, httpx 5 s), as a real provider's server does. At hypercorn's default of 5 s a client
+#: may send a request just as the fake closes the connection under it, and on a busy machine
+#: that request is lost (pgjones/hypercorn#235): the client waits out its whole timeout.
+KEEP_ALIVE_SECONDS = 130.0
+
+
+def loopback_config(sock: socket.socket, log: logging.Logger) -> Config:
+    """A hypercorn configuration serving on ``sock`` (detached from it), quietly and with the
+    keep-alive of a real server, for a fake that runs in a thread of the test process."""
+    config = Config()
+    config.bind = [f"fd://{sock.detach()}"]
+    config.graceful_timeout = 1.0
+    config.keep_alive_timeout = KEEP_ALIVE_SECONDS
+    config.accesslog = None
+    config.errorlog = log
+    return config
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -153,11 +171,7 @@ class FakeServer:
             raise RuntimeError(f"the fake {self.provider} is already running")
         sock = socket.create_server(("127.0.0.1", self._port), backlog=128)
         self._url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        config = Config()
-        config.bind = [f"fd://{sock.detach()}"]
-        config.graceful_timeout = 1.0
-        config.accesslog = None
-        config.errorlog = logger
+        config = loopback_config(sock, logger)
         ready = threading.Event()
         self._thread = threading.Thread(
             target=self._run, args=(config, ready), name=f"fake-{self.provider}", daemon=True

@@ -130,10 +130,16 @@ function AddChannel({ types, kins, onAdded }: { types: ChannelType[]; kins: Kin[
   const type = types.find((candidate) => candidate.name === typeName) ?? types[0] ?? null;
   const [label, setLabel] = React.useState("");
   const [kinIds, setKinIds] = React.useState<string[]>([]);
-  const [values, setValues] = React.useState<FormValues>({});
+  const [values, setValues] = React.useState<FormValues>(() => (type ? initialSettings(type.settings_schema) : {}));
   const [problems, setProblems] = React.useState<FieldProblem[]>([]);
   const [error, setError] = React.useState<string | null>(null);
-  React.useEffect(() => setValues(type ? initialSettings(type.settings_schema) : {}), [type]);
+  // Another type's settings replace the fields as it renders (an effect run later would
+  // overwrite what someone typed in between).
+  const [shownType, setShownType] = React.useState(type?.name);
+  if (type?.name !== shownType) {
+    setShownType(type?.name);
+    setValues(type ? initialSettings(type.settings_schema) : {});
+  }
 
   async function add(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();

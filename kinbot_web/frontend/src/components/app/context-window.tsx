@@ -74,7 +74,13 @@ function SetByHand({ kinId, found, onChange }: { kinId: string; found: ContextWi
   const [draft, setDraft] = React.useState(found.given === null ? "" : String(found.given));
   const [busy, setBusy] = React.useState(false);
   const [error, setError] = React.useState<string | null>(null);
-  React.useEffect(() => setDraft(found.given === null ? "" : String(found.given)), [found.given]);
+  // The field shows a new given window as it renders, not in an effect run later, which would
+  // overwrite what someone typed in between.
+  const [shownGiven, setShownGiven] = React.useState(found.given);
+  if (found.given !== shownGiven) {
+    setShownGiven(found.given);
+    setDraft(found.given === null ? "" : String(found.given));
+  }
   const route = `/api/kins/${kinId}/context-window`;
 
   async function send(method: "PUT" | "DELETE", event?: React.FormEvent) {
