@@ -6,11 +6,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from kinbot_core.contacts import ContactSummary
-from kinbot_core.kins.model_messages import chat_messages, labelled, llm_messages
+from kinbot_core.kins.model_messages import chat_messages, labelled, llm_messages, tool_specs
 from kinbot_core.kins.prompt import build_sections
 from kinbot_core.kins.service import KinView, MessageView
 from kinbot_core.memory import MemoryContext
-from kinbot_core.providers import ChatMessage
+from kinbot_core.providers import ChatMessage, ToolSpec
 from kinbot_core.tools import Speaker
 
 KIN = KinView(
@@ -146,3 +146,34 @@ def test_a_message_converted_again_reads_as_its_dict_reads_now() -> None:
     assert changed[0] is first[0]
     assert changed[1] == ChatMessage("assistant", "Hi, Nico!")
     assert labelled(replace(history[0], content="Bye")) == "[Nico] Bye"
+
+
+def test_sections_written_again_follow_what_changed() -> None:
+    tool, contacts = Hinted(), [ContactSummary("c1", "Nicolas", "human")]
+    first = sections(tools=[tool], contacts=contacts)
+    assert sections(tools=[tool], contacts=contacts) == first
+    tool.description = "Add a person or a Kin to your contacts."  # changed in place
+    assert (
+        "- create_contact: Add a person or a Kin to your contacts."
+        in sections(tools=[tool], contacts=contacts)[7]
+    )
+    tool.prompt_hint = ""
+    assert sections(tools=[tool], contacts=contacts)[7].endswith("to your contacts.")
+    # A contact added: the service gives a new list (it never changes one it gave).
+    more = [*contacts, ContactSummary("c2", "Scout", "kin")]
+    assert "- Scout (kin, id c2)" in sections(tools=[tool], contacts=more)[4]
+    assert "Scout" not in sections(tools=[tool], contacts=contacts)[4]
+
+
+def test_the_same_tool_definitions_give_the_same_specs_until_a_hook_changes_one() -> None:
+    schema = {"type": "object", "properties": {}}
+    definitions = [{"name": "get_weather", "description": "The weather.", "parameters": schema}]
+    first = tool_specs(definitions)
+    assert first == (ToolSpec("get_weather", "The weather.", schema),)
+    assert tool_specs([dict(definition) for definition in definitions]) is first
+    changed = [{**definitions[0], "description": "Today's weather."}]  # a before_chat hook
+    assert tool_specs(changed) == (ToolSpec("get_weather", "Today's weather.", schema),)
+    other_schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    assert tool_specs([{**definitions[0], "parameters": other_schema}])[0].parameters == (
+        other_schema
+    )

@@ -1,6 +1,7 @@
 """A Kin's session as the model reads it: stored messages turned into provider-neutral
 message dicts (``llm_messages``), then, after the ``before_chat`` hooks, into the
-``ChatMessage``s of the call (``chat_messages``).
+``ChatMessage``s of the call (``chat_messages``); its tools' definitions into ``ToolSpec``s
+(``tool_specs``).
 
 A turn converts the same hundred-odd messages as the Kin's turn before; the views are kept
 from turn to turn (``KeptViews``), so what a view turns into is kept with it: its label, and
@@ -15,13 +16,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from kinbot_core.kins.views import MessageView
-from kinbot_core.providers import ChatMessage, ToolCallRequest
+from kinbot_core.providers import ChatMessage, ToolCallRequest, ToolSpec
 from kinbot_core.uploads import ModelAttachment, with_attachments
 
 #: Conversions kept (labels, plain messages): sixteen Kins' windows of two hundred.
 KEPT_CONVERSIONS = 4096
 _labels: dict[int, tuple[MessageView, str]] = {}
 _plain: dict[tuple[str, str, str | None, bool], ChatMessage] = {}
+#: The tools of calls, as ``tool_specs`` made them: by each tool's name, description and the
+#: identity of its schema (built once, never changed in place; the specs keep it alive).
+_specs: dict[tuple[tuple[Any, Any, int], ...], tuple[ToolSpec, ...]] = {}
+KEPT_SPECS = 64
 
 #: A detected secret's placeholder (``kinbot_core.vault.arrival``).
 PENDING_SECRET = re.compile(r"\[PENDING SECRET (\d+)\]")
@@ -206,3 +211,17 @@ def chat_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
             )
         )
     return tuple(converted)
+
+
+def tool_specs(tools: list[dict[str, Any]]) -> tuple[ToolSpec, ...]:
+    """The tools' definitions (possibly changed by ``before_chat``) as the call's
+    ``ToolSpec``s. The same definitions as a call before get the same (frozen) tuple, which
+    a provider may then keep what it made of."""
+    key = tuple((tool["name"], tool["description"], id(tool["parameters"])) for tool in tools)
+    specs = _specs.get(key)
+    if specs is None:
+        specs = tuple(ToolSpec(t["name"], t["description"], t["parameters"]) for t in tools)
+        if len(_specs) >= KEPT_SPECS:
+            _specs.clear()
+        _specs[key] = specs
+    return specs

@@ -13,6 +13,12 @@ from kinbot_core.tools import Speaker, Tool
 
 LANGUAGE_NAMES = {"en": "English", "fr": "French"}
 
+#: Sections kept from one turn to the next (a section of two hundred contacts or forty tools
+#: costs some 50 µs to write again): by the list of contacts and by what the tools show.
+KEPT_SECTIONS = 64
+_contact_sections: dict[tuple[int, int], tuple[Sequence[ContactSummary], str]] = {}
+_tool_sections: dict[tuple[tuple[str, str, str], ...], str] = {}
+
 
 @dataclass(frozen=True)
 class TaskBrief:
@@ -60,6 +66,20 @@ def speaker_section(speaker: Speaker, language: str) -> str:
 
 
 def contacts_section(contacts: Sequence[ContactSummary]) -> str:
+    """The contacts the Kin knows. The same list (``ContactService.summary`` keeps it until a
+    contact changes; its contacts are frozen) gets the text written for it before."""
+    key = (id(contacts), len(contacts))
+    kept = _contact_sections.get(key)
+    if kept is not None and kept[0] is contacts:
+        return kept[1]
+    text = _contacts_text(contacts)
+    if len(_contact_sections) >= KEPT_SECTIONS:
+        _contact_sections.clear()
+    _contact_sections[key] = (contacts, text)
+    return text
+
+
+def _contacts_text(contacts: Sequence[ContactSummary]) -> str:
     if not contacts:
         return "## Contacts\nYour contact registry is empty."
     lines = [f"- {c.name} ({c.type}, id {c.id})" for c in contacts]
@@ -80,6 +100,19 @@ def memory_sections(memory: MemoryContext | None) -> list[str]:
 
 
 def tools_section(tools: Sequence[Tool]) -> str:
+    """The tools offered, each with its description, then their prompt hints: kept by what
+    it is written from, so that the same tools get the same text without writing it again."""
+    key = tuple((tool.name, tool.description, tool.prompt_hint) for tool in tools)
+    text = _tool_sections.get(key)
+    if text is None:
+        text = _tools_text(tools)
+        if len(_tool_sections) >= KEPT_SECTIONS:
+            _tool_sections.clear()
+        _tool_sections[key] = text
+    return text
+
+
+def _tools_text(tools: Sequence[Tool]) -> str:
     if not tools:
         return "## Tools\nYou have no tools in this session."
     lines = [f"- {tool.name}: {tool.description}" for tool in tools]

@@ -17,7 +17,7 @@ from kinbot_core import approvals
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
 from kinbot_core.kins import meta, prompt_budget, turn_fit
 from kinbot_core.kins.drafts import TurnDraft
-from kinbot_core.kins.model_messages import chat_messages, llm_messages
+from kinbot_core.kins.model_messages import chat_messages, llm_messages, tool_specs
 from kinbot_core.kins.prompt import TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
 from kinbot_core.kins.service import KinView, MessageView
@@ -29,7 +29,6 @@ from kinbot_core.providers import (
     ProviderError,
     TextDelta,
     ToolCallEvent,
-    ToolSpec,
     Usage,
 )
 from kinbot_core.providers.detail import shown_detail
@@ -371,9 +370,7 @@ class Turn:
             max_tokens=fitted.answer_tokens,
             system="\n\n".join(context.system_prompt),
             messages=chat_messages(context.messages),
-            tools=tuple(
-                ToolSpec(t["name"], t["description"], t["parameters"]) for t in context.tools
-            ),
+            tools=tool_specs(context.tools),
         )
         parts: list[str] = []
         calls: list[ToolCallEvent] = []

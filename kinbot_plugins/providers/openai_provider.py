@@ -8,7 +8,6 @@ which every start of ``kinbot`` would pay even where no OpenAI-style provider is
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,6 @@ from kinbot_core import hookimpl
 from kinbot_core.providers import (
     Capability,
     ChatEvent,
-    ChatMessage,
     ChatRequest,
     ConfigField,
     ConnectionReport,
@@ -42,6 +40,7 @@ from kinbot_plugins.providers._common import (
     translate_stainless,
     validate_fields,
 )
+from kinbot_plugins.providers.chat_wire import wire_messages, wire_tools
 from kinbot_plugins.providers.embedding_wire import embedding_vectors
 from kinbot_plugins.providers.streamed_tool_calls import StreamedToolCalls, TextToolCalls
 
@@ -70,42 +69,6 @@ def _sdk() -> ModuleType:
     import openai
 
     return openai
-
-
-def openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
-    """The request's messages in the Chat Completions format."""
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        messages.append({"role": "system", "content": request.system})
-    for message in request.messages:
-        messages.append(_openai_message(message))
-    return messages
-
-
-def _openai_message(message: ChatMessage) -> dict[str, Any]:
-    if message.role == "tool":
-        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
-    if message.role == "assistant":
-        entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
-        if message.tool_calls:
-            entry["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
-                }
-                for call in message.tool_calls
-            ]
-        return entry
-    if not message.images:
-        return {"role": "user", "content": message.content}
-    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
-    for image in message.images:
-        data = base64.b64encode(image.data).decode()
-        parts.append(
-            {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{data}"}}
-        )
-    return {"role": "user", "content": parts}
 
 
 def classify_model(model_id: str) -> Capability | None:
@@ -152,23 +115,13 @@ class OpenAIChat:
     async def chat(self, request: ChatRequest) -> AsyncIterator[ChatEvent]:
         arguments: dict[str, Any] = {
             "model": request.model,
-            "messages": openai_messages(request),
+            "messages": wire_messages(request),
             "stream": True,
             "stream_options": {"include_usage": True},
             self._max_tokens_parameter: request.max_tokens,
         }
         if request.tools:
-            arguments["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.parameters,
-                    },
-                }
-                for tool in request.tools
-            ]
+            arguments["tools"] = wire_tools(request.tools)
         if request.temperature is not None:
             arguments["temperature"] = request.temperature
         sdk = _sdk()

@@ -1,0 +1,97 @@
+"""A chat request in OpenAI's Chat Completions wire format: its messages and its tools.
+
+A Kin's turns send the same hundred-odd messages and the same forty-odd tools as its turn
+before, so what they turn into is kept: a plain message (a frozen ``ChatMessage`` the turn
+shares between calls, ``kinbot_core.kins.model_messages``) gets the same wire object, and the
+same tuple of tools the same JSON, written once (an ``orjson.Fragment`` the request's body
+takes as it is). The wire objects are only read: the body is written from them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import orjson
+
+from kinbot_core.providers import ChatMessage, ChatRequest, ToolSpec
+
+#: Messages' wire objects kept (sixteen Kins' windows of two hundred), by the message's
+#: identity (kept alive with it, so that its id is not reused meanwhile).
+KEPT_MESSAGES = 4096
+#: Tool lists' JSON kept, by the identity of the tuple of ``ToolSpec``s.
+KEPT_TOOLS = 64
+_messages: dict[int, tuple[ChatMessage, dict[str, Any]]] = {}
+_tools: dict[int, tuple[tuple[ToolSpec, ...], orjson.Fragment]] = {}
+
+
+def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
+    """The request's system prompt and messages in the Chat Completions format."""
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        kept = _messages.get(id(message))
+        if kept is not None and kept[0] is message:
+            messages.append(kept[1])
+            continue
+        wire = _wire_message(message)
+        if not message.images:  # an image's base64 is not worth keeping
+            if len(_messages) >= KEPT_MESSAGES:
+                _messages.clear()
+            _messages[id(message)] = (message, wire)
+        messages.append(wire)
+    return messages
+
+
+def wire_tools(tools: tuple[ToolSpec, ...]) -> orjson.Fragment:
+    """The tools as the request's ``tools``, already written as JSON."""
+    kept = _tools.get(id(tools))
+    if kept is not None and kept[0] is tools:
+        return kept[1]
+    fragment = orjson.Fragment(
+        orjson.dumps(
+            [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    },
+                }
+                for tool in tools
+            ]
+        )
+    )
+    if len(_tools) >= KEPT_TOOLS:
+        _tools.clear()
+    _tools[id(tools)] = (tools, fragment)
+    return fragment
+
+
+def _wire_message(message: ChatMessage) -> dict[str, Any]:
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    if message.role == "assistant":
+        entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+        if message.tool_calls:
+            entry["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+                for call in message.tool_calls
+            ]
+        return entry
+    if not message.images:
+        return {"role": "user", "content": message.content}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
+    for image in message.images:
+        data = base64.b64encode(image.data).decode()
+        parts.append(
+            {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{data}"}}
+        )
+    return {"role": "user", "content": parts}
