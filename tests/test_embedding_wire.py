@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+from array import array
 from typing import Any
 
 import pytest
 
 from kinbot_core.providers import MalformedResponse
+from kinbot_plugins.memory.history_index import vector_bytes
 from kinbot_plugins.providers.embedding_wire import embedding_vectors
 from tests.support.fakes._data import embedding_base64, fake_embedding
 
@@ -22,7 +25,13 @@ def answer(*embeddings: Any, order: list[int] | None = None) -> dict[str, Any]:
 def test_base64_and_number_lists_give_the_same_vectors_in_the_texts_order() -> None:
     first, second = fake_embedding("soup recipes", 8), fake_embedding("garden", 8)
     as_base64 = answer(embedding_base64(first), embedding_base64(second), order=[1, 0])
-    assert embedding_vectors(as_base64, 2, "OpenAI") == ([first, second], 12)
+    vectors, tokens = embedding_vectors(as_base64, 2, "OpenAI")
+    assert [list(vector) for vector in vectors] == [first, second] and tokens == 12
+    # float32 as it came, so that sqlite-vec gets those bytes back without a float each
+    assert all(isinstance(v, array) and v.typecode == "f" for v in vectors)
+    assert (
+        vector_bytes(vectors[0]) == vector_bytes(first) == base64.b64decode(embedding_base64(first))
+    )
     assert embedding_vectors(answer(first, second), 2, "OpenAI") == ([first, second], 12)
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ requires_local_extra = pytest.mark.skipif(
 )
 
 
-def cosine(a: list[float], b: list[float]) -> float:
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
 
@@ -286,7 +286,7 @@ async def test_two_providers_embedding_at_once_load_the_model_once() -> None:
     )
     assert loader.calls == 1
     assert threading.get_ident() not in loader.threads  # loaded off the event loop
-    assert [len(vector) for vector in one + two] == [384, 384, 384]
+    assert [len(vector) for vector in [*one, *two]] == [384, 384, 384]
 
 
 class GatedEncoder:

@@ -3,7 +3,7 @@ questions and messages, on a real platform database with the offline embedding m
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,7 @@ import pytest
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import KinRecord
 from kinbot_core.platform import Platform
+from kinbot_core.providers import Vector
 from kinbot_plugins.memory.query_rewrite import keywords, semantic_query, statement
 from kinbot_plugins.memory.sqlite_memory import backend
 from kinbot_plugins.memory.time_cues import DateCue, asks_when, date_cues, says_when
@@ -134,7 +135,7 @@ async def test_search_semantic_query_chooses_what_the_semantic_signal_embeds(
     embed = platform.providers.embed
     embedded: list[str] = []
 
-    async def recording(texts: list[str]) -> list[list[float]]:
+    async def recording(texts: list[str]) -> Sequence[Vector]:
         embedded.extend(texts)
         return await embed(texts)
 

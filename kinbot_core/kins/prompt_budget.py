@@ -263,7 +263,8 @@ def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> Fitted
         draft.drop_all_tools(NO_TOOLS_SECTION)
     shed: list[str] = []
     wanted: int | None = None
-    size = _size(draft)
+    stable = _stable(draft)
+    size = stable + messages_tokens(draft.messages)
     for stage in STAGES:
         if size <= budget.prompt:
             break
@@ -271,8 +272,9 @@ def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> Fitted
             wanted = _stable(draft)
         if getattr(draft, f"shed_{stage}")(lambda: _size(draft) <= budget.prompt):
             shed.append(stage)
-        size = _size(draft)
-    stable = _stable(draft) if wanted is None else wanted
+        stable = _stable(draft)
+        size = stable + messages_tokens(draft.messages)
+    stable = stable if wanted is None else wanted
     fitted = replace(
         context,
         system_prompt=list(draft.sections),

@@ -41,6 +41,7 @@ from kinbot_core.providers.types import (
     ToolCallRequest,
     ToolSpec,
     Usage,
+    Vector,
 )
 
 __all__ = [
@@ -80,4 +81,5 @@ __all__ = [
     "ToolCallRequest",
     "ToolSpec",
     "Usage",
+    "Vector",
 ]

@@ -9,7 +9,7 @@ exposes the capabilities it has. Every method that talks to the network is async
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from kinbot_core.providers.types import (
@@ -21,6 +21,7 @@ from kinbot_core.providers.types import (
     GeneratedImage,
     ModelInfo,
     SearchResult,
+    Vector,
 )
 
 
@@ -50,8 +51,9 @@ class LLMCapability(Protocol):
 class EmbeddingCapability(Protocol):
     """Text embeddings for long-term memory and search."""
 
-    async def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
-        """One vector per text, in order. ``model`` defaults to the provider's default."""
+    async def embed(self, texts: list[str], *, model: str | None = None) -> Sequence[Vector]:
+        """One vector per text, in order (lists of floats, or ``array('f')``). ``model``
+        defaults to the provider's default."""
         ...
 
     async def list_models(self) -> list[ModelInfo]:

@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -47,6 +47,7 @@ from kinbot_core.providers.types import (
     ModelInfo,
     SearchResult,
     Usage,
+    Vector,
 )
 from kinbot_core.usage.recorder import UsageRecorder
 
@@ -579,12 +580,12 @@ class ProviderService:
                 self.windows.learn_from_refusal(resolved.provider_id, resolved.model, call, error)
             raise self._sanitised(error, secrets) from None
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
+    async def embed(self, texts: list[str]) -> Sequence[Vector]:
         """Embed with the first configured provider that has the embedding capability."""
         provider_id, capability = await self._first("embedding")
         embedding: EmbeddingCapability = capability
         with self.usage.metered("embedding", provider_id, embedding.default_model()):
-            vectors: list[list[float]] = await self._call(
+            vectors: Sequence[Vector] = await self._call(
                 provider_id, lambda: embedding.embed(texts)
             )
         return vectors

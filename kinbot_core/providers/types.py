@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+#: An embedding: its floats in order, as a list or an ``array('f')`` (what a provider read
+#: from float32 bytes, given to sqlite-vec as those bytes again without a float made of each).
+Vector = Sequence[float]
 
 Capability = Literal["llm", "embedding", "image", "search"]
 ALL_CAPABILITIES: tuple[Capability, ...] = ("llm", "embedding", "image", "search")

@@ -20,12 +20,13 @@ import contextlib
 import logging
 import re
 import struct
+from array import array
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
-from kinbot_core.providers import ProviderConfigError
+from kinbot_core.providers import ProviderConfigError, Vector
 from kinbot_core.usage import attributed
 
 logger = logging.getLogger(__name__)
@@ -42,8 +43,10 @@ STORE_CHUNK = 8
 _VEC_TABLE = re.compile(r"^message_vec_(\d+)$")
 
 
-def vector_bytes(values: list[float]) -> bytes:
-    """A vector as sqlite-vec's float32 blob."""
+def vector_bytes(values: Vector) -> bytes:
+    """A vector as sqlite-vec's float32 blob (an ``array('f')`` is those bytes already)."""
+    if isinstance(values, array) and values.typecode == "f":
+        return values.tobytes()
     return struct.pack(f"{len(values)}f", *values)
 
 
@@ -248,7 +251,7 @@ class HistoryIndexer:
             return 0
         # One call per Kin, so that each Kin's history counts against it (kinbot_core.usage).
         batch.sort(key=lambda item: item.kin_id or "")
-        vectors: list[list[float]] = []
+        vectors: list[Vector] = []
         for kin_id, items in groupby(batch, key=lambda item: item.kin_id):
             texts = [item.text for item in items if item.content is not None]
             if texts:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from kinbot_core.db.models import MemoryRecord
 from kinbot_core.fulltext import index_terms
+from kinbot_core.providers import Vector
 
 if TYPE_CHECKING:
     from kinbot_plugins.memory.sqlite_memory import SqliteMemoryBackend
@@ -25,10 +26,10 @@ def _text(item: dict[str, Any]) -> str:
     return f"{item['subject']}: {item['content']}" if item["subject"] else item["content"]
 
 
-async def _vectors(platform: Any, texts: list[str]) -> tuple[list[list[float]], str] | None:
+async def _vectors(platform: Any, texts: list[str]) -> tuple[list[Vector], str] | None:
     """The vectors of ``texts`` and the model that made them, or ``None`` if none can be had."""
     size = max(1, int(platform.settings.history_embedding_batch_size))
-    vectors: list[list[float]] = []
+    vectors: list[Vector] = []
     try:
         model: str = await platform.providers.embedding_model()
         for start in range(0, len(texts), size):

@@ -25,6 +25,7 @@ from kinbot_core.memory import (
     MemoryError,
     MemoryNotFound,
 )
+from kinbot_core.providers import Vector
 from kinbot_core.search import SEARCH_MODES, SearchMode
 from kinbot_plugins.memory import injection, ranking
 from kinbot_plugins.memory.history_index import (
@@ -497,11 +498,11 @@ class SqliteMemoryBackend:
             raise MemoryNotFound(f"There is no memory {memory_id}.")
         return _memory(row)
 
-    async def _embed(self, platform: Any, text: str) -> tuple[list[float], str]:
+    async def _embed(self, platform: Any, text: str) -> tuple[Vector, str]:
         (vector,) = await platform.providers.embed([text])
         return vector, await platform.providers.embedding_model()
 
-    def store_vector(self, db: Any, memory_id: int, kin_id: str, vector: list[float]) -> None:
+    def store_vector(self, db: Any, memory_id: int, kin_id: str, vector: Vector) -> None:
         """Store a memory's vector in the table of its size (inside a write)."""
         table = _vec_table(len(vector))
         db.sql(
@@ -522,7 +523,7 @@ class SqliteMemoryBackend:
         return list(found)
 
     def _nearest(
-        self, db: Any, kin_id: str, vector: list[float], model: str, wanted: int
+        self, db: Any, kin_id: str, vector: Vector, model: str, wanted: int
     ) -> dict[int, float]:
         """The ``wanted`` memories nearest to ``vector`` with their cosine similarity, nearest
         first, among those embedded with ``model`` (inside a read)."""

@@ -44,6 +44,7 @@ from typing import Any
 import numpy
 import numpy.typing as npt
 
+from kinbot_core.providers import Vector
 from kinbot_plugins.memory.history_index import VECTOR_CHUNK_SIZE
 
 #: Rows read from SQLite at a time while loading; with int8, each batch is one block of codes.
@@ -128,13 +129,13 @@ class VectorCache:
             for key in [key for key in self._matrices if key[1] == kin_id]:
                 del self._matrices[key]
 
-    def nearest(self, db: Any, table: str, kin_id: str, query: list[float], k: int) -> list[int]:
+    def nearest(self, db: Any, table: str, kin_id: str, query: Vector, k: int) -> list[int]:
         """The rowids of the ``k`` vectors of ``kin_id`` in ``table`` closest to ``query`` by
         cosine similarity, nearest first. Runs SQL: call it on a database thread."""
         return list(self.nearest_scored(db, table, kin_id, query, k))
 
     def nearest_scored(
-        self, db: Any, table: str, kin_id: str, query: list[float], k: int
+        self, db: Any, table: str, kin_id: str, query: Vector, k: int
     ) -> dict[int, float]:
         """``nearest`` with each rowid's cosine similarity to ``query``, nearest first."""
         matrix = self._matrix(db, table, kin_id)
@@ -152,7 +153,7 @@ class VectorCache:
         return {int(i): float(score) for i, score in zip(ids[top], scores[top], strict=True)}
 
     def similarities(
-        self, db: Any, table: str, kin_id: str, query: list[float], rowids: list[int]
+        self, db: Any, table: str, kin_id: str, query: Vector, rowids: list[int]
     ) -> dict[int, float]:
         """The cosine similarity to ``query`` of those of ``rowids`` that are vectors of
         ``kin_id`` in ``table``. Runs SQL: call it on a database thread."""
@@ -339,7 +340,7 @@ def _unit_rows(vectors: npt.NDArray[numpy.float32]) -> npt.NDArray[numpy.float32
     )
 
 
-def _unit(values: list[float]) -> npt.NDArray[numpy.float32] | None:
+def _unit(values: Vector) -> npt.NDArray[numpy.float32] | None:
     """``values`` scaled to unit length; ``None`` for a zero vector."""
     probe = numpy.asarray(values, dtype=numpy.float32)
     norm = float(numpy.linalg.norm(probe))

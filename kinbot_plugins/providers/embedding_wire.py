@@ -13,18 +13,19 @@ import sys
 from array import array
 from typing import Any
 
-from kinbot_core.providers import MalformedResponse
+from kinbot_core.providers import MalformedResponse, Vector
 
 
-def embedding_vectors(answer: Any, count: int, label: str) -> tuple[list[list[float]], int]:
-    """The ``count`` vectors of ``answer`` (the answer's JSON), in the order of the texts,
+def embedding_vectors(answer: Any, count: int, label: str) -> tuple[list[Vector], int]:
+    """The ``count`` vectors of ``answer`` (the answer's JSON), in the order of the texts
+    (``array('f')`` from base64, lists from lists of numbers),
     and the input tokens it reports (0 when it does not). ``MalformedResponse`` (naming
     ``label``) when it is not such an answer."""
     data = answer.get("data") if isinstance(answer, dict) else None
     if not isinstance(data, list) or len(data) != count:
         given = len(data) if isinstance(data, list) else 0
         raise MalformedResponse(f"{label} returned {given} vectors for {count} texts.")
-    vectors: list[list[float] | None] = [None] * count
+    vectors: list[Vector | None] = [None] * count
     for position, item in enumerate(data):
         index = item.get("index", position) if isinstance(item, dict) else None
         if not isinstance(index, int) or not 0 <= index < count or vectors[index] is not None:
@@ -35,7 +36,7 @@ def embedding_vectors(answer: Any, count: int, label: str) -> tuple[list[list[fl
     return [v for v in vectors if v is not None], tokens if isinstance(tokens, int) else 0
 
 
-def _vector(embedding: Any, label: str) -> list[float]:
+def _vector(embedding: Any, label: str) -> Vector:
     if isinstance(embedding, str):
         try:
             floats = array("f", base64.b64decode(embedding, validate=True))
@@ -43,7 +44,7 @@ def _vector(embedding: Any, label: str) -> list[float]:
             raise MalformedResponse(f"{label} returned a vector that is not float32.") from exc
         if sys.byteorder == "big":
             floats.byteswap()
-        return floats.tolist()
+        return floats
     if isinstance(embedding, list) and all(
         isinstance(value, int | float) and not isinstance(value, bool) for value in embedding
     ):

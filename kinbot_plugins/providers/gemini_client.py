@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -31,6 +31,7 @@ from kinbot_core.providers import (
     TextDelta,
     ToolCallEvent,
     Usage,
+    Vector,
 )
 from kinbot_core.providers.types import FinishReason
 from kinbot_core.usage import report_usage
@@ -228,7 +229,7 @@ class GeminiEmbeddings:
         models: list[ModelInfo] = await self._list_models()
         return [model for model in models if model.capability == "embedding"]
 
-    async def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+    async def embed(self, texts: list[str], *, model: str | None = None) -> Sequence[Vector]:
         if not texts:
             return []
         try:

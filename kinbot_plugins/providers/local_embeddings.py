@@ -24,7 +24,7 @@ import asyncio
 import importlib
 import importlib.util
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -43,6 +43,7 @@ from kinbot_core.providers import (
     ProviderConfigError,
     ProviderError,
     SearchCapability,
+    Vector,
 )
 
 PROVIDER_NAME = "local-embeddings"
@@ -217,7 +218,7 @@ class LocalEmbeddings:
     def __init__(self, model: SharedModel) -> None:
         self._model = model
 
-    async def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+    async def embed(self, texts: list[str], *, model: str | None = None) -> Sequence[Vector]:
         """One normalised 384-dimension vector per text, in order."""
         if model is not None and model not in MODEL_ALIASES:
             raise BadRequest(

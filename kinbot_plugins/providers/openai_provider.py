@@ -8,7 +8,7 @@ which every start of ``kinbot`` would pay even where no OpenAI-style provider is
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from kinbot_core.providers import (
     ProviderError,
     TextDelta,
     Usage,
+    Vector,
 )
 from kinbot_core.providers.types import FinishReason
 from kinbot_core.usage import report_usage
@@ -247,7 +248,7 @@ class OpenAIEmbeddings:
         models: list[ModelInfo] = await self._list_models()
         return [model for model in models if model.capability == "embedding"]
 
-    async def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+    async def embed(self, texts: list[str], *, model: str | None = None) -> Sequence[Vector]:
         if not texts:
             return []
         chosen = model or await self._chosen_model()

@@ -7,7 +7,7 @@ plugin: importing it takes most of a second of CPU, which every ``kinbot`` comma
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kinbot_core import hookimpl
@@ -23,6 +23,7 @@ from kinbot_core.providers import (
     ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
+    Vector,
 )
 from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import API_KEY, base_url_field, retry_after, validate_fields
@@ -87,7 +88,7 @@ class VoyageEmbeddings:
     async def list_models(self) -> list[ModelInfo]:
         return [ModelInfo(id=m, capability="embedding", dimension=d) for m, d in MODELS.items()]
 
-    async def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+    async def embed(self, texts: list[str], *, model: str | None = None) -> Sequence[Vector]:
         if not texts:
             return []
         try:
