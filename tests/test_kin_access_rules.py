@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kinbot_core.kins.access import kin_ids_in
 from tests import test_notifications as notifications
 from tests.support import server_fixtures
 from tests.support.accounts import MARIE, PASSWORD, person, register
@@ -98,3 +99,17 @@ async def test_a_restricted_kin_notifies_only_its_own_people(
             )
         assert result["status"] == "no_recipient", result
         assert push.received == []
+
+
+def test_every_kin_an_event_names_is_found_however_deep() -> None:
+    event = {
+        "kin_id": "k1",
+        "message": {"id": 7, "kin_id": "k2", "meta": {"origin": {"kind": "webhook"}}},
+        "kin": {"id": "k3", "name": "Chef"},
+        "tasks": [{"parent_kin_id": "k4", "steps": ({"kin_id": "k5"},)}, 12, None, True],
+        "from_kin_id": 42,  # not an id
+        "deep": {"a": {"b": {"c": {"d": {"kin_id": "too deep"}}}}},
+    }
+    assert kin_ids_in(event) == {"k1", "k2", "k3", "k4", "k5"}
+    assert kin_ids_in([{"kin_id": "k6"}, "k7"]) == {"k6"}
+    assert kin_ids_in("k8") == set()

@@ -194,22 +194,33 @@ class KinAccessMap:
 def kin_ids_in(data: Any, depth: int = 0) -> set[str]:
     """Every Kin id an event's payload names (nested dicts and lists included)."""
     found: set[str] = set()
+    _collect_kin_ids(data, depth, found)
+    return found
+
+
+#: Values with nothing inside: passed over without asking whether they are a ``Mapping``
+#: (an abstract class, slow to ask about; every event of every turn is searched).
+_LEAVES = (str, int, float, type(None))
+
+
+def _collect_kin_ids(data: Any, depth: int, found: set[str]) -> None:
     if depth > 4:
-        return found
-    if isinstance(data, Mapping):
+        return
+    if isinstance(data, (dict, Mapping)):
         for key, value in data.items():
-            if key in KIN_ID_KEYS and isinstance(value, str):
-                found.add(value)
+            if isinstance(value, _LEAVES):
+                if key in KIN_ID_KEYS and isinstance(value, str):
+                    found.add(value)
             elif key in KIN_OBJECT_KEYS and isinstance(value, Mapping):
                 if isinstance(value.get("id"), str):
                     found.add(value["id"])
-                found |= kin_ids_in(value, depth + 1)
-            elif isinstance(value, Mapping | list | tuple):
-                found |= kin_ids_in(value, depth + 1)
+                _collect_kin_ids(value, depth + 1, found)
+            else:
+                _collect_kin_ids(value, depth + 1, found)
     elif isinstance(data, list | tuple):
         for value in data:
-            found |= kin_ids_in(value, depth + 1)
-    return found
+            if not isinstance(value, _LEAVES):
+                _collect_kin_ids(value, depth + 1, found)
 
 
 async def audience(platform: Platform, kin_id: str) -> frozenset[str] | None:
