@@ -156,6 +156,21 @@ async def test_results_are_collected_and_only_declared_arguments_passed() -> Non
     assert seen[0]["outcome"].ok
 
 
+async def test_an_implementation_returning_an_awaitable_is_awaited() -> None:
+    class Deferred:
+        @hookimpl
+        def after_chat(self, outcome: Outcome) -> asyncio.Future[str]:
+            answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+            answer.set_result(f"later: {outcome.result}")
+            return answer
+
+    hooks, _ = caller(("deferred", Deferred()))
+    results = await hooks.call(
+        "after_chat", kin=KIN, context=ChatContext(model="m"), outcome=Outcome(0.1, result="hi")
+    )
+    assert results == ["later: hi"]
+
+
 async def test_unknown_hooks_are_a_programming_error() -> None:
     hooks, _ = caller()
     with pytest.raises(AttributeError):

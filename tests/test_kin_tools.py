@@ -14,7 +14,7 @@ from kinbot_core import hookimpl
 from kinbot_core.config import load_settings
 from kinbot_core.events.catalogue import PluginError
 from kinbot_core.platform import Platform
-from kinbot_core.tools import ToolContext, object_schema
+from kinbot_core.tools import FunctionTool, ToolContext, is_tool, object_schema
 from tests.support.accounts import set_up_admin
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.kin_chat import make_kin, session, tell, tool_results, turn_ended
@@ -101,3 +101,17 @@ async def test_a_plugin_gives_one_kin_its_own_tools(data_dir: Path, fake_llm: Fa
         # Sub-Kin tools are not offered in a main session; the failing plugin was reported.
         assert "report_to_parent" not in names and "spawn_self" in names
         assert {(f.plugin, f.hook) for f in failures} == {("broken_tools", "tools_for_kin")}
+
+
+def test_a_tool_is_told_from_what_is_not_one_again_and_again() -> None:
+    async def run(context: ToolContext, arguments: dict[str, Any]) -> str:
+        return "done"
+
+    tool = FunctionTool("get_time", "The time.", {"type": "object"}, run)
+    assert is_tool(tool) and is_tool(tool)
+
+    class Nameless:  # no description, parameters nor run: not a tool
+        name = "nameless"
+
+    for _ in range(2):
+        assert not is_tool(Nameless()) and not is_tool(None) and not is_tool("a tool")

@@ -55,7 +55,8 @@ async def measured(
         return fitted  # the call fails as it would have, with the resolution's error
     ratios = platform.providers.windows.ratios
     provider_id, model = resolved.provider_id, resolved.model
-    if isinstance(resolved.llm, CountsTokens) and ratios.calibrating(provider_id, model):
+    # The model's first call only: asking a Protocol whether the server counts costs more.
+    if ratios.calibrating(provider_id, model) and isinstance(resolved.llm, CountsTokens):
         text = prompt_text(fitted.context)
         try:
             counted = await asyncio.wait_for(resolved.llm.count_tokens(model, text), ASK_SECONDS)

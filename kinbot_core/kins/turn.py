@@ -33,7 +33,7 @@ from kinbot_core.providers import (
 )
 from kinbot_core.providers.detail import shown_detail
 from kinbot_core.tasks import TaskView
-from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError, offered_to
+from kinbot_core.tools import Speaker, Tool, ToolContext, ToolError, is_tool, offered_to
 from kinbot_core.uploads import (
     MAX_ATTACHMENTS,
     ModelAttachment,
@@ -242,11 +242,7 @@ class Turn:
         tools, names = list(offered), set(offered_names)
         for contributed in await self.platform.hooks.call("tools_for_kin", kin=self.ref):
             for tool in contributed:
-                if (
-                    isinstance(tool, Tool)
-                    and tool.name not in names
-                    and offered_to(tool, is_task=is_task)
-                ):
+                if is_tool(tool) and tool.name not in names and offered_to(tool, is_task=is_task):
                     tools.append(tool)
                     names.add(tool.name)
         return tools

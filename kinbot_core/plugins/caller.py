@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping
+from types import CoroutineType
 from typing import Any
 
 import pluggy
@@ -101,7 +102,9 @@ class HookCaller:
             raise TypeError(f"hook call must provide argument {missing.args[0]!r}") from None
         args.update({name: available[name] for name in impl.kwargnames if name in available})
         value = impl.function(**args)
-        if inspect.isawaitable(value):
+        # Most implementations are coroutines or return None: neither needs the abstract
+        # Awaitable class asked about them.
+        if isinstance(value, CoroutineType) or (value is not None and inspect.isawaitable(value)):
             async with asyncio.timeout(self._timeout):
                 value = await value
         return value
