@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from kinbot_core.awaitables import is_awaitable
 from kinbot_core.events.event import Event
 
 logger = logging.getLogger(__name__)
@@ -182,7 +182,7 @@ class EventBus:
             event = await subscription.queue.get()
             try:
                 result = subscription.handler(event)
-                if inspect.isawaitable(result):
+                if is_awaitable(result):
                     async with asyncio.timeout(self._handler_timeout):
                         await result
             except Exception as exc:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable, Mapping
-from types import CoroutineType
 from typing import Any
 
 import pluggy
 
 from hookspecs import HookVeto, is_fail_closed
+from kinbot_core.awaitables import is_awaitable
 
 logger = logging.getLogger(__name__)
 
@@ -102,9 +101,7 @@ class HookCaller:
             raise TypeError(f"hook call must provide argument {missing.args[0]!r}") from None
         args.update({name: available[name] for name in impl.kwargnames if name in available})
         value = impl.function(**args)
-        # Most implementations are coroutines or return None: neither needs the abstract
-        # Awaitable class asked about them.
-        if isinstance(value, CoroutineType) or (value is not None and inspect.isawaitable(value)):
+        if is_awaitable(value):
             async with asyncio.timeout(self._timeout):
                 value = await value
         return value
