@@ -95,6 +95,7 @@ def llm_messages(
     attached files come from ``attachments`` (by upload id): documents as text, images as
     ``images`` when the model can see them (``vision``)."""
     messages: list[dict[str, Any]] = []
+    tool_parts = False  # whether ``paired`` has anything to pair
     for message in history:
         if message.role == "user":
             entry = {"role": "user", "content": labelled(message)}
@@ -104,6 +105,7 @@ def llm_messages(
                 )
             messages.append(entry)
         elif message.role == "assistant":
+            tool_parts = tool_parts or bool(message.tool_calls)
             messages.append(
                 {
                     "role": "assistant",
@@ -112,6 +114,7 @@ def llm_messages(
                 }
             )
         elif message.role == "tool":
+            tool_parts = True
             messages.append(
                 {
                     "role": "tool",
@@ -122,7 +125,7 @@ def llm_messages(
             )
     while messages and messages[0]["role"] != "user":
         messages.pop(0)  # the window cut a tool exchange in two
-    return paired(messages)
+    return paired(messages) if tool_parts else messages
 
 
 def paired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
