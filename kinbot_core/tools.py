@@ -6,6 +6,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from kinbot_core.identity_memo import IdentityMemo
+
 
 @dataclass(frozen=True)
 class Speaker:
@@ -61,23 +63,16 @@ class Tool(Protocol):
         ...
 
 
-#: Objects found to be tools (``is_tool``), by identity (kept alive, so that no other object
-#: takes their id meanwhile): the plugins give the same tool objects turn after turn.
-KEPT_TOOLS = 1024
-_known_tools: dict[int, object] = {}
+#: Objects found to be tools (``is_tool``): the plugins give the same ones turn after turn.
+_known_tools: IdentityMemo[bool] = IdentityMemo(1024)
 
 
 def is_tool(value: object) -> bool:
     """``isinstance(value, Tool)``, remembered for the objects that are: asking a Protocol
     costs some 10 µs, and every turn asks it of each tool a plugin adds for its Kin."""
-    if id(value) in _known_tools and _known_tools[id(value)] is value:
+    if _known_tools.get(value):
         return True
-    if not isinstance(value, Tool):
-        return False
-    if len(_known_tools) >= KEPT_TOOLS:
-        _known_tools.clear()
-    _known_tools[id(value)] = value
-    return True
+    return isinstance(value, Tool) and _known_tools.keep(value, True)
 
 
 #: Who a tool is offered to, from its optional ``audience`` attribute: every Kin and sub-Kin

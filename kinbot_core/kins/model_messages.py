@@ -15,13 +15,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from kinbot_core.identity_memo import IdentityMemo
 from kinbot_core.kins.views import MessageView
 from kinbot_core.providers import ChatMessage, ToolCallRequest, ToolSpec
 from kinbot_core.uploads import ModelAttachment, with_attachments
 
 #: Conversions kept (labels, plain messages): sixteen Kins' windows of two hundred.
 KEPT_CONVERSIONS = 4096
-_labels: dict[int, tuple[MessageView, str]] = {}
+_labels: IdentityMemo[str] = IdentityMemo(KEPT_CONVERSIONS)
 _plain: dict[tuple[str, str, str | None, bool], ChatMessage] = {}
 #: The tools of calls, as ``tool_specs`` made them: by each tool's name, description and the
 #: identity of its schema (built once, never changed in place; the specs keep it alive).
@@ -63,14 +64,8 @@ def labelled(message: MessageView) -> str:
     it is a request, an inform or a reply), then what they wrote, then a note on secrets
     hidden in it, if any. The same view (kept from turn to turn, ``KeptViews``) gets the
     same string: the cache of ``chat_messages`` then finds it without hashing it again."""
-    kept = _labels.get(id(message))
-    if kept is not None and kept[0] is message:
-        return kept[1]
-    text = _label(message)
-    if len(_labels) >= KEPT_CONVERSIONS:
-        _labels.clear()
-    _labels[id(message)] = (message, text)
-    return text
+    kept = _labels.get(message)
+    return kept if kept is not None else _labels.keep(message, _label(message))
 
 
 def _label(message: MessageView) -> str:

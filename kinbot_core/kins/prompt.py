@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kinbot_core.contacts import ContactSummary
+from kinbot_core.identity_memo import IdentityMemo
 from kinbot_core.kins.service import KinView
 from kinbot_core.memory import MemoryContext
 from kinbot_core.tools import Speaker, Tool
@@ -16,7 +17,7 @@ LANGUAGE_NAMES = {"en": "English", "fr": "French"}
 #: Sections kept from one turn to the next (a section of two hundred contacts or forty tools
 #: costs some 50 µs to write again): by the list of contacts and by what the tools show.
 KEPT_SECTIONS = 64
-_contact_sections: dict[tuple[int, int], tuple[Sequence[ContactSummary], str]] = {}
+_contact_sections: IdentityMemo[str] = IdentityMemo(KEPT_SECTIONS)
 _tool_sections: dict[tuple[tuple[str, str, str], ...], str] = {}
 
 
@@ -68,15 +69,8 @@ def speaker_section(speaker: Speaker, language: str) -> str:
 def contacts_section(contacts: Sequence[ContactSummary]) -> str:
     """The contacts the Kin knows. The same list (``ContactService.summary`` keeps it until a
     contact changes; its contacts are frozen) gets the text written for it before."""
-    key = (id(contacts), len(contacts))
-    kept = _contact_sections.get(key)
-    if kept is not None and kept[0] is contacts:
-        return kept[1]
-    text = _contacts_text(contacts)
-    if len(_contact_sections) >= KEPT_SECTIONS:
-        _contact_sections.clear()
-    _contact_sections[key] = (contacts, text)
-    return text
+    kept = _contact_sections.get(contacts)
+    return kept if kept is not None else _contact_sections.keep(contacts, _contacts_text(contacts))
 
 
 def _contacts_text(contacts: Sequence[ContactSummary]) -> str:

@@ -15,15 +15,13 @@ from typing import Any
 
 import orjson
 
+from kinbot_core.identity_memo import IdentityMemo
 from kinbot_core.providers import ChatMessage, ChatRequest, ToolSpec
 
-#: Messages' wire objects kept (sixteen Kins' windows of two hundred), by the message's
-#: identity (kept alive with it, so that its id is not reused meanwhile).
-KEPT_MESSAGES = 4096
-#: Tool lists' JSON kept, by the identity of the tuple of ``ToolSpec``s.
-KEPT_TOOLS = 64
-_messages: dict[int, tuple[ChatMessage, dict[str, Any]]] = {}
-_tools: dict[int, tuple[tuple[ToolSpec, ...], orjson.Fragment]] = {}
+#: Messages' wire objects (sixteen Kins' windows of two hundred), by the ``ChatMessage``.
+_messages: IdentityMemo[dict[str, Any]] = IdentityMemo(4096)
+#: Tool lists' JSON, by the tuple of ``ToolSpec``s.
+_tools: IdentityMemo[orjson.Fragment] = IdentityMemo(64)
 
 
 def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
@@ -32,24 +30,20 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
     if request.system:
         messages.append({"role": "system", "content": request.system})
     for message in request.messages:
-        kept = _messages.get(id(message))
-        if kept is not None and kept[0] is message:
-            messages.append(kept[1])
-            continue
-        wire = _wire_message(message)
-        if not message.images:  # an image's base64 is not worth keeping
-            if len(_messages) >= KEPT_MESSAGES:
-                _messages.clear()
-            _messages[id(message)] = (message, wire)
+        wire = _messages.get(message)
+        if wire is None:
+            wire = _wire_message(message)
+            if not message.images:  # an image's base64 is not worth keeping
+                _messages.keep(message, wire)
         messages.append(wire)
     return messages
 
 
 def wire_tools(tools: tuple[ToolSpec, ...]) -> orjson.Fragment:
     """The tools as the request's ``tools``, already written as JSON."""
-    kept = _tools.get(id(tools))
-    if kept is not None and kept[0] is tools:
-        return kept[1]
+    kept = _tools.get(tools)
+    if kept is not None:
+        return kept
     fragment = orjson.Fragment(
         orjson.dumps(
             [
@@ -65,10 +59,7 @@ def wire_tools(tools: tuple[ToolSpec, ...]) -> orjson.Fragment:
             ]
         )
     )
-    if len(_tools) >= KEPT_TOOLS:
-        _tools.clear()
-    _tools[id(tools)] = (tools, fragment)
-    return fragment
+    return _tools.keep(tools, fragment)
 
 
 def _wire_message(message: ChatMessage) -> dict[str, Any]:
