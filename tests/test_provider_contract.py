@@ -13,6 +13,7 @@ from kinbot_core.providers import (
     AuthenticationFailed,
     ChatMessage,
     ChatRequest,
+    ContextOverflowError,
     Finish,
     MalformedResponse,
     Provider,
@@ -29,7 +30,7 @@ from kinbot_core.providers import (
 )
 from kinbot_core.providers.context_windows import ReportsContextWindow
 from kinbot_core.providers.types import ChatEvent
-from tests.support.fakes import FakeServer, Reply
+from tests.support.fakes import FakeOpenAI, FakeServer, Reply
 from tests.support.provider_setups import (
     EMBEDDING_SETUPS,
     IMAGE_SETUPS,
@@ -164,8 +165,9 @@ async def test_a_tool_result_round_trip_is_accepted(
         (Reply(status=401), AuthenticationFailed),
         (Reply(malformed=True), MalformedResponse),
         (Reply(delay=TIMEOUT * 6, text="too late"), ProviderTimeout),
+        (Reply(chunk_delay=TIMEOUT * 6, text="begun, then stalled"), ProviderTimeout),
     ],
-    ids=["429", "500", "401", "malformed", "timeout"],
+    ids=["429", "500", "401", "malformed", "timeout", "stalled"],
 )
 async def test_chat_failures_become_typed_errors(
     request: pytest.FixtureRequest,
@@ -181,6 +183,62 @@ async def test_chat_failures_become_typed_errors(
     assert raised.value.args[0]  # a message a user can read
     if isinstance(raised.value, RateLimited) and setup.type_name != "gemini":
         assert raised.value.retry_after == 7
+
+
+@both(LLM_SETUPS)
+async def test_answers_one_after_another_share_one_connection(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    """A streamed answer is read to its end, so that the next call of a turn reuses the
+    connection rather than opening another (a new connection costs a turn CPU, and TLS
+    hand-shakes with a real provider)."""
+    model = request.node.callspec.params["provider"].model
+    # The end of the body comes a moment after the answer's last event, as it may over a
+    # network: a client that stops reading at that event leaves the body unread.
+    pace = 0.01
+    fake.enqueue(Reply(tool_calls=[("get_weather", {"city": "Rome"})], chunk_delay=pace))
+    fake.enqueue(Reply(text="It is sunny in Rome.", chunk_delay=pace))
+    fake.enqueue(Reply(text="And warm.", chunk_delay=pace))
+    for _ in range(3):
+        await collect(provider, ask(model, tools=(WEATHER,)))
+    ports = {recorded.client_port for recorded in fake.requests}
+    assert len(fake.requests) == 3 and len(ports) == 1, ports
+
+
+@both([s for s in LLM_SETUPS if s.fake_class is FakeOpenAI])
+@pytest.mark.parametrize(
+    ("reply", "error", "words"),
+    [
+        (
+            Reply(text="Once upon", error_message="The engine stopped mid-answer."),
+            ProviderUnavailable,
+            "The engine stopped mid-answer.",
+        ),
+        (
+            Reply(
+                error_message="This model's maximum context length is 8192 tokens.",
+                error_type="context_length_exceeded",
+            ),
+            ContextOverflowError,
+            "8192",
+        ),
+    ],
+    ids=["failed", "overflow"],
+)
+async def test_an_error_sent_inside_the_stream_is_typed_with_its_words(
+    request: pytest.FixtureRequest,
+    fake: FakeServer,
+    provider: Provider,
+    reply: Reply,
+    error: type[Exception],
+    words: str,
+) -> None:
+    """A server whose generation fails once the answer has begun sends an ``error`` object
+    in the stream instead of its end (OpenAI, vLLM, llama.cpp)."""
+    fake.enqueue(reply)
+    with pytest.raises(error) as raised:
+        await collect(provider, ask(request.node.callspec.params["provider"].model))
+    assert words in raised.value.args[0]
 
 
 @both(LLM_SETUPS)

@@ -143,8 +143,9 @@ def from_status(
 
 
 def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> ProviderError:
-    """Translate an exception of an anthropic or openai SDK (same generated structure)."""
-    import httpx
+    """Translate an exception of an anthropic or openai SDK (same generated structure), or
+    of their HTTP library (``httpx2``) raised while a streamed answer is read."""
+    import httpx2
 
     if isinstance(exc, ProviderError):
         return exc
@@ -161,13 +162,14 @@ def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> Prov
         detail = _detail(exc) or str(getattr(exc, "message", "") or "")
         if known := recognised(400, detail, _error_object(exc), label):
             return known
+        return ProviderUnavailable(f"{label} failed while answering. {detail}".strip())
     if isinstance(
         exc, sdk.APIResponseValidationError | json.JSONDecodeError | ValueError | KeyError
     ):
         return MalformedResponse(f"{label} sent an answer KinBot could not read.")
-    if isinstance(exc, TimeoutError | asyncio.TimeoutError | httpx.TimeoutException):
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError | httpx2.TimeoutException):
         return ProviderTimeout(f"{label} did not answer in time.")
-    if isinstance(exc, httpx.TransportError):
+    if isinstance(exc, httpx2.TransportError):
         return ProviderUnavailable(f"{label} cannot be reached.")
     return MalformedResponse(f"{label} failed unexpectedly ({type(exc).__name__}).")
 

@@ -8,6 +8,7 @@ which every start of ``kinbot`` would pay even where no OpenAI-style provider is
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ from kinbot_plugins.providers._common import (
     translate_stainless,
     validate_fields,
 )
+from kinbot_plugins.providers.chat_stream import answer_chunks
 from kinbot_plugins.providers.chat_wire import wire_messages, wire_tools
 from kinbot_plugins.providers.embedding_wire import embedding_vectors
 from kinbot_plugins.providers.streamed_tool_calls import StreamedToolCalls, TextToolCalls
@@ -63,6 +65,12 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
 }
 _NOT_CHAT = ("embedding", "embed", "whisper", "tts", "dall-e", "gpt-image", "moderation", "audio")
+
+
+def _httpx2() -> ModuleType:
+    import httpx2  # the openai SDK's HTTP library: imported with it, when first used
+
+    return httpx2
 
 
 def _sdk() -> ModuleType:
@@ -127,24 +135,23 @@ class OpenAIChat:
             arguments["temperature"] = request.temperature
         sdk = _sdk()
         try:
-            # The SDK's own HTTP layer (auth, errors, SSE parsing) without the recursive
-            # validation ``chat.completions.create`` runs on its parameters: the body is
-            # already in wire format, and that validation costs ~15 ms for a 100-message
-            # history, more than everything else the platform does in a turn. The chunks
-            # come back as the JSON objects they are (``cast_to=object``), not as pydantic
-            # models built for each of an answer's hundreds of chunks. The body goes as
-            # bytes orjson wrote: the SDK's ``json.dumps`` of a long history and some forty
-            # tool schemas was the largest single cost left on the event loop in a turn.
-            stream = await self._client.post(
+            # The SDK's own HTTP layer (auth, errors) without the recursive validation
+            # ``chat.completions.create`` runs on its parameters: the body is already in wire
+            # format, and that validation costs ~15 ms for a 100-message history, more than
+            # everything else the platform does in a turn. The body goes as bytes orjson
+            # wrote: the SDK's ``json.dumps`` of a long history and some forty tool schemas
+            # was the largest single cost left on the event loop in a turn. The answer comes
+            # back as the SDK's HTTP response, its events read by ``sse_wire`` and each chunk
+            # by orjson: the SDK's stream reader cost a quarter of the call's CPU.
+            response = await self._client.post(
                 "/chat/completions",
                 content=orjson.dumps(arguments),
                 options={"security": {"bearer_auth": True}, "headers": quiet_call_headers(sdk)},
-                cast_to=object,
+                cast_to=_httpx2().Response,
                 stream=True,
-                stream_cls=sdk.AsyncStream[object],
             )
         except Exception as exc:
-            raise translate_stainless(exc, _sdk(), self._label) from exc
+            raise translate_stainless(exc, sdk, self._label) from exc
         calls = StreamedToolCalls(self._label)
         written = (
             TextToolCalls(frozenset(tool.name for tool in request.tools))
@@ -154,32 +161,33 @@ class OpenAIChat:
         finish: str | None = None
         said = False
         try:
-            async for chunk in stream:
-                if not isinstance(chunk, dict):
-                    raise MalformedResponse(f"{self._label} sent a chunk that is not an object.")
-                calls.completion_id = calls.completion_id or str(chunk.get("id") or "")
-                if isinstance(usage := chunk.get("usage"), dict):
-                    yield Usage(_count(usage, "prompt_tokens"), _count(usage, "completion_tokens"))
-                for choice in _objects(chunk.get("choices")):
-                    delta = choice.get("delta")
-                    delta = delta if isinstance(delta, dict) else {}
-                    text = delta.get("content")
-                    text = text if isinstance(text, str) else ""
-                    if written is not None and text:
-                        text = written.feed(text)
-                    if text:
-                        said = True
-                        yield TextDelta(text)
-                    for call in _objects(delta.get("tool_calls")):
-                        calls.add(call)
-                    if reason := choice.get("finish_reason"):
-                        finish = str(reason)
+            async with contextlib.aclosing(answer_chunks(response, sdk, self._label)) as chunks:
+                async for chunk in chunks:
+                    calls.completion_id = calls.completion_id or str(chunk.get("id") or "")
+                    if isinstance(usage := chunk.get("usage"), dict):
+                        yield Usage(
+                            _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+                        )
+                    for choice in _objects(chunk.get("choices")):
+                        delta = choice.get("delta")
+                        delta = delta if isinstance(delta, dict) else {}
+                        text = delta.get("content")
+                        text = text if isinstance(text, str) else ""
+                        if written is not None and text:
+                            text = written.feed(text)
+                        if text:
+                            said = True
+                            yield TextDelta(text)
+                        for call in _objects(delta.get("tool_calls")):
+                            calls.add(call)
+                        if reason := choice.get("finish_reason"):
+                            finish = str(reason)
         except ProviderError:
             raise
         except Exception as exc:
-            raise translate_stainless(exc, _sdk(), self._label) from exc
+            raise translate_stainless(exc, sdk, self._label) from exc
         finally:
-            await stream.close()
+            await response.aclose()
         if written is not None:
             if rest := written.finish():
                 said = True

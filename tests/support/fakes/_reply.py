@@ -32,6 +32,9 @@ class Reply:
       JSON split in pieces of ``chunk_size`` characters where the provider streams them.
     - ``status``: an HTTP status; 400 and above answers with the provider's error body (with
       ``error_message``, or a default message) instead of a normal reply.
+    - ``error_message`` below 400, on a streamed OpenAI chat: the stream sends the text, then
+      an ``error`` object in place of its end, as a server whose generation fails once the
+      answer has begun does.
     - ``error_type``: overrides the provider's error kind (Anthropic ``error.type``, OpenAI
       ``error.type``, Gemini ``error.status``, Brave ``error.code``).
     - ``headers``: extra response headers, e.g. ``{"retry-after": "1"}`` with status 429.

@@ -3,7 +3,8 @@
 A fake listens on 127.0.0.1 in a thread with its own event loop, so sync code, async tests
 (whatever their loop) and benchmarks can all call it. Each request is recorded, checked for
 an API key, answered with the next scripted ``Reply`` of its endpoint (or a default one) and
-sent after the reply's ``delay``, streamed events ``chunk_delay`` apart. A client that goes
+sent after the reply's ``delay``, streamed events (and the stream's end) ``chunk_delay``
+apart. A client that goes
 away (a timeout) interrupts the delays, so a long ``delay`` never holds the server up.
 """
 
@@ -63,7 +64,8 @@ class RecordedRequest:
     ``body`` is the parsed JSON body (``None`` when there is none or it is not JSON; a
     form-encoded body is parsed into ``form``); ``endpoint`` is the fake's endpoint name
     (``None`` for an unknown path); ``api_key`` is the key found where the provider expects
-    it.
+    it. ``client_port`` is the port of the client's end of the connection: two requests with
+    the same port came on one kept-alive connection.
     """
 
     method: str
@@ -75,6 +77,7 @@ class RecordedRequest:
     endpoint: str | None
     api_key: str | None
     form: dict[str, str] = field(default_factory=dict)
+    client_port: int | None = None
 
     @property
     def text(self) -> str:
@@ -408,6 +411,8 @@ class FakeServer:
                 if index and chunk_delay > 0 and await self._interrupted(interrupt, chunk_delay):
                     return
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if chunk_delay > 0 and await self._interrupted(interrupt, chunk_delay):
+                return
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             self._interrupts.discard(interrupt)
@@ -462,6 +467,7 @@ class FakeServer:
             endpoint=route[0] if route else None,
             api_key=self._api_key(headers, query),
             form=form,
+            client_port=client[1] if (client := scope.get("client")) else None,
         )
         with self._lock:
             self._requests.append(record)

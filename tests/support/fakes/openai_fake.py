@@ -220,6 +220,9 @@ class FakeOpenAI(FakeServer):
             )
             return Response.sse(events)
         events += [chunk(delta) for delta in STREAM_FORMS[self.stream_form](reply, self._next_id)]
+        if reply.error_message is not None:  # failed once the answer had begun
+            error = {"message": reply.error_message, "type": reply.error_type or "server_error"}
+            return Response.sse([*events, _data({"error": error})])
         events.append(chunk({}, self._finish_reason(reply)))
         if include_usage:
             events.append(
