@@ -249,14 +249,14 @@ class Turn:
 
     async def _context(self, tools: list[Tool]) -> ChatContext:
         platform = self.platform
-        # Independent reads, on the database's reader threads at once: the active compacting
-        # summary and the messages after its cut (capped), contacts, language, memories.
-        session, contacts, language, memory = await asyncio.gather(
-            platform.compacting.session(self.kin.id, platform.settings.compacting_max_messages),
-            platform.contacts.summary(self.owner_id),
-            self._language(),
-            self._memory(),
+        # One after the other: each is nearly always kept in memory or one quick lookup on
+        # this thread, where running them at once (four tasks) cost more than all of them.
+        session = await platform.compacting.session(
+            self.kin.id, platform.settings.compacting_max_messages
         )
+        contacts = await platform.contacts.summary(self.owner_id)
+        language = await self._language()
+        memory = await self._memory()
         attached, vision = await self._attachments(session.messages)
         if session.summary:
             memory = replace(memory or MemoryContext(), summary=session.summary)
