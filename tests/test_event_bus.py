@@ -171,3 +171,81 @@ async def test_close_delivers_what_is_queued_then_drops_later_events() -> None:
     bus.emit(KinDeleted(kin_id="k1"))
     await bus.flush()
     assert seen == ["kin.created"]
+
+
+async def test_plain_handlers_are_called_after_emit_returns_in_order_with_the_rest() -> None:
+    bus = bus_with_catalogue()
+    seen: list[tuple[str, str]] = []
+
+    async def slow(event: Event) -> None:
+        await asyncio.sleep(0)
+        seen.append(("async", event.type))
+
+    bus.on("*", lambda e: seen.append(("plain", e.type)))
+    bus.on("*", slow)
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))
+    bus.emit(KinDeleted(kin_id="k1"))
+    assert seen == []  # the publisher is never held up by a handler
+    await bus.flush()
+    assert [kind for kind in seen if kind[0] == "plain"] == [
+        ("plain", "kin.created"),
+        ("plain", "kin.deleted"),
+    ]
+    assert [kind for kind in seen if kind[0] == "async"] == [
+        ("async", "kin.created"),
+        ("async", "kin.deleted"),
+    ]
+
+
+async def test_a_plain_function_giving_an_awaitable_is_awaited_in_order_within_the_timeout() -> (
+    None
+):
+    failures: list[str] = []
+    bus = bus_with_catalogue(
+        handler_timeout=0.05, on_handler_error=lambda owner, event, exc: failures.append(owner)
+    )
+    seen: list[str] = []
+
+    async def note(event: Event, rounds: int) -> None:
+        for _ in range(rounds):  # gives the loop to whatever else is ready, meanwhile
+            await asyncio.sleep(0)
+        seen.append(event.type)
+
+    async def stuck(event: Event) -> None:
+        await asyncio.sleep(30)
+
+    bus.on("kin.*", lambda e: note(e, 3 if e.type == "kin.created" else 0), owner="wrapped")
+    bus.on("user.*", lambda e: stuck(e), owner="stuck")
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))
+    bus.emit(KinDeleted(kin_id="k1"))
+    bus.emit(UserLogin(user_id="u1"))
+    await bus.flush()
+    assert seen == ["kin.created", "kin.deleted"]  # the slower first one still comes first
+    assert failures == ["stuck"]
+
+
+async def test_events_emitted_by_a_handler_come_in_a_later_round() -> None:
+    bus = bus_with_catalogue()
+    seen: list[str] = []
+
+    def answer(event: Event) -> None:
+        seen.append(event.type)
+        if isinstance(event, KinCreated):
+            bus.emit(KinDeleted(kin_id=event.kin_id))
+
+    bus.on("kin.*", answer)
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))
+    await asyncio.sleep(0)
+    assert seen == ["kin.created"]  # the loop went round between the two
+    await bus.flush()
+    assert seen == ["kin.created", "kin.deleted"]
+
+
+async def test_a_plain_handler_unsubscribed_before_its_turn_gets_nothing() -> None:
+    bus = bus_with_catalogue()
+    seen: list[str] = []
+    unsubscribe = bus.on("*", lambda e: seen.append(e.type))
+    bus.emit(KinCreated(kin_id="k1", name="Chef"))
+    unsubscribe()
+    await bus.flush()
+    assert seen == []

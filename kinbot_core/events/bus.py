@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -26,13 +28,27 @@ class UnknownEventType(ValueError):
 MAX_PENDING = 10_000
 
 
+@dataclass(frozen=True)
+class _Started:
+    """What a handler called directly gave back to be awaited: its worker awaits it."""
+
+    result: Awaitable[None]
+    event: Event
+
+
 @dataclass(eq=False)
 class _Subscription:
     pattern: str
     handler: EventHandler
     owner: str
-    queue: asyncio.Queue[Event] = field(default_factory=lambda: asyncio.Queue(MAX_PENDING))
+    queue: asyncio.Queue[Event | _Started] = field(
+        default_factory=lambda: asyncio.Queue(MAX_PENDING)
+    )
     worker: asyncio.Task[None] | None = None
+    #: Called directly, events in hand, rather than by its worker: a plain function (most
+    #: handlers count, log or schedule something), until one of its calls gives an awaitable.
+    direct: bool = False
+    removed: bool = False
 
     def matches(self, event_type: str) -> bool:
         if self.pattern == "*":
@@ -45,9 +61,12 @@ class _Subscription:
 class EventBus:
     """Publish events to subscribers without ever blocking the publisher.
 
-    Every subscription has its own queue and worker, so each subscriber receives events in
-    the order they were emitted and a slow or failing subscriber delays nobody else. A handler
-    that raises or runs longer than ``handler_timeout`` seconds is logged and reported through
+    Each subscriber receives events in the order they were emitted, after ``emit`` has
+    returned, and a slow or failing subscriber delays nobody else: a coroutine function's
+    subscription has its own queue and worker task; a plain function is called directly by
+    one callback of the event loop for all the events emitted meanwhile (a task woken per
+    event and subscriber cost more than what such handlers do). A handler that raises or
+    runs longer than ``handler_timeout`` seconds is logged and reported through
     ``on_handler_error``; delivery goes on.
     """
 
@@ -62,6 +81,9 @@ class EventBus:
         self._handler_timeout = handler_timeout
         self._on_handler_error = on_handler_error
         self._closed = False
+        #: Events for the subscriptions called directly, waiting for ``_call_direct``.
+        self._direct: deque[tuple[_Subscription, Event]] = deque()
+        self._direct_scheduled = False
 
     # -- catalogue ---------------------------------------------------------------------------
 
@@ -104,7 +126,8 @@ class EventBus:
         ``pattern`` is an event class, an exact type, a ``"prefix.*"`` wildcard or ``"*"``.
         """
         name = pattern.type if isinstance(pattern, type) else pattern
-        subscription = _Subscription(name, handler, owner)
+        direct = not inspect.iscoroutinefunction(handler)
+        subscription = _Subscription(name, handler, owner, direct=direct)
         self._subscriptions.append(subscription)
 
         def unsubscribe() -> None:
@@ -118,6 +141,7 @@ class EventBus:
             self._remove(subscription)
 
     def _remove(self, subscription: _Subscription) -> None:
+        subscription.removed = True
         if subscription in self._subscriptions:
             self._subscriptions.remove(subscription)
         if subscription.worker is not None:
@@ -144,20 +168,18 @@ class EventBus:
         for subscription in self._subscriptions:
             if not subscription.matches(event.type):
                 continue
-            try:
-                subscription.queue.put_nowait(event)
-            except asyncio.QueueFull:
-                logger.warning(
-                    "subscriber %s is too slow: %s dropped", subscription.owner, event.type
-                )
-                continue
-            if subscription.worker is None or subscription.worker.done():
-                subscription.worker = loop.create_task(
-                    self._deliver(subscription), name=f"event-bus:{subscription.owner}"
-                )
+            if subscription.direct:
+                self._direct.append((subscription, event))
+                if not self._direct_scheduled:
+                    self._direct_scheduled = True
+                    loop.call_soon(self._call_direct)
+            else:
+                self._enqueue(subscription, event)
 
     async def flush(self) -> None:
         """Wait until every event emitted so far has been handled."""
+        while self._direct:
+            self._call_direct()
         for subscription in list(self._subscriptions):
             if subscription.worker is not None and not subscription.worker.done():
                 await subscription.queue.join()
@@ -177,11 +199,47 @@ class EventBus:
             self._remove(subscription)
         await asyncio.gather(*workers, return_exceptions=True)
 
-    async def _deliver(self, subscription: _Subscription) -> None:
-        while True:
-            event = await subscription.queue.get()
+    def _call_direct(self) -> None:
+        """Call the direct subscriptions' handlers with the events emitted until now (what
+        a handler emits meanwhile waits for the next callback)."""
+        self._direct_scheduled = False
+        for _ in range(len(self._direct)):
+            subscription, event = self._direct.popleft()
+            if subscription.removed:
+                continue
+            if not subscription.direct:  # it gave an awaitable: its worker keeps the order
+                self._enqueue(subscription, event)
+                continue
             try:
                 result = subscription.handler(event)
+            except Exception as exc:
+                self._handler_failed(subscription, event, exc)
+                continue
+            if is_awaitable(result):
+                subscription.direct = False
+                self._enqueue(subscription, _Started(result, event))
+
+    def _enqueue(self, subscription: _Subscription, item: Event | _Started) -> None:
+        """Give ``item`` to the subscription's worker (started if it is not running)."""
+        try:
+            subscription.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            event = item.event if isinstance(item, _Started) else item
+            logger.warning("subscriber %s is too slow: %s dropped", subscription.owner, event.type)
+            if isinstance(item, _Started) and inspect.iscoroutine(item.result):
+                item.result.close()
+            return
+        if subscription.worker is None or subscription.worker.done():
+            subscription.worker = asyncio.get_running_loop().create_task(
+                self._deliver(subscription), name=f"event-bus:{subscription.owner}"
+            )
+
+    async def _deliver(self, subscription: _Subscription) -> None:
+        while True:
+            item = await subscription.queue.get()
+            event = item.event if isinstance(item, _Started) else item
+            try:
+                result = item.result if isinstance(item, _Started) else subscription.handler(item)
                 if is_awaitable(result):
                     async with asyncio.timeout(self._handler_timeout):
                         await result
