@@ -11,17 +11,12 @@ import pytest
 
 from kinbot_core.channels.deliveries import _ANY_AWAITING
 from kinbot_core.db import Database
-from kinbot_core.kins.claims import ANY_QUEUED
-from kinbot_core.kins.session_rows import (
-    _ACTIVE_SUMMARY,
-    _AFTER_CUT,
-    _SIZE_AFTER_CUT,
-    TURN_PROGRESS,
-)
+from kinbot_core.kins.claims import ANY_QUEUED, TURN_PROGRESS
+from kinbot_core.kins.session_rows import _ACTIVE_SUMMARY, _AFTER_CUT, _SIZE_AFTER_CUT
 
 #: Statements run for every turn, their parameters, and the index each must be answered from.
 PER_TURN = [
-    # The messages its trigger produced: whether any, and the newest (``turn_progress``), and
+    # The messages its trigger produced: whether any, and the newest (``claims.take_next``), and
     # its newest step (``approvals.gate.unanswered_calls``).
     (TURN_PROGRESS, (1,), "INDEX message_turn_of"),
     (

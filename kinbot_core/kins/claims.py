@@ -9,13 +9,26 @@ and the turn starts sooner.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from kinbot_core.db import Database
 from kinbot_core.kins.views import KIN_COLUMNS, MESSAGE_COLUMNS, KinView, MessageView
 
-#: A message taken for a turn, and its Kin as the same transaction left it (thinking).
-Claimed = tuple[MessageView, KinView]
+
+@dataclass(frozen=True)
+class Claimed:
+    """A message taken for a turn, its Kin as the same transaction left it (thinking), and
+    what a turn answering it had already written (read in that transaction too)."""
+
+    message: MessageView
+    kin: KinView
+    #: Whether that turn wrote a message still part of the session (it is resumed, after an
+    #: approval or a restart: never cut mid-reply).
+    begun: bool
+    #: The id of that turn's newest message, superseded or not (a retry's earlier reply).
+    latest: int | None
+
 
 NEXT_POSITION = "select coalesce(max(position), 0) + 1 from message where kin_id = ?"
 ANY_QUEUED = "select 1 from message where kin_id = ? and status = 'queued' limit 1"
@@ -27,6 +40,8 @@ _TAKE = (
     f"order by priority, id limit 1) returning {MESSAGE_COLUMNS}"
 )
 _THINKING = f"update kin set state = 'thinking' where id = ? returning {KIN_COLUMNS}"
+#: Whether a turn wrote a message still part of the session, and its newest message.
+TURN_PROGRESS = "select max(not superseded), max(id) from message where turn_of = ?"
 _DECISION_AWAITED = "select 1 from tool_approval where kin_id = ? and status = 'pending' limit 1"
 
 
@@ -53,7 +68,11 @@ def take_next(db: Database, kin_id: str) -> Claimed | None:
     if taken is None:
         return None
     kin = db.sql(_THINKING, (kin_id,)).fetchone()
-    return (MessageView.from_row(taken), KinView.from_row(kin)) if kin else None
+    if kin is None:
+        return None
+    message = MessageView.from_row(taken)
+    begun, latest = db.sql(TURN_PROGRESS, (message.id,)).fetchone()
+    return Claimed(message, KinView.from_row(kin), bool(begun), latest)
 
 
 def take_arrived(db: Database, kin_id: str) -> Claimed | None:

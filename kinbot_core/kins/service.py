@@ -347,7 +347,7 @@ class KinService:
             self._live.publish("message", {"message": view.to_dict()})
             self._live.publish("kin.queue", {"kin_id": kin_id, "queue_length": queue_length})
             if claimed is not None:
-                self._publish_claimed(kin_id, claimed[0])
+                self._publish_claimed(kin_id, claimed.message)
         finally:
             if workers is not None:
                 if takes:
@@ -427,7 +427,7 @@ class KinService:
             return None
         claimed = await self._db.write(take_next, self._db, kin_id)
         if claimed is not None:
-            self._publish_claimed(kin_id, claimed[0])
+            self._publish_claimed(kin_id, claimed.message)
         return claimed
 
     def _publish_claimed(self, kin_id: str, view: MessageView) -> None:

@@ -64,16 +64,3 @@ def placed_after(db: Database, kin_id: str, position: int) -> list[tuple[Message
     Call it on a reader thread: a session never compacted may hold thousands."""
     rows = db.sql(_PLACED_AFTER, (kin_id, position)).fetchall()
     return [(MessageView.from_row(row[:-1]), row[-1]) for row in rows]
-
-
-#: Whether a turn wrote a message still part of the session, and its newest message.
-TURN_PROGRESS = "select max(not superseded), max(id) from message where turn_of = ?"
-
-
-def turn_progress(db: Database, trigger_id: int) -> tuple[bool, int | None]:
-    """What the turn answering message ``trigger_id`` wrote before it starts: whether it
-    already wrote something not superseded (a step, a tool result: it is being resumed,
-    after an approval or a restart), and the id of its newest message, superseded or not
-    (a retry's earlier reply), if any (``read_now``, one lookup)."""
-    begun, latest = db.read_now(TURN_PROGRESS, (trigger_id,))[0]
-    return bool(begun), latest

@@ -16,12 +16,12 @@ from hookspecs.types import ChatContext, KinRef, Outcome, ToolCall
 from kinbot_core import approvals
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
 from kinbot_core.kins import meta, prompt_budget, turn_fit
+from kinbot_core.kins.claims import Claimed
 from kinbot_core.kins.drafts import TurnDraft
 from kinbot_core.kins.model_messages import chat_messages, llm_messages, tool_specs
 from kinbot_core.kins.prompt import TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
-from kinbot_core.kins.service import KinView, MessageView
-from kinbot_core.kins.session_rows import turn_progress
+from kinbot_core.kins.service import MessageView
 from kinbot_core.kins.views import TurnEnd
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import (
@@ -62,10 +62,11 @@ def speaker_of(message: MessageView) -> Speaker:
 class Turn:
     """Runs the turn started by one queued message."""
 
-    def __init__(self, platform: Platform, kin: KinView, trigger: MessageView) -> None:
+    def __init__(self, platform: Platform, claimed: Claimed) -> None:
         self.platform = platform
-        self.kin = kin
-        self.trigger = trigger
+        kin = self.kin = claimed.kin
+        trigger = self.trigger = claimed.message
+        self._claimed = claimed
         self.speaker = speaker_of(trigger)
         self.ref = KinRef(id=kin.id, name=kin.name, model=kin.model, task_id=kin.task_id)
         #: For a sub-Kin: its task (loaded when the turn starts).
@@ -103,11 +104,10 @@ class Turn:
         self.trigger = await self.platform.vault.screen(self.trigger)
         mask = self.platform.vault.masker().mask
         try:
-            db = self.platform.db
-            self._resumed, latest = turn_progress(db, self.trigger.id)
+            self._resumed = self._claimed.begun
             if not self._resumed:  # never cut mid-reply
                 await self.platform.usage.refuse_over_budget()
-            self._follow_superseded(latest)
+            self._follow_superseded(self._claimed.latest)
             await self._steps()
         except approvals.ApprovalPending:  # the request is stored: the turn waits for it
             self.platform.bus.emit(KinStateChanged(kin_id=self.kin.id, state="idle"))

@@ -152,8 +152,8 @@ class KinWorkers:
                 finally:
                     self._idle.discard(kin_id)
                 continue
-            message, kin = claimed
-            runner = Turn(self._platform, kin, message)
+            message, kin = claimed.message, claimed.kin
+            runner = Turn(self._platform, claimed)
             turn = asyncio.get_running_loop().create_task(
                 runner.run(), name=f"kin-turn:{kin_id}:{message.id}"
             )
