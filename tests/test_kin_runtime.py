@@ -575,3 +575,30 @@ async def test_a_chat_opened_mid_reply_gets_what_the_turn_streamed_and_runs(
         assert (await server.client.get(messages_url)).json()["draft"] is None
         older = (await server.client.get(f"{messages_url}?before={message['id'] + 1}")).json()
         assert "draft" not in older
+
+
+class KitchenNote:
+    """A plugin saying where each question was asked, in the newest message of each call."""
+
+    @hookimpl
+    def before_chat(self, context: Any) -> None:
+        context.messages[-1]["content"] += " (asked in the kitchen)"
+
+
+async def test_a_message_a_hook_changed_reaches_the_model_for_that_call_only(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    """The window's messages are kept converted from turn to turn (``window_messages``): what
+    a hook changes is sent as changed, and the next call starts from the messages as stored."""
+    server.platform.plugins.register(KitchenNote(), "kitchen_note")
+    kin = await make_kin(server.client)
+    async with sse_stream(server.client) as stream:
+        for text in ("Is the oven hot?", "And the kettle?"):
+            message = await send(server.client, kin["id"], text)
+            await stream.wait_for(status_of(message["id"], "done"))
+    first, second = (request.body["messages"] for request in fake_llm.requests_to("chat"))
+    assert first[-1]["content"] == "[Nico] Is the oven hot? (asked in the kitchen)"
+    assert [m["content"] for m in second[1:] if m["role"] == "user"] == [
+        "[Nico] Is the oven hot?",
+        "[Nico] And the kettle? (asked in the kitchen)",
+    ]

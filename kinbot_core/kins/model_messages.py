@@ -89,37 +89,52 @@ def llm_messages(
     """The session as provider-neutral message dicts, starting at a user message. Users'
     attached files come from ``attachments`` (by upload id): documents as text, images as
     ``images`` when the model can see them (``vision``)."""
-    messages: list[dict[str, Any]] = []
-    tool_parts = False  # whether ``paired`` has anything to pair
-    for message in history:
-        if message.role == "user":
-            entry = {"role": "user", "content": labelled(message)}
-            if message.attachments:
-                entry = with_attachments(
-                    entry, message.attachments, attachments or {}, vision=vision
-                )
-            messages.append(entry)
-        elif message.role == "assistant":
-            tool_parts = tool_parts or bool(message.tool_calls)
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": message.content,
-                    "tool_calls": message.tool_calls or [],
-                }
-            )
-        elif message.role == "tool":
-            tool_parts = True
-            messages.append(
-                {
-                    "role": "tool",
-                    "content": message.content,
-                    "tool_call_id": message.tool_call_id,
-                    "is_error": message.is_error,
-                }
-            )
-    while messages and messages[0]["role"] != "user":
-        messages.pop(0)  # the window cut a tool exchange in two
+    messages = [
+        entry
+        for message in history
+        if (entry := model_message(message, attachments or {}, vision=vision)) is not None
+    ]
+    return model_window(messages, any(map(has_tool_parts, history)))
+
+
+def model_message(
+    message: MessageView, attachments: Mapping[str, ModelAttachment], *, vision: bool
+) -> dict[str, Any] | None:
+    """One message as a provider-neutral dict (``None`` for one the model does not read)."""
+    if message.role == "user":
+        entry = {"role": "user", "content": labelled(message)}
+        if message.attachments:
+            entry = with_attachments(entry, message.attachments, attachments, vision=vision)
+        return entry
+    if message.role == "assistant":
+        return {
+            "role": "assistant",
+            "content": message.content,
+            "tool_calls": message.tool_calls or [],
+        }
+    if message.role == "tool":
+        return {
+            "role": "tool",
+            "content": message.content,
+            "tool_call_id": message.tool_call_id,
+            "is_error": message.is_error,
+        }
+    return None
+
+
+def has_tool_parts(message: MessageView) -> bool:
+    """Whether a message is a tool call or a tool's result (``paired`` has work then)."""
+    return message.role == "tool" or (message.role == "assistant" and bool(message.tool_calls))
+
+
+def model_window(messages: list[dict[str, Any]], tool_parts: bool) -> list[dict[str, Any]]:
+    """A window's message dicts as a call takes them: from its first user message (the
+    window may cut a tool exchange in two), calls and results ``paired`` when it has any."""
+    start = 0
+    while start < len(messages) and messages[start]["role"] != "user":
+        start += 1
+    if start:
+        messages = messages[start:]
     return paired(messages) if tool_parts else messages
 
 

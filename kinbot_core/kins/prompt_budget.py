@@ -46,9 +46,10 @@ from kinbot_core.compacting.tokens import (
     tool_tokens,
 )
 from kinbot_core.kins import prompt_shedding
-from kinbot_core.providers import ChatRequest, ContextWindow, ProviderError
+from kinbot_core.providers import ChatMessage, ChatRequest, ContextWindow, ProviderError
 
 if TYPE_CHECKING:
+    from kinbot_core.kins.window_messages import WindowMessages
     from kinbot_core.platform import Platform
     from kinbot_core.tools import Tool
 
@@ -229,6 +230,9 @@ class FittedPrompt:
     budget: PromptBudget
     #: The stages applied (``STAGES``), in order.
     shed: tuple[str, ...]
+    #: The messages as the call's ``ChatMessage``s, when kept from their window (``None``:
+    #: to be converted).
+    chats: tuple[ChatMessage, ...] | None = None
 
     @property
     def fits(self) -> bool:
@@ -254,17 +258,27 @@ class FittedPrompt:
         return int(math.ceil((self.expected_tokens + self.budget.reply) / 100) * 100)
 
 
-def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> FittedPrompt:
+def fit(
+    context: ChatContext,
+    tools: list[Tool],
+    budget: PromptBudget,
+    window: WindowMessages | None = None,
+) -> FittedPrompt:
     """``context`` (after the ``before_chat`` hooks) made to fit ``budget``: a new context,
     the given one is left as it is. ``tools`` are the Tool objects behind ``context.tools``
-    (for their prompt hints and audience)."""
+    (for their prompt hints and audience); ``window``, the kept conversions of the messages
+    the context was given (used when the hooks left them as they were)."""
     draft = prompt_shedding.Draft.of(context, tools)
     if not budget.tools:
         draft.drop_all_tools(NO_TOOLS_SECTION)
     shed: list[str] = []
     wanted: int | None = None
     stable = _stable(draft)
-    size = stable + messages_tokens(draft.messages)
+    as_given = window is not None and window.unchanged(draft.messages)
+    if as_given and window is not None and window.tokens is not None:
+        size = stable + window.tokens
+    else:
+        size = stable + messages_tokens(draft.messages)
     for stage in STAGES:
         if size <= budget.prompt:
             break
@@ -282,7 +296,8 @@ def fit(context: ChatContext, tools: list[Tool], budget: PromptBudget) -> Fitted
         messages=list(draft.messages),
         extra=dict(context.extra),
     )
-    return FittedPrompt(fitted, size, stable, budget, tuple(shed))
+    chats = window.chats if as_given and window is not None and "history" not in shed else None
+    return FittedPrompt(fitted, size, stable, budget, tuple(shed), chats)
 
 
 def _stable(draft: prompt_shedding.Draft) -> int:

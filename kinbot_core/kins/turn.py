@@ -18,11 +18,12 @@ from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
 from kinbot_core.kins import meta, prompt_budget, turn_fit
 from kinbot_core.kins.claims import Claimed
 from kinbot_core.kins.drafts import TurnDraft
-from kinbot_core.kins.model_messages import chat_messages, llm_messages, tool_specs
+from kinbot_core.kins.model_messages import chat_messages, tool_specs
 from kinbot_core.kins.prompt import TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
 from kinbot_core.kins.service import MessageView
 from kinbot_core.kins.views import TurnEnd
+from kinbot_core.kins.window_messages import WindowMessages, window_messages
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import (
     ChatRequest,
@@ -87,6 +88,8 @@ class Turn:
         #: Whether the turn had written something before it started (resumed after an
         #: approval or a restart): only then may its last step's calls wait for results.
         self._resumed = False
+        #: The window's messages of the step's call, as converted (``window_messages``).
+        self._window: WindowMessages | None = None
 
     async def run(self) -> str | None:
         """Run to the end; an error (the provider's, or any other, logged) becomes an error
@@ -210,7 +213,7 @@ class Turn:
         """The context of the next model call (after ``before_chat``) fitted to ``budget``."""
         context = await self._context(tools)
         await self.platform.hooks.call("before_chat", kin=self.ref, context=context)
-        fitted = prompt_budget.fit(context, tools, budget)
+        fitted = prompt_budget.fit(context, tools, budget, self._window)
         self.platform.compacting.note_prompt(self.kin.id, fitted.stable_tokens)
         return fitted
 
@@ -258,6 +261,7 @@ class Turn:
         language = await self._language()
         memory = await self._memory()
         attached, vision = await self._attachments(session.messages)
+        self._window = window_messages(self.kin.id, session.messages, attached, vision=vision)
         if session.summary:
             memory = replace(memory or MemoryContext(), summary=session.summary)
         sections = build_sections(
@@ -273,9 +277,7 @@ class Turn:
         return ChatContext(
             model=self.kin.model,
             system_prompt=sections,
-            messages=platform.vault.reveal(
-                self.trigger.id, llm_messages(session.messages, attached, vision=vision)
-            ),
+            messages=platform.vault.reveal(self.trigger.id, self._window.given()),
             tools=[
                 {"name": t.name, "description": t.description, "parameters": t.parameters}
                 for t in tools
@@ -365,7 +367,7 @@ class Turn:
             model=context.model,
             max_tokens=fitted.answer_tokens,
             system="\n\n".join(context.system_prompt),
-            messages=chat_messages(context.messages),
+            messages=chat_messages(context.messages) if fitted.chats is None else fitted.chats,
             tools=tool_specs(context.tools),
         )
         parts: list[str] = []
