@@ -62,14 +62,20 @@ def test_turn_after_turn_it_reads_as_the_window_converted_anew() -> None:
     with_tools = [view(1), view(2, "assistant", "", tool_calls=[call]), view(3)]
     assert check("kin-a", with_tools).chats is None  # paired anew: no kept chats
     assert check("kin-a", [view(1), view(3)]).chats is not None
+    tail = [view(11), view(12, "assistant")]
+    assert check("kin-e", [*with_tools, *tail]).chats is None
+    assert check("kin-e", [with_tools[2], *tail]).chats is not None  # the exchange left
 
 
 def test_what_the_window_held_before_is_not_converted_again() -> None:
-    window = [view(1), view(2, "assistant"), view(3)]
-    first = check("kin-b", window)
-    second = check("kin-b", [*window, view(4, "assistant"), view(5)])
+    views = [view(1), view(2, "assistant"), view(3), view(4, "assistant"), view(5)]
+    first = check("kin-b", views[:3])
+    second = check("kin-b", views)
     assert all(a is b for a, b in zip(first.messages, second.messages, strict=False))
-    other_kin = check("kin-c", window)  # another Kin's window is its own
+    # compacted: the oldest views left the window's start
+    slid = check("kin-b", [*views[2:], view(6, "assistant")])
+    assert all(a is b for a, b in zip(slid.messages, second.messages[2:], strict=False))
+    other_kin = check("kin-c", views[:3])  # another Kin's window is its own
     assert other_kin.messages[0] is not first.messages[0]
 
 

@@ -60,42 +60,60 @@ class _Kept:
     #: The messages the views gave (those the model reads), and their ``ChatMessage``s.
     messages: list[dict[str, Any]] = field(default_factory=list)
     chats: list[ChatMessage] = field(default_factory=list)
-    #: For each view: how many messages and tokens the views before it gave (one more
-    #: entry: the whole window's).
+    #: For each view, what the views before it gave: messages, tokens, views in a tool
+    #: exchange, views with attached files (one entry more: the whole window's).
     shown_before: list[int] = field(default_factory=lambda: [0])
     tokens_before: list[int] = field(default_factory=lambda: [0])
-    #: The place of the first view with attached files (read for each turn: converted anew
-    #: from there on), and of the first one in a tool exchange.
-    first_attached: int | None = None
-    first_tool_part: int | None = None
+    tool_parts_before: list[int] = field(default_factory=lambda: [0])
+    attached_before: list[int] = field(default_factory=lambda: [0])
 
     def cut(self, views: list[MessageView], vision: bool) -> _Kept:
-        """What of this window a window of ``views`` reuses: the views they begin with."""
-        same = list(map(operator.is_, self.views, views))
+        """What of this window a window of ``views`` reuses: the views it held that ``views``
+        begin with (after those that left its start, when its session was compacted)."""
+        start = 0
+        if views and self.views and views[0] is not self.views[0]:
+            start = next((i for i, kept in enumerate(self.views) if kept is views[0]), 0)
+        same = list(map(operator.is_, self.views[start:], views))
         try:
-            reused = same.index(False)
+            end = start + same.index(False)
         except ValueError:
-            reused = len(same)
+            end = start + len(same)
         if self.vision != vision:
-            reused = 0
-        if self.first_attached is not None:
-            reused = min(reused, self.first_attached)
-        shown = self.shown_before[reused]
-        tool_part = self.first_tool_part
+            end = start
+        if self.attached_before[end] > self.attached_before[start]:
+            # converted anew from the first view with attached files (read for each turn)
+            end = next(i for i in range(start, end) if self.views[i].attachments)
+        if start == 0:
+            shown = self.shown_before[end]
+            return _Kept(
+                self.views[:end],
+                vision,
+                self.messages[:shown],
+                self.chats[:shown],
+                self.shown_before[: end + 1],
+                self.tokens_before[: end + 1],
+                self.tool_parts_before[: end + 1],
+                self.attached_before[: end + 1],
+            )
+        first, last = self.shown_before[start], self.shown_before[end]
         return _Kept(
-            self.views[:reused],
+            self.views[start:end],
             vision,
-            self.messages[:shown],
-            self.chats[:shown],
-            self.shown_before[: reused + 1],
-            self.tokens_before[: reused + 1],
-            None,
-            tool_part if tool_part is not None and tool_part < reused else None,
+            self.messages[first:last],
+            self.chats[first:last],
+            *(
+                [value - counts[start] for value in counts[start : end + 1]]
+                for counts in (
+                    self.shown_before,
+                    self.tokens_before,
+                    self.tool_parts_before,
+                    self.attached_before,
+                )
+            ),
         )
 
     def add(self, view: MessageView, attachments: Mapping[str, ModelAttachment]) -> None:
         """Convert one more view of the window."""
-        index = len(self.views)
         self.views.append(view)
         message = model_message(view, attachments, vision=self.vision)
         tokens = 0
@@ -106,10 +124,8 @@ class _Kept:
             self.chats.append(chat_messages([message])[0])
         self.shown_before.append(len(self.messages))
         self.tokens_before.append(self.tokens_before[-1] + tokens)
-        if view.attachments and self.first_attached is None:
-            self.first_attached = index
-        if has_tool_parts(view) and self.first_tool_part is None:
-            self.first_tool_part = index
+        self.tool_parts_before.append(self.tool_parts_before[-1] + has_tool_parts(view))
+        self.attached_before.append(self.attached_before[-1] + bool(view.attachments))
 
 
 _kept: dict[str, _Kept] = {}
@@ -133,7 +149,7 @@ def window_messages(
     if len(_kept) > KEPT_KINS:
         del _kept[next(iter(_kept))]  # the Kin converted longest ago
     messages = window.messages
-    if window.first_tool_part is not None:
+    if window.tool_parts_before[-1]:
         return WindowMessages(model_window(messages, True), None, None)
     fitted = model_window(messages, False)
     start = len(messages) - len(fitted)  # the messages before the first user message
