@@ -4,12 +4,16 @@ to read everything anew."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+from collections.abc import Callable
 
 import pytest
 
 from kinbot_core.db.changes import TRACKED, ChangeLog
 from kinbot_core.db.models import KinRecord, MessageRecord
+from kinbot_core.kins.read_back import kin_read_back
+from kinbot_core.kins.views import KIN_COLUMNS
 from kinbot_core.platform import Platform
 from tests.test_contacts import add_kin
 
@@ -95,3 +99,44 @@ def test_a_table_made_later_is_tracked_from_the_next_write() -> None:
     changes.publish(connection)
     assert changes.changed_since(start, "kin", "chef")
     assert not changes.changed_since(start, "kin", "other")
+
+
+async def test_a_row_read_back_is_offered_only_while_it_reads_so(platform: Platform) -> None:
+    """What a write read back of a row it changed is served for the row until anything else
+    changes it: a later write of the same transaction, or a rollback of its own."""
+    kin = await add_kin(platform, "Chef")
+    db = platform.db
+    renamed = f"update kin set name = ? where id = ? returning {KIN_COLUMNS}"
+
+    def read_back(name: str, fail: bool = False) -> Callable[[], None]:
+        def write() -> None:
+            kin_read_back(db, db.sql(renamed, (name, kin)).fetchone())
+            if fail:
+                raise ValueError("taken back")
+
+        return write
+
+    await db.write(read_back("Un"))
+    offered = db.changes.offered("kin", kin)
+    assert offered is not None and offered[1].name == "Un"
+    # Queued behind the first, the next three share one transaction, each in a savepoint.
+    outcomes = await asyncio.gather(
+        db.write(read_back("Deux")),
+        db.write(read_back("Trois")),
+        db.write(read_back("Quatre", fail=True)),
+        db.write(lambda: None),
+        return_exceptions=True,
+    )
+    assert isinstance(outcomes[2], ValueError)
+    # "Trois" was changed after it was read back (then taken back: told all the same), and
+    # "Quatre" was taken back: nothing is offered, the row is read.
+    assert db.changes.offered("kin", kin) is None
+    assert (await platform.kins.get(kin)).name == "Trois"
+    await db.write(read_back("Trois"))
+    assert db.changes.offered("kin", kin) is not None
+    await db.write(lambda: KinRecord.update(role="Cook").where(KinRecord.id == kin).execute())
+    assert db.changes.offered("kin", kin) is None  # changed since, without a read-back
+    with pytest.raises(ValueError, match="taken back"):
+        await db.write(read_back("Cinq", fail=True))
+    assert db.changes.offered("kin", kin) is None
+    assert (await platform.kins.get(kin)).name == "Trois"

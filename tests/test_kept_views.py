@@ -18,7 +18,7 @@ from kinbot_core.db.models import KinRecord, MessageRecord
 from kinbot_core.kins.service import _HISTORY
 from kinbot_core.kins.session_rows import session_size
 from kinbot_core.kins.session_window import SessionWindows
-from kinbot_core.kins.views import MessageView
+from kinbot_core.kins.views import MessageView, TurnEnd
 from kinbot_core.platform import Platform
 from tests.test_contacts import add_kin
 
@@ -144,3 +144,62 @@ async def test_another_process_writing_the_file_is_seen_at_the_next_write(
         other.execute("update kin set name = 'Cuisinier' where id = ?", (kin,))
     await platform.kins.add_message(kin, role="user", source="user", content="Bonjour")
     assert (await platform.kins.get(kin)).name == "Cuisinier"
+
+
+async def test_what_a_turns_writes_read_back_is_served_without_a_lookup(
+    platform: Platform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn's claim and end read back the rows they change (``kinbot_core.kins.read_back``):
+    the Kin and its window are then served as a fresh read finds them, without a lookup."""
+    kin = await add_kin(platform, "Chef")
+    kins = platform.kins
+    kins.workers = None  # the test claims the messages, as a Kin's worker does
+    await kins.add_message(kin, role="user", source="user", content="Bonjour")
+    kins.windows.read(kin, 200)
+    await kins.get(kin)
+    await kins.enqueue(kin, "Une question", source="user", sender_id=None, sender_name="Nico")
+    claimed = await kins.claim_next(kin)
+    assert claimed is not None
+    lookups: list[str] = []
+    read_now = platform.db.read_now
+
+    def counted(statement: str, params: Any = ()) -> list[Any]:
+        lookups.append(statement)
+        return read_now(statement, params)
+
+    monkeypatch.setattr(platform.db, "read_now", counted)
+    assert await kins.get(kin) is claimed.kin  # the claim's view of the Kin (thinking)
+    await kins.add_message(
+        kin,
+        role="assistant",
+        source="kin",
+        content="Une réponse",
+        turn_of=claimed.message.id,
+        ends=TurnEnd(claimed.message.id, "done", state="idle"),
+    )
+    after = await kins.get(kin)
+    _summary, window = kins.windows.read(kin, 200)
+    assert lookups == []
+    assert after.state == "idle"
+    fresh = [MessageView.from_row(row) for row in reversed(read_now(_HISTORY, (kin, 200)))]
+    assert window == fresh
+    assert [(m.content, m.status) for m in window][-2:] == [
+        ("Une question", "done"),
+        ("Une réponse", "done"),
+    ]
+
+
+async def test_a_row_read_back_then_changed_again_is_looked_up(platform: Platform) -> None:
+    kin = await add_kin(platform, "Chef")
+    kins = platform.kins
+    kins.workers = None  # the test claims the message, as a Kin's worker does
+    await kins.enqueue(kin, "Une question", source="user", sender_id=None, sender_name="Nico")
+    claimed = await kins.claim_next(kin)
+    assert claimed is not None
+
+    def rename() -> None:
+        KinRecord.update(name="Cuisinier").where(KinRecord.id == kin).execute()
+
+    await platform.db.write(rename)  # a write that does not read it back
+    assert (await kins.get(kin)).name == "Cuisinier"
+    assert (await kins.get(kin)).state == "thinking"

@@ -12,6 +12,11 @@ changes wait until the transaction ends, then are published under the next seque
 whether it committed or rolled back (a change published for nothing costs one read more). A
 reader takes ``position()`` before it reads and later asks what changed after it.
 
+A write that reads back a row it changed (``update … returning``) may ``offer`` it: once its
+transaction is published, a reader asks ``offered`` for the row as it is now instead of
+reading it, as long as nothing changed the row since (a write that failed takes its offers
+back: ``GroupedWrites``).
+
 Only the writer's connection has the triggers: every write goes through it
 (``Database.write``). Another process writing the file (the command line) is caught by
 ``pragma data_version`` after each transaction of the writer: then everything counts as
@@ -81,6 +86,13 @@ class ChangeLog:
         #: Changed rows older than this position were forgotten.
         self._forgotten_through = 0
         self._pending: list[tuple[str, Any, Any]] = []
+        #: (table, key, row) of the retained rows → the last position that changed it.
+        self._row_latest: dict[tuple[str, Any, Any], int] = {}
+        #: What writes of the open transaction read back: (changes recorded before it,
+        #: table, key, row, value).
+        self._offers: list[tuple[int, str, Any, Any, Any]] = []
+        #: (table, key, row) → (position, value) of the rows offered lately.
+        self._offered: dict[tuple[str, Any, Any], tuple[int, Any]] = {}
         self._installed_on: Any = None
         self._installed_all = False
         self._data_version: int | None = None
@@ -115,7 +127,36 @@ class ChangeLog:
                     changed.add(row)
             return changed
 
+    def offered(self, table: str, key: Any, row: Any = None) -> tuple[int, Any] | None:
+        """The position and value a write offered of a row (``row``: its ``TRACKED`` row
+        column's value; ``None`` for a table told by key only), when nothing changed the row
+        after that write; else ``None`` (then read it)."""
+        with self._lock:
+            kept = self._offered.get((table, key, row))
+            if kept is None or kept[0] < self._everything_at:
+                return None
+            if row is None:
+                latest = self._latest.get((table, key))
+            elif kept[0] <= self._forgotten_through:
+                return None
+            else:
+                latest = self._row_latest.get((table, key, row))
+            return kept if latest == kept[0] else None
+
     # -- the writer thread ------------------------------------------------------------------
+
+    def offer(self, table: str, key: Any, row: Any, value: Any) -> None:
+        """A write read back a row it changed (``value``): readers may take it for the row
+        once the transaction is published (called inside the write, after the statement)."""
+        self._offers.append((len(self._pending), table, key, row, value))
+
+    def offers_made(self) -> int:
+        """How many offers the open transaction holds (``withdraw_offers``' mark)."""
+        return len(self._offers)
+
+    def withdraw_offers(self, mark: int = 0) -> None:
+        """Take back the offers made after ``mark``: their write was rolled back."""
+        del self._offers[mark:]
 
     def install(self, connection: Any) -> None:
         """Give the writer's ``connection`` the function and the triggers of the tracked
@@ -155,9 +196,12 @@ class ChangeLog:
         data_version = connection.execute("pragma data_version").fetchone()[0]
         external = data_version != self._data_version
         self._data_version = data_version
+        offers, self._offers = self._offers, []
         if not self._pending and not external:
             return
         pending, self._pending = self._pending, []
+        # An offer holds if no later change of the transaction touched its row.
+        last_change = {change: index for index, change in enumerate(pending)} if offers else {}
         with self._lock:
             position = self._published + 1
             if external:
@@ -167,6 +211,15 @@ class ChangeLog:
                 self._latest[(table, None)] = position
                 if row is not None:
                     self._rows.append((position, table, key, row))
+                    self._row_latest[(table, key, row)] = position
             while len(self._rows) > self._retained_rows:
-                self._forgotten_through = self._rows.popleft()[0]
+                forgotten = self._rows.popleft()
+                self._forgotten_through = forgotten[0]
+                if self._row_latest.get(forgotten[1:]) == forgotten[0]:
+                    del self._row_latest[forgotten[1:]]
+            for made_after, table, key, row, value in offers:
+                if last_change.get((table, key, row), -1) < made_after:
+                    self._offered[(table, key, row)] = (position, value)
+            while len(self._offered) > self._retained_rows:
+                del self._offered[next(iter(self._offered))]
             self._published = position

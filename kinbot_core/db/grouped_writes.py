@@ -100,13 +100,16 @@ class GroupedWrites:
         try:
             self._changes.install(connection)
             return self._in_transaction(database, calls)
+        except BaseException:
+            self._changes.withdraw_offers()  # rolled back
+            raise
         finally:
             self._changes.publish(connection)
 
-    @staticmethod
     def _in_transaction(
-        database: peewee.SqliteDatabase, calls: list[Callable[[], Any]]
+        self, database: peewee.SqliteDatabase, calls: list[Callable[[], Any]]
     ) -> list[_Outcome]:
+        changes = self._changes
         try:
             if len(calls) == 1:
                 with database.atomic(lock_type="IMMEDIATE"):
@@ -115,16 +118,19 @@ class GroupedWrites:
             with database.atomic(lock_type="IMMEDIATE"):
                 for call in calls:
                     _execute(database, "savepoint grouped_write")
+                    offers = changes.offers_made()
                     try:
                         result = call()
                     except Exception as exc:
                         _execute(database, "rollback to grouped_write")
+                        changes.withdraw_offers(offers)  # what it read back is undone
                         outcomes.append((False, exc))
                     else:
                         outcomes.append((True, result))
                     _execute(database, "release grouped_write")
             return outcomes
         except Exception as exc:  # the call of a write alone, or BEGIN or COMMIT
+            changes.withdraw_offers()
             return [(False, exc)] * len(calls)
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kinbot_core.db import Database
-from kinbot_core.kins.views import KIN_COLUMNS, MESSAGE_COLUMNS, KinView, MessageView
+from kinbot_core.kins.read_back import kin_read_back, message_read_back
+from kinbot_core.kins.views import KIN_COLUMNS, PLACED_COLUMNS, KinView, MessageView
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ _TAKE = (
     "update message set status = 'processing', "
     f"position = coalesce(position, ({NEXT_POSITION})) "
     "where id = (select id from message where kin_id = ? and status = 'queued' "
-    f"order by priority, id limit 1) returning {MESSAGE_COLUMNS}"
+    f"order by priority, id limit 1) returning {PLACED_COLUMNS}"
 )
 _THINKING = f"update kin set state = 'thinking' where id = ? returning {KIN_COLUMNS}"
 #: Whether a turn wrote a message still part of the session, and its newest message.
@@ -70,9 +71,9 @@ def take_next(db: Database, kin_id: str) -> Claimed | None:
     kin = db.sql(_THINKING, (kin_id,)).fetchone()
     if kin is None:
         return None
-    message = MessageView.from_row(taken)
+    message = message_read_back(db, taken)
     begun, latest = db.sql(TURN_PROGRESS, (message.id,)).fetchone()
-    return Claimed(message, KinView.from_row(kin), bool(begun), latest)
+    return Claimed(message, kin_read_back(db, kin), bool(begun), latest)
 
 
 def take_arrived(db: Database, kin_id: str) -> Claimed | None:

@@ -3,7 +3,9 @@
 A turn reads its Kin four times (before and after the model's call, its tools, its
 compacting); each read was a lookup (20 to 40 µs in the running server, whose writes drop the
 readers' page cache) and a view to make (its tools' JSON parsed). The view is kept and the
-database's ``ChangeLog`` says when its row changed.
+database's ``ChangeLog`` says when its row changed; a write that changes a Kin's row and
+reads it back (a turn's claim and end: its state) offers its view (``read_back``), which is
+then kept without a lookup.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ class KeptKinViews:
         kept = self._kept.get(kin_id)
         if kept is not None and not changes.changed_since(kept[0], "kin", kin_id):
             return kept[1]
+        offered = changes.offered("kin", kin_id)
+        if offered is not None:  # the write that changed it read it back (``read_back``)
+            self._kept[kin_id] = offered
+            return offered[1]  # type: ignore[no-any-return]
         now = changes.position()
         rows = self._db.read_now(_SELECT_KIN, (kin_id,))
         if not rows:

@@ -34,9 +34,12 @@ from kinbot_core.kins.claims import (
 )
 from kinbot_core.kins.kept_views import KeptKinViews
 from kinbot_core.kins.meta import stopped_turn
+from kinbot_core.kins.read_back import kin_read_back, message_read_back
 from kinbot_core.kins.screening import AUTOMATIC_SOURCES, Screen
 from kinbot_core.kins.views import (
+    KIN_COLUMNS,
     MESSAGE_COLUMNS,
+    PLACED_COLUMNS,
     KinError,
     KinNotFound,
     KinView,
@@ -389,10 +392,10 @@ class KinService:
         columns = [_MESSAGE_FIELDS[name] for name in fields]  # KeyError: not a message field
         statement = (
             f"insert into message ({', '.join(columns)}) values "
-            f"({', '.join('?' * len(columns))}) returning {MESSAGE_COLUMNS}"
+            f"({', '.join('?' * len(columns))}) returning {PLACED_COLUMNS}"
         )
         values = [int(v) if isinstance(v, bool) else v for v in fields.values()]
-        return MessageView.from_row(self._db.sql(statement, values).fetchone())
+        return message_read_back(self._db, self._db.sql(statement, values).fetchone())
 
     async def messages(
         self, kin_id: str, *, before: int | None = None, limit: int = 50
@@ -449,8 +452,12 @@ class KinService:
         self._publish_end(kin_id, end)
 
     def _end_turn(self, kin_id: str, end: TurnEnd) -> None:
-        self._db.sql(_FINISHED, (end.status, time.time(), end.trigger_id))
-        self._db.sql(_KIN_STATE, (end.state, end.error, end.error_code, kin_id))
+        trigger = self._db.sql(_FINISHED, (end.status, time.time(), end.trigger_id)).fetchone()
+        if trigger is not None:
+            message_read_back(self._db, trigger)
+        kin = self._db.sql(_KIN_STATE, (end.state, end.error, end.error_code, kin_id)).fetchone()
+        if kin is not None:
+            kin_read_back(self._db, kin)
 
     def _publish_end(self, kin_id: str, end: TurnEnd) -> None:
         self._live.publish(
@@ -541,8 +548,13 @@ _HISTORY = (
     f"select {MESSAGE_COLUMNS} from message where kin_id = ? and position is not null "
     "and not superseded order by position desc limit ?"
 )
-_FINISHED = "update message set status = ?, processed_at = ? where id = ?"
-_KIN_STATE = "update kin set state = ?, last_error = ?, last_error_code = ? where id = ?"
+_FINISHED = (
+    f"update message set status = ?, processed_at = ? where id = ? returning {PLACED_COLUMNS}"
+)
+_KIN_STATE = (
+    "update kin set state = ?, last_error = ?, last_error_code = ? where id = ? "
+    f"returning {KIN_COLUMNS}"
+)
 #: Message fields a turn or the system may set, and their columns.
 _MESSAGE_FIELDS = {name: (field.column_name) for name, field in MessageRecord._meta.fields.items()}
 

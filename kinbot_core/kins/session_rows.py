@@ -7,7 +7,7 @@ from typing import Any
 
 from kinbot_core.compacting.tokens import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS
 from kinbot_core.db import Database
-from kinbot_core.kins.views import MESSAGE_COLUMNS, MessageView
+from kinbot_core.kins.views import PLACED_COLUMNS, MessageView
 
 _ACTIVE_SUMMARY = (
     "select summary, through_position from compacting_snapshot where kin_id = ? and active"
@@ -16,7 +16,6 @@ _ACTIVE_SUMMARY = (
 #: ones a retry superseded left out: they are no longer part of it.
 _PLACED = "kin_id = ? and position is not null and position > ? and not superseded"
 #: A message's columns and its position in the conversation.
-PLACED_COLUMNS = f"{MESSAGE_COLUMNS}, position"
 _AFTER_CUT = f"select {PLACED_COLUMNS} from message where {_PLACED} order by position desc limit ?"
 
 # Each message's tokens as ``message_tokens`` counts them (lengths divided rounding up).

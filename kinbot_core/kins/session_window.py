@@ -6,7 +6,9 @@ objects cost about 0.4 ms of the event loop's time in the running server. Betwee
 of a Kin, a few rows change (the turn's messages, their status); the database's
 ``ChangeLog`` says which, and only those are read again. A window is read whole when its
 summary changed, when a change is no longer known, or when a message left a window that did
-not hold every message after the cut (an older one takes its place).
+not hold every message after the cut (an older one takes its place). The writes of a turn
+read back the message rows they change (``read_back``): those are taken as offered, without a
+lookup.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from typing import Any
 
 from kinbot_core.compacting.tokens import message_tokens
 from kinbot_core.db import Database
-from kinbot_core.kins.session_rows import PLACED_COLUMNS, active_summary, placed_rows
-from kinbot_core.kins.views import MessageView
+from kinbot_core.kins.session_rows import active_summary, placed_rows
+from kinbot_core.kins.views import PLACED_COLUMNS, MessageView
 
 #: Kins whose window is kept (the ones in use; sub-Kins come and go): about 200 rows each.
 KEPT_KINS = 16
@@ -123,10 +125,12 @@ class SessionWindows:
         if not changed:
             kept.read_at = now
             return kept
-        marks = ", ".join("?" * len(changed))
-        rows = self._db.read_now(
-            f"select {PLACED_COLUMNS} from message where id in ({marks})", tuple(changed)
-        )
+        rows = self._offered_rows(kin_id, changed)
+        if rows is None:
+            marks = ", ".join("?" * len(changed))
+            rows = self._db.read_now(
+                f"select {PLACED_COLUMNS} from message where id in ({marks})", tuple(changed)
+            )
         if self._appended(kin_id, kept, rows, changed):
             kept.read_at = now
             return kept
@@ -144,6 +148,18 @@ class SessionWindows:
             return None  # an older message, not kept, now belongs in the window
         entries = sorted(by_id.values(), key=lambda entry: entry.position, reverse=True)
         return _Window(now, kept.size, kept.summary, kept.cut, entries[: kept.size])
+
+    def _offered_rows(self, kin_id: str, changed: set[Any]) -> list[Sequence[Any]] | None:
+        """The changed rows as the writes that changed them read them back (``read_back``),
+        when every one of them did; else ``None`` (then they are read)."""
+        changes = self._db.changes
+        rows = []
+        for message_id in changed:
+            offered = changes.offered("message", kin_id, message_id)
+            if offered is None:
+                return None
+            rows.append(offered[1])
+        return rows
 
     @staticmethod
     def _appended(

@@ -26,6 +26,8 @@ MESSAGE_COLUMNS = (
     "is_error, status, turn_of, created_at, kin_message_type, request_id, chain_depth, "
     "task_id, attachments, redaction_pending, meta, superseded"
 )
+#: A message's columns and its place in the conversation (``null``: not placed yet).
+PLACED_COLUMNS = f"{MESSAGE_COLUMNS}, position"
 
 
 class KinError(Exception):
