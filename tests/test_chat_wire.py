@@ -53,3 +53,17 @@ def test_a_picture_is_sent_each_time_and_not_kept() -> None:
     first, again = wire_messages(request)[0], wire_messages(request)[0]
     assert first == again and first is not again
     assert first["content"][1]["image_url"]["url"] == "data:image/png;base64,iVBORw=="
+
+
+def test_a_kins_next_call_reuses_what_its_messages_began_with() -> None:
+    window = tuple(ChatMessage("user" if i % 2 else "assistant", f"m{i}") for i in range(1, 6))
+    picture = ChatMessage("user", "Look", images=(ImagePart(b"\x89PNG", "image/png"),))
+    first = wire_messages(ChatRequest(model="gpt-4o", messages=(*window, picture)))
+    longer = (*window, picture, ChatMessage("assistant", "A cake."))
+    second = wire_messages(ChatRequest(model="gpt-4o", messages=longer))
+    assert second == [*first, {"role": "assistant", "content": "A cake."}]
+    assert all(a is b for a, b in zip(first[:5], second[:5], strict=True))
+    assert second[5] is not first[5]  # the picture is written anew
+    changed = (*window[:3], ChatMessage("user", "m4, edited"), window[4])
+    third = wire_messages(ChatRequest(model="gpt-4o", messages=changed))
+    assert [m["content"] for m in third] == ["m1", "m2", "m3", "m4, edited", "m5"]

@@ -45,7 +45,9 @@ from kinbot_core.compacting.tokens import (
     message_tokens,
     tool_tokens,
 )
+from kinbot_core.identity_memo import IdentityMemo
 from kinbot_core.kins import prompt_shedding
+from kinbot_core.kins.model_messages import tool_specs
 from kinbot_core.providers import ChatMessage, ChatRequest, ContextWindow, ProviderError
 
 if TYPE_CHECKING:
@@ -198,8 +200,17 @@ async def background_limits(
 
 
 def tools_tokens(tools: list[dict[str, Any]]) -> int:
-    """Tokens the tools' definitions take."""
-    return sum(tool_tokens(tool) for tool in tools)
+    """Tokens the tools' definitions take (the same definitions as a call before: their
+    count then, found by the ``ToolSpec``s they make, as the call will send them)."""
+    specs = tool_specs(tools)
+    kept = _tools_tokens.get(specs)
+    if kept is None:
+        kept = _tools_tokens.keep(specs, sum(tool_tokens(tool) for tool in tools))
+    return kept
+
+
+#: ``tools_tokens`` by the tuple of ``ToolSpec``s of the definitions.
+_tools_tokens: IdentityMemo[int] = IdentityMemo(64)
 
 
 def messages_tokens(messages: list[dict[str, Any]]) -> int:

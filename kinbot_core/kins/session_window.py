@@ -13,6 +13,7 @@ lookup.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from kinbot_core.kins.views import PLACED_COLUMNS, MessageView
 KEPT_KINS = 16
 #: More changed rows than this since the last turn: the window is read whole.
 MOST_CHANGED_ROWS = 64
+_TOKENS = operator.attrgetter("tokens")
 
 
 @dataclass
@@ -91,7 +93,7 @@ class SessionWindows:
         window = self._up_to_date(kin_id, kept.size)
         if not window.holds_all:
             return None
-        return window.summary, len(window.entries), sum(e.tokens for e in window.entries)
+        return window.summary, len(window.entries), sum(map(_TOKENS, window.entries))
 
     def _up_to_date(self, kin_id: str, size: int) -> _Window:
         changes = self._db.changes

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import operator
 from typing import Any
 
 import orjson
@@ -20,22 +21,41 @@ from kinbot_core.providers import ChatMessage, ChatRequest, ToolSpec
 
 #: Messages' wire objects (sixteen Kins' windows of two hundred), by the ``ChatMessage``.
 _messages: IdentityMemo[dict[str, Any]] = IdentityMemo(4096)
+#: The last messages sent and their wire objects, by their first message (one a Kin).
+_windows: IdentityMemo[tuple[tuple[ChatMessage, ...], list[dict[str, Any]]]] = IdentityMemo(64)
 #: Tool lists' JSON, by the tuple of ``ToolSpec``s.
 _tools: IdentityMemo[orjson.Fragment] = IdentityMemo(64)
 
 
 def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
-    """The request's system prompt and messages in the Chat Completions format."""
+    """The request's system prompt and messages in the Chat Completions format. A Kin's
+    calls send the messages of its call before and a few more: the wire objects of the
+    messages they begin with are taken as they were (``_windows``)."""
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
-    for message in request.messages:
+    given = request.messages
+    if not given:
+        return messages
+    kept = _windows.get(given[0])
+    reused = 0
+    if kept is not None:
+        same = list(map(operator.is_, kept[0], given))
+        reused = same.index(False) if False in same else len(same)
+        messages += kept[1][:reused]
+    keepable = len(given)  # up to the first picture: its base64 is not worth keeping
+    for index in range(reused, len(given)):
+        message = given[index]
         wire = _messages.get(message)
         if wire is None:
             wire = _wire_message(message)
-            if not message.images:  # an image's base64 is not worth keeping
+            if message.images:
+                keepable = min(keepable, index)
+            else:
                 _messages.keep(message, wire)
         messages.append(wire)
+    wires = messages[len(messages) - len(given) :]
+    _windows.keep(given[0], (given[:keepable], wires[:keepable]))
     return messages
 
 
