@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -29,3 +31,13 @@ class IdentityMemo(Generic[V]):
             self._kept.clear()
         self._kept[id(source)] = (source, value)
         return value
+
+
+def identical_prefix(before: Sequence[object], now: Sequence[object]) -> int:
+    """How many items ``now`` begins with that are the very objects ``before`` began with
+    (what of a kept conversion, made item by item, is still good)."""
+    same = list(map(operator.is_, before, now))
+    try:
+        return same.index(False)
+    except ValueError:
+        return len(same)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from kinbot_core.contacts import ContactSummary
-from kinbot_core.kins.model_messages import chat_messages, labelled, llm_messages, tool_specs
+from kinbot_core.kins.model_messages import chat_messages, labelled, tool_specs
 from kinbot_core.kins.prompt import build_sections
 from kinbot_core.kins.service import KinView, MessageView
+from kinbot_core.kins.window_messages import window_messages
 from kinbot_core.memory import MemoryContext
 from kinbot_core.providers import ChatMessage, ToolSpec
 from kinbot_core.tools import Speaker
@@ -97,6 +100,11 @@ def message(
     return MessageView(**fields)  # type: ignore[arg-type]
 
 
+def converted(history: list[MessageView]) -> list[dict[str, Any]]:
+    """The window's messages as a turn of a Kin never converted before gets them."""
+    return window_messages(uuid.uuid4().hex, history, {}, vision=False).given()
+
+
 def test_the_conversation_names_each_author_and_never_starts_mid_exchange() -> None:
     history = [
         message(1, "tool", "kin", "get_time", "09:30", tool_call_id="t0"),
@@ -106,7 +114,7 @@ def test_the_conversation_names_each_author_and_never_starts_mid_exchange() -> N
         message(5, "assistant", "kin", "Chef", "Thanks!"),
     ]
     assert labelled(history[3]) == "[Kin Scout] Report ready"
-    assert llm_messages(history) == [
+    assert converted(history) == [
         {"role": "user", "content": "[Nico] Hello"},
         {"role": "user", "content": "[Kin Scout] Report ready"},
         {"role": "assistant", "content": "Thanks!", "tool_calls": []},
@@ -122,9 +130,9 @@ def test_tool_calls_are_always_paired_with_results() -> None:
         message(3, "user", "user", "Nico", "Never mind."),
         message(4, "tool", "kin", "get_time", "stray", tool_call_id="t9"),
     ]
-    converted = llm_messages(history)
-    assert [m["role"] for m in converted] == ["user", "assistant", "tool", "user"]
-    assert converted[2] == {
+    messages = converted(history)
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "user"]
+    assert messages[2] == {
         "role": "tool",
         "content": "Interrupted: this tool call did not run.",
         "tool_call_id": "t1",
@@ -137,8 +145,8 @@ def test_a_message_converted_again_reads_as_its_dict_reads_now() -> None:
         message(1, "user", "user", "Nico", "Hello"),
         message(2, "assistant", "kin", "Chef", "Hi!"),
     ]
-    first = chat_messages(llm_messages(history))
-    again = llm_messages(history)
+    first = chat_messages(converted(history))
+    again = converted(history)
     assert chat_messages(again) == first
     assert all(a is b for a, b in zip(chat_messages(again), first, strict=True))
     again[1]["content"] = "Hi, Nico!"  # a before_chat hook changed it

@@ -3,9 +3,10 @@ gives, converting only what changed, and never trusting messages a hook changed.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 
-from kinbot_core.kins.model_messages import chat_messages, llm_messages
+from kinbot_core.kins.model_messages import chat_messages
 from kinbot_core.kins.prompt_budget import messages_tokens
 from kinbot_core.kins.views import MessageView
 from kinbot_core.kins.window_messages import WindowMessages, window_messages
@@ -27,7 +28,8 @@ def view(id: int, role: str = "user", content: str = "", **extra: object) -> Mes
 
 
 def anew(views: list[MessageView], vision: bool = False) -> WindowMessages:
-    messages = llm_messages(views, LOADED, vision=vision)
+    """The window converted for a Kin never converted before, counted on its own."""
+    messages = window_messages(uuid.uuid4().hex, views, LOADED, vision=vision).messages
     return WindowMessages(messages, chat_messages(messages), messages_tokens(messages))
 
 

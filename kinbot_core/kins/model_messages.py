@@ -1,7 +1,9 @@
-"""A Kin's session as the model reads it: stored messages turned into provider-neutral
-message dicts (``llm_messages``), then, after the ``before_chat`` hooks, into the
-``ChatMessage``s of the call (``chat_messages``); its tools' definitions into ``ToolSpec``s
-(``tool_specs``).
+"""A Kin's session as the model reads it: each stored message turned into a provider-neutral
+message dict (``model_message``; a window of them taken from its first user message, tool
+calls ``paired`` with their results: ``model_window``), then, after the ``before_chat``
+hooks, into the ``ChatMessage``s of the call (``chat_messages``); its tools' definitions into
+``ToolSpec``s (``tool_specs``). ``kinbot_core.kins.window_messages`` keeps a Kin's window
+converted from one turn to the next.
 
 A turn converts the same hundred-odd messages as the Kin's turn before; the views are kept
 from turn to turn (``KeptViews``), so what a view turns into is kept with it: its label, and
@@ -78,23 +80,6 @@ def _label(message: MessageView) -> str:
         hidden = ", ".join(f"[PENDING SECRET {number}]" for number in numbers)
         text += PENDING_SECRET_NOTE.format(hidden=hidden, id=message.id)
     return text
-
-
-def llm_messages(
-    history: list[MessageView],
-    attachments: Mapping[str, ModelAttachment] | None = None,
-    *,
-    vision: bool = False,
-) -> list[dict[str, Any]]:
-    """The session as provider-neutral message dicts, starting at a user message. Users'
-    attached files come from ``attachments`` (by upload id): documents as text, images as
-    ``images`` when the model can see them (``vision``)."""
-    messages = [
-        entry
-        for message in history
-        if (entry := model_message(message, attachments or {}, vision=vision)) is not None
-    ]
-    return model_window(messages, any(map(has_tool_parts, history)))
 
 
 def model_message(

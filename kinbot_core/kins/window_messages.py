@@ -12,12 +12,12 @@ from fitting) as they were given, the kept ``ChatMessage``s and tokens are used 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kinbot_core.compacting.tokens import IMAGE_TOKENS, message_tokens
+from kinbot_core.identity_memo import identical_prefix
 from kinbot_core.kins.model_messages import (
     chat_messages,
     has_tool_parts,
@@ -73,11 +73,7 @@ class _Kept:
         start = 0
         if views and self.views and views[0] is not self.views[0]:
             start = next((i for i, kept in enumerate(self.views) if kept is views[0]), 0)
-        same = list(map(operator.is_, self.views[start:], views))
-        try:
-            end = start + same.index(False)
-        except ValueError:
-            end = start + len(same)
+        end = start + identical_prefix(self.views[start:], views)
         if self.vision != vision:
             end = start
         if self.attached_before[end] > self.attached_before[start]:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-import operator
 from typing import Any
 
 import orjson
 
-from kinbot_core.identity_memo import IdentityMemo
+from kinbot_core.identity_memo import IdentityMemo, identical_prefix
 from kinbot_core.providers import ChatMessage, ChatRequest, ToolSpec
 
 #: Messages' wire objects (sixteen Kins' windows of two hundred), by the ``ChatMessage``.
@@ -40,8 +39,7 @@ def wire_messages(request: ChatRequest) -> list[dict[str, Any]]:
     kept = _windows.get(given[0])
     reused = 0
     if kept is not None:
-        same = list(map(operator.is_, kept[0], given))
-        reused = same.index(False) if False in same else len(same)
+        reused = identical_prefix(kept[0], given)
         messages += kept[1][:reused]
     keepable = len(given)  # up to the first picture: its base64 is not worth keeping
     for index in range(reused, len(given)):

@@ -141,7 +141,7 @@ class OpenAIChat:
             # everything else the platform does in a turn. The body goes as bytes orjson
             # wrote: the SDK's ``json.dumps`` of a long history and some forty tool schemas
             # was the largest single cost left on the event loop in a turn. The answer comes
-            # back as the SDK's HTTP response, its events read by ``sse_wire`` and each chunk
+            # back as the SDK's HTTP response, its events read by ``chat_stream`` and each chunk
             # by orjson: the SDK's stream reader cost a quarter of the call's CPU.
             response = await self._client.post(
                 "/chat/completions",
