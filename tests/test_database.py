@@ -146,8 +146,9 @@ async def test_models_cannot_be_queried_on_the_event_loop_thread(db: Database) -
 async def test_a_lookup_by_key_runs_on_the_loop_and_sees_committed_writes(
     tmp_path: Path,
 ) -> None:
-    """``read_now``: plain SQL on the event loop's own connection of each database, which
-    sees what the writer thread committed, and refuses once the database is closed."""
+    """``read_now``: plain SQL on the event loop's thread (on the writer's connection when
+    the writer thread leaves it idle), which sees what the writer committed, each database
+    its own, and refuses once the database is closed."""
     first = Database(tmp_path / "one" / "kinbot.db")
     second = Database(tmp_path / "two" / "kinbot.db")
     await first.open()

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 
+from kinbot_core.db import Database
 from kinbot_core.kins.views import KinError
 from kinbot_core.usage import recorder
 from tests.support import server_fixtures
@@ -28,6 +32,42 @@ async def asleep(server: RunningServer, kin_id: str) -> None:
         return server.platform.workers.sleeping(kin_id)
 
     await eventually(probe)
+
+
+@asynccontextmanager
+async def another_turn_running(server: RunningServer, fake_llm: FakeOpenAI) -> AsyncIterator[str]:
+    """Another Kin's turn runs meanwhile (its answer takes minutes; it is stopped after)."""
+    other = await make_kin(server.client, "Other")
+    fake_llm.enqueue(Reply(text="Slowly.", delay=600.0))
+    message_id = await tell(server.client, other, "Take your time.")
+
+    async def running() -> bool:
+        return server.platform.workers.running(other)
+
+    await eventually(running)
+    try:
+        yield other
+    finally:
+        async with sse_stream(server.client) as stream:
+            response = await server.client.post(f"/api/kins/{other}/stop")
+            assert response.json() == {"stopped": True}
+            await stream.wait_for(turn_ended(message_id))
+
+
+def writes_by_way(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(``write`` or ``write_inline``, the function's name) of each write from now on."""
+    written: list[tuple[str, str]] = []
+    for way in ("write", "write_inline"):
+
+        def counting(write: Any, way: str = way) -> Any:
+            async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+                written.append((way, getattr(fn, "__name__", repr(fn))))
+                return await write(fn, *args, **kwargs)
+
+            return counted
+
+        monkeypatch.setattr(db, way, counting(getattr(db, way)))
+    return written
 
 
 @pytest.fixture
@@ -69,17 +109,38 @@ async def test_a_message_for_a_sleeping_worker_is_stored_and_taken_in_one_transa
     ]  # fmt: skip
 
 
+async def test_a_turn_alone_writes_on_the_event_loop_and_beside_another_on_the_writer_thread(
+    server: RunningServer, fake_llm: FakeOpenAI, kin_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Database.write_inline`` when no other Kin's turn runs (``test_database_inline_writes``
+    shows where it runs); beside another turn, writes share the writer thread's transactions."""
+    written = writes_by_way(server.platform.db, monkeypatch)
+    fake_llm.enqueue(Reply(text="Alone."))
+    async with sse_stream(server.client) as stream:
+        await stream.wait_for(turn_ended(await tell(server.client, kin_id, "Alone?")))
+    assert written == [("write_inline", "insert"), ("write_inline", "insert")]
+    async with another_turn_running(server, fake_llm):
+        await asleep(server, kin_id)
+        written.clear()
+        fake_llm.enqueue(Reply(text="Together."))
+        async with sse_stream(server.client) as stream:
+            await stream.wait_for(turn_ended(await tell(server.client, kin_id, "Together?")))
+        assert written == [("write", "insert"), ("write", "insert")]
+
+
 async def test_a_message_whose_sender_went_away_while_it_was_stored_is_answered_once(
     server: RunningServer, fake_llm: FakeOpenAI, kin_id: str
 ) -> None:
+    """Beside another Kin's turn, so that the message is stored on the writer thread (a
+    write on the event loop cannot be left midway)."""
     entered, release = threading.Event(), threading.Event()
 
     def hold() -> None:  # runs on the writer thread, in the storing transaction
         entered.set()
         release.wait(60)
 
-    fake_llm.enqueue(Reply(text="Still answered."))
-    async with sse_stream(server.client) as stream:
+    async with another_turn_running(server, fake_llm), sse_stream(server.client) as stream:
+        fake_llm.enqueue(Reply(text="Still answered."))
         sending = asyncio.ensure_future(
             server.platform.kins.enqueue(
                 kin_id, "Are you there?", source="user", sender_id=None, sender_name="Nico",

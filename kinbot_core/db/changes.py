@@ -70,8 +70,9 @@ def _triggers(table: str, key: str | None, row: str | None) -> list[str]:
 class ChangeLog:
     """The changes of the ``TRACKED`` tables, published transaction by transaction.
 
-    ``install``, ``record`` and ``publish`` run on the writer thread; the readers' methods on
-    any thread (the event loop's, in practice)."""
+    ``install``, ``record`` and ``publish`` run wherever the writer's connection is used
+    (under ``GroupedWrites.connection_lock``: the writer thread, or the event loop for an
+    inline write); the readers' methods on any thread (the event loop's, in practice)."""
 
     def __init__(self, retained_rows: int = RETAINED_ROWS) -> None:
         self._lock = threading.Lock()

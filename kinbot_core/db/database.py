@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +73,21 @@ class _VecSqliteDatabase(peewee.SqliteDatabase):
             self._opened.append(conn)
         return conn
 
+    @contextlib.contextmanager
+    def lent(self, connection: Any) -> Iterator[None]:
+        """Meanwhile, this thread's queries (models' included) run on ``connection``: the
+        writer's, lent to the event loop for a brief write (``GroupedWrites``)."""
+        state = self._state  # type: ignore[attr-defined]  # peewee's, per thread
+        saved = (state.conn, state.closed, state.ctx, state.transactions)
+        bound = database_proxy.obj
+        state.set_connection(connection)
+        database_proxy.initialize(self)
+        try:
+            yield
+        finally:
+            state.conn, state.closed, state.ctx, state.transactions = saved
+            database_proxy.obj = bound
+
     def close_all(self) -> None:
         """Close every connection any thread opened (once no thread uses them any more)."""
         with self._opened_lock:
@@ -96,10 +112,11 @@ class DatabaseInfo:
 class Database:
     """The platform's SQLite database.
 
-    Queries do not run on the event loop (but for ``read_now``'s lookups by key): ``read``
-    runs a function on a small pool of reader threads, ``write`` on the single writer thread
-    inside an immediate transaction (writes queued together share one, each in a savepoint),
-    so writes are serialised without lock contention and readers proceed in parallel (WAL).
+    Queries do not run on the event loop (but for ``read_now``'s lookups by key and
+    ``write_inline``'s few statements): ``read`` runs a function on a small pool of reader
+    threads, ``write`` on the single writer thread inside an immediate transaction (writes
+    queued together share one, each in a savepoint), so writes are serialised without lock
+    contention and readers proceed in parallel (WAL).
     The functions use peewee models and ``self.peewee`` as usual; each thread keeps its own
     connection.
 
@@ -133,7 +150,13 @@ class Database:
         )
         #: What the writer changed, transaction by transaction (``kinbot_core.db.changes``).
         self.changes = ChangeLog()
-        self._grouped = GroupedWrites(self.peewee, self._writer, self.changes)
+        self._grouped = GroupedWrites(
+            self.peewee,
+            self._writer,
+            self.changes,
+            busy_timeout_ms=int(busy_timeout * 1000),
+            lend=self.peewee.lent,
+        )
         self._kept_reads = KeptReads(self.changes, self.read_now)
         self._closed = False
         #: Writes submitted with ``write`` and not finished yet.
@@ -150,7 +173,8 @@ class Database:
         return await self._submit(self._writer, self._migrate)
 
     def _migrate(self) -> list[str]:
-        applied: list[str] = Runner(self.peewee, directory=str(MIGRATIONS_DIR)).up()
+        with self._grouped.connection_lock:
+            applied: list[str] = Runner(self.peewee, directory=str(MIGRATIONS_DIR)).up()
         self.changes.schema_changed()
         return applied
 
@@ -162,9 +186,14 @@ class Database:
         """The rows of one cheap read in plain SQL (a lookup by key, a few rows), run on the
         calling thread, the event loop's: handing a statement that takes a few microseconds
         to a reader thread costs ten times more than running it. Anything that scans or
-        builds model queries belongs in ``read`` (model queries fail on this thread)."""
+        builds model queries belongs in ``read`` (model queries fail on this thread). It
+        runs on the writer's connection when the writer thread leaves it idle, whose page
+        cache the writer's commits keep."""
         if self._closed:
             raise RuntimeError("the database is closed")
+        rows = self._grouped.read_here(statement, params)
+        if rows is not None:
+            return rows
         self.peewee.connect(reuse_if_open=True)
         return self.sql(statement, params).fetchall()  # type: ignore[no-any-return]
 
@@ -179,16 +208,14 @@ class Database:
         """Run ``fn`` on the writer thread inside a transaction, and return once that has
         committed. Writes queued together share one transaction, each in its own savepoint:
         one that raises takes back its own changes only (``kinbot_core.db.grouped_writes``)."""
-        self._writes_in_flight += 1
-        try:
-            return await self._grouped_write(fn, *args, **kwargs)
-        finally:
-            self._writes_in_flight -= 1
-            if not self._writes_in_flight:
-                waiting, self._waiting_later = self._waiting_later, []
-                for future in waiting:
-                    if not future.done():
-                        future.set_result(None)
+        return await self._counted(functools.partial(fn, *args, **kwargs), inline=False)
+
+    async def write_inline(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``write`` for a few statements (a turn's, when no other turn runs): run at once on
+        the event loop's thread, on the writer's connection, when the writer thread is idle
+        and no other process holds the write lock; else queued as ``write`` would. Handing
+        a write to the writer thread and back costs more CPU than such a write itself."""
+        return await self._counted(functools.partial(fn, *args, **kwargs), inline=True)
 
     async def write_later(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``write`` for background work: submitted only once no other write is queued or
@@ -197,12 +224,24 @@ class Database:
             waiter = asyncio.get_running_loop().create_future()
             self._waiting_later.append(waiter)
             await waiter
-        return await self._grouped_write(fn, *args, **kwargs)
+        return await self._grouped_write(functools.partial(fn, *args, **kwargs), inline=False)
 
-    async def _grouped_write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def _counted(self, call: Callable[[], T], *, inline: bool) -> T:
+        self._writes_in_flight += 1
+        try:
+            return await self._grouped_write(call, inline=inline)
+        finally:
+            self._writes_in_flight -= 1
+            if not self._writes_in_flight:
+                waiting, self._waiting_later = self._waiting_later, []
+                for future in waiting:
+                    if not future.done():
+                        future.set_result(None)
+
+    async def _grouped_write(self, call: Callable[[], T], *, inline: bool) -> T:
         if self._closed:
             raise RuntimeError("the database is closed")
-        result: T = await self._grouped.submit(functools.partial(fn, *args, **kwargs))
+        result: T = await self._grouped.submit(call, inline=inline)
         return result
 
     async def _submit(
@@ -224,7 +263,8 @@ class Database:
         return await self._submit(self._writer, self._checkpoint)
 
     def _checkpoint(self) -> bool:
-        busy = self.sql("pragma wal_checkpoint(truncate)").fetchone()[0]
+        with self._grouped.connection_lock:
+            busy = self.sql("pragma wal_checkpoint(truncate)").fetchone()[0]
         return not busy
 
     def sql(self, statement: str, params: Sequence[Any] = ()) -> Any:

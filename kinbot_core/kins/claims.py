@@ -61,10 +61,13 @@ class QueueWorkers(Protocol):
         """What the transaction that stored a message took (``None``: it took nothing, or it
         failed); ends what ``take_on_arrival`` began."""
 
+    def alone(self, kin_id: str) -> bool:
+        """Whether no turn of another Kin runs now."""
+
 
 def take_next(db: Database, kin_id: str) -> Claimed | None:
-    """Take the Kin's next queued message and mark the Kin thinking (on the writer thread,
-    inside a transaction); ``None`` when nothing is queued or the Kin is gone."""
+    """Take the Kin's next queued message and mark the Kin thinking (inside a write
+    transaction); ``None`` when nothing is queued or the Kin is gone."""
     taken = db.sql(_TAKE, (kin_id, kin_id)).fetchone()
     if taken is None:
         return None

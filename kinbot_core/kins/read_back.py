@@ -1,4 +1,4 @@
-"""Rows a write has just changed and read back (``returning``, on the writer thread),
+"""Rows a write has just changed and read back (``returning``, inside the write),
 offered through the database's ``ChangeLog`` to what keeps them on the event loop: a Kin's
 view (``KeptKinViews``) and its session window's messages (``SessionWindows``). A turn's
 writes change both (its messages, its Kin's state); read back, the next lookup of each is

@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import peewee
 
@@ -77,6 +77,9 @@ EDITABLE = (
     "compacting_model",
     "network_access",
 )
+P = ParamSpec("P")
+T = TypeVar("T")
+
 #: Queue priorities: users' messages are taken before automatic ones.
 USER_PRIORITY = 0
 AUTOMATIC_PRIORITY = 1
@@ -277,10 +280,10 @@ class KinService:
         ahead of automatic ones) and return it at once. Its text is screened first: vault
         values are masked and, in what a person wrote, other secrets detected are hidden (the
         message is then flagged ``redaction_pending``), so no copy of them is stored, returned
-        or broadcast. A message from another Kin carries
-        its type (request, inform, reply), request id and chain depth; one from or to a
-        sub-Kin, its task id. ``guard`` runs in the same transaction first (on the writer
-        thread): what it changes is stored with the message, and it may raise to refuse;
+        or broadcast. A message from another Kin carries its type (request, inform, reply),
+        request id and chain depth; one from or to a sub-Kin, its task id. ``guard`` runs in
+        the same transaction first (on the event loop's thread when the Kin's turns write
+        there): what it changes is stored with the message, and it may raise to refuse;
         ``stored`` runs in it last, with the new message's id (to record what refers to it).
         ``attachments``: the files a user attached (checked by ``UploadStore.references``);
         ``meta``: structured facts for the UI (``kinbot_core.kins.meta``)."""
@@ -321,7 +324,7 @@ class KinService:
 
         # Told and handed over once stored, even when the caller is gone by then (a request
         # cancelled): a message taken for a turn must reach its worker.
-        storing = asyncio.ensure_future(self._db.write(insert))
+        storing = asyncio.ensure_future(self._turn_write(kin_id, insert))
         storing.add_done_callback(functools.partial(self._stored, kin_id, source, takes))
         view, _claimed = await asyncio.shield(storing)
         return view
@@ -380,14 +383,25 @@ class KinService:
                 self._end_turn(kin_id, ends)
             return view
 
-        view = await self._db.write(insert)
+        view = await self._turn_write(kin_id, insert)
         self._live.publish("message", {"message": view.to_dict()})
         if ends is not None:
             self._publish_end(kin_id, ends)
         return view
 
+    async def _turn_write(
+        self, kin_id: str, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """A write of the Kin's turn: at once on the event loop when no other Kin's turn runs
+        (a few statements, cheaper than handing them to the writer thread), else on the
+        writer thread, where turns running together share transactions."""
+        workers = self.workers
+        if workers is not None and workers.alone(kin_id):
+            return await self._db.write_inline(fn, *args, **kwargs)
+        return await self._db.write(fn, *args, **kwargs)
+
     def _insert(self, **fields: Any) -> MessageView:
-        """Insert a message row (on the writer thread); columns left out take the table's
+        """Insert a message row (inside a write transaction); columns left out take the table's
         defaults, as the model's would."""
         columns = [_MESSAGE_FIELDS[name] for name in fields]  # KeyError: not a message field
         statement = (
@@ -428,7 +442,7 @@ class KinService:
         the Kin thinking, in one transaction."""
         if not self._db.read_now(ANY_QUEUED, (kin_id,)):  # the worker asks again after a turn
             return None
-        claimed = await self._db.write(take_next, self._db, kin_id)
+        claimed = await self._turn_write(kin_id, take_next, self._db, kin_id)
         if claimed is not None:
             self._publish_claimed(kin_id, claimed.message)
         return claimed
@@ -448,7 +462,7 @@ class KinService:
         """End a turn: its starting message is marked handled and the Kin takes its state
         after it, in one transaction (``add_message(ends=...)`` stores a last message with
         it)."""
-        await self._db.write(self._end_turn, kin_id, end)
+        await self._turn_write(kin_id, self._end_turn, kin_id, end)
         self._publish_end(kin_id, end)
 
     def _end_turn(self, kin_id: str, end: TurnEnd) -> None:
@@ -560,8 +574,8 @@ _MESSAGE_FIELDS = {name: (field.column_name) for name, field in MessageRecord._m
 
 
 def next_position(kin_id: str) -> int:
-    """The next place in the Kin's conversation (called on the single writer thread, so two
-    messages never get the same place)."""
+    """The next place in the Kin's conversation (called inside a write transaction: writes
+    are serialised, so two messages never get the same place)."""
     position: int = MessageRecord._meta.database.execute_sql(NEXT_POSITION, (kin_id,)).fetchone()[0]
     return position
 

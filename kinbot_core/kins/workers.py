@@ -103,6 +103,10 @@ class KinWorkers:
         draft = self._drafts.get(kin_id)
         return draft.to_dict() if draft is not None else None
 
+    def alone(self, kin_id: str) -> bool:
+        """Whether no turn of another Kin runs now."""
+        return not self._turns or (len(self._turns) == 1 and kin_id in self._turns)
+
     def running(self, kin_id: str) -> bool:
         """Whether a turn of the Kin is running now."""
         turn = self._turns.get(kin_id)

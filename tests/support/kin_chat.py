@@ -109,14 +109,18 @@ def turn_ended(message_id: int) -> Callable[[SseEvent], bool]:
 
 
 def counted_writes(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the functions ``db.write`` is given from now on, in order: one write
-    transaction each (with usage written later, as tests set it, nothing else writes)."""
+    """The names of the functions ``db.write`` and ``db.write_inline`` are given from now
+    on, in order: one write transaction each (with usage written later, as tests set it,
+    nothing else writes)."""
     written: list[str] = []
-    write = db.write
 
-    async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        written.append(getattr(fn, "__qualname__", repr(fn)))
-        return await write(fn, *args, **kwargs)
+    def counting(write: Any) -> Any:
+        async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            written.append(getattr(fn, "__qualname__", repr(fn)))
+            return await write(fn, *args, **kwargs)
 
-    monkeypatch.setattr(db, "write", counted)
+        return counted
+
+    monkeypatch.setattr(db, "write", counting(db.write))
+    monkeypatch.setattr(db, "write_inline", counting(db.write_inline))
     return written
