@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kinbot_core.db import Database
+from kinbot_core.db.grouped_writes import INLINE_IN_A_ROW
 from kinbot_core.db.models import KinRecord
 from tests import test_database_grouped_writes
 from tests.test_database_grouped_writes import note, note_then_fail, notes
@@ -116,3 +117,26 @@ async def test_a_failed_inline_write_changes_nothing_and_the_loop_still_cannot_q
     with pytest.raises(AttributeError, match="uninitialized Proxy"):
         KinRecord.select().count()
     assert db.read_now("select text from note") == [("kept",)]
+
+
+def noted_big(db: Database) -> int:
+    db.sql("insert into note (text) values (?)", ("x" * 200_000,))  # about 50 pages
+    return threading.get_ident()
+
+
+async def test_inline_commits_leave_the_checkpoint_to_the_writer_thread(
+    db: Database, data_dir: Path
+) -> None:
+    """In WAL mode only a checkpoint writes the database file. The event loop's commits never
+    make one (its copying and fsyncs would stall the loop): the writer thread's do, and
+    every ``INLINE_IN_A_ROW``-th write goes there for it."""
+    await db.write_inline(note, db, "first")
+    main_file = data_dir / "kinbot.db"
+    before = main_file.stat()
+    threads = [await db.write_inline(noted_big, db) for _ in range(INLINE_IN_A_ROW - 1)]
+    assert set(threads) == {threading.get_ident()}  # about 1,550 pages into the log
+    after = main_file.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert await db.write_inline(noted_big, db) != threading.get_ident()
+    assert main_file.stat().st_size > before.st_size  # the writer thread's commit checkpointed
+    assert await db.write_inline(noted_big, db) == threading.get_ident()

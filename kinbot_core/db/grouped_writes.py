@@ -27,6 +27,12 @@ from kinbot_core.db.changes import ChangeLog
 
 #: The most writes one transaction holds: the first of a group waits for all of them.
 MAX_GROUP = 32
+#: Inline writes in a row before one goes to the writer thread anyway: its commits checkpoint
+#: the write-ahead log when it has grown (SQLite's automatic checkpoint, whose copying and
+#: fsyncs would stall the event loop; an inline commit never checkpoints).
+INLINE_IN_A_ROW = 32
+#: SQLite's automatic checkpoint, in pages of the log (its default), on the writer thread.
+AUTOCHECKPOINT_PAGES = 1000
 
 _Outcome = tuple[bool, Any]  # (succeeded, its result or its exception)
 
@@ -65,8 +71,11 @@ class GroupedWrites:
         self.connection_lock = threading.Lock()
         #: The writer thread's connection, once it has written (``None`` before).
         self._connection: Any = None
-        #: The busy timeout the writer's connection has now, in milliseconds.
-        self._busy_now: int | None = None
+        #: Whether the writer's connection is set for the event loop (no busy timeout, no
+        #: automatic checkpoint) or for the writer thread; ``None`` before either.
+        self._set_for_loop: bool | None = None
+        #: Inline writes since the writer thread's last transaction.
+        self._inline_in_a_row = 0
 
     def submit(self, fn: Callable[[], Any], *, inline: bool = False) -> asyncio.Future[Any]:
         """Queue ``fn`` to run on the writer thread inside a transaction; the future has its
@@ -74,7 +83,12 @@ class GroupedWrites:
         this thread instead, when the writer thread is idle and no other process holds the
         file's write lock (else it is queued as any other)."""
         future = asyncio.get_running_loop().create_future()
-        if inline and not self._running and not self._queue:
+        if (
+            inline
+            and not self._running
+            and not self._queue
+            and self._inline_in_a_row < INLINE_IN_A_ROW
+        ):
             outcome = self._run_inline(fn)
             if outcome is not None:
                 _settle_one(future, outcome)
@@ -102,8 +116,10 @@ class GroupedWrites:
             return None
         try:
             with self._lend(connection):
-                self._set_busy_timeout(connection, 0)  # never wait on the event loop
-                return self._run(connection, [fn], give_up_when_locked=True)[0]
+                self._set_for(connection, loop=True)
+                outcome = self._run(connection, [fn], give_up_when_locked=True)[0]
+                self._inline_in_a_row += 1
+                return outcome
         except _Locked:
             return None
         finally:
@@ -155,13 +171,19 @@ class GroupedWrites:
         connection = database.connection()  # type: ignore[no-untyped-call]
         with self.connection_lock:
             self._connection = connection
-            self._set_busy_timeout(connection, self._busy_timeout_ms)
+            self._set_for(connection, loop=False)
+            self._inline_in_a_row = 0
             return self._run(connection, calls, give_up_when_locked=False)
 
-    def _set_busy_timeout(self, connection: Any, milliseconds: int) -> None:
-        if self._busy_now != milliseconds:
-            connection.execute(f"pragma busy_timeout = {int(milliseconds)}")
-            self._busy_now = milliseconds
+    def _set_for(self, connection: Any, *, loop: bool) -> None:
+        """On the event loop, the writer's connection never waits for a lock (another
+        process's sends the write to the writer thread) and never checkpoints the log."""
+        if self._set_for_loop is loop:
+            return
+        busy, pages = (0, 0) if loop else (self._busy_timeout_ms, AUTOCHECKPOINT_PAGES)
+        connection.execute(f"pragma busy_timeout = {int(busy)}")
+        connection.execute(f"pragma wal_autocheckpoint = {pages}")
+        self._set_for_loop = loop
 
     def _run(
         self, connection: Any, calls: list[Callable[[], Any]], *, give_up_when_locked: bool
