@@ -15,9 +15,9 @@ import pytest
 
 from kinbot_core.compacting.records import CompactingSnapshot
 from kinbot_core.db.models import KinRecord, MessageRecord
-from kinbot_core.kins.service import _HISTORY
 from kinbot_core.kins.session_rows import session_size
 from kinbot_core.kins.session_window import SessionWindows
+from kinbot_core.kins.sessions import _HISTORY
 from kinbot_core.kins.views import MessageView, TurnEnd
 from kinbot_core.platform import Platform
 from tests.test_contacts import add_kin

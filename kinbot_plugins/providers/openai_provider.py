@@ -1,16 +1,12 @@
-"""OpenAI: llm (Chat Completions), embedding and image, through the official ``openai`` SDK.
-
-Also the base of the OpenAI-compatible provider (``openai_compatible``). The SDK is imported
-when a client is made, not with the plugin: importing it costs about half a second of CPU,
-which every start of ``kinbot`` would pay even where no OpenAI-style provider is set up.
+"""OpenAI: llm (Chat Completions), embedding (``openai_embeddings``) and image
+(``openai_images``), through the official ``openai`` SDK, imported when a client is made
+(``openai_sdk``). Also the base of the OpenAI-compatible provider (``openai_compatible``).
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from types import ModuleType
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -24,16 +20,13 @@ from kinbot_core.providers import (
     ConnectionReport,
     ContextOverflowError,
     Finish,
-    GeneratedImage,
     MalformedResponse,
     ModelInfo,
     ProviderError,
     TextDelta,
     Usage,
-    Vector,
 )
 from kinbot_core.providers.types import FinishReason
-from kinbot_core.usage import report_usage
 from kinbot_plugins.providers._common import (
     API_KEY,
     base_url_field,
@@ -44,19 +37,19 @@ from kinbot_plugins.providers._common import (
 )
 from kinbot_plugins.providers.chat_stream import answer_chunks
 from kinbot_plugins.providers.chat_wire import wire_messages, wire_tools
-from kinbot_plugins.providers.embedding_wire import embedding_vectors
+from kinbot_plugins.providers.openai_embeddings import (
+    DEFAULT_EMBEDDING_MODEL,
+    EMBEDDING_DIMENSIONS,
+    OpenAIEmbeddings,
+)
+from kinbot_plugins.providers.openai_images import DEFAULT_IMAGE_MODEL, OpenAIImages
+from kinbot_plugins.providers.openai_sdk import httpx2 as _httpx2
+from kinbot_plugins.providers.openai_sdk import sdk as _sdk
 from kinbot_plugins.providers.streamed_tool_calls import StreamedToolCalls, TextToolCalls
 
 if TYPE_CHECKING:
     import openai
 
-DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
-DEFAULT_IMAGE_MODEL = "gpt-image-1"
-_EMBEDDING_DIMENSIONS = {
-    "text-embedding-3-small": 1536,
-    "text-embedding-3-large": 3072,
-    "text-embedding-ada-002": 1536,
-}
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "tool_calls": "tool_calls",
@@ -65,19 +58,6 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
 }
 _NOT_CHAT = ("embedding", "embed", "whisper", "tts", "dall-e", "gpt-image", "moderation", "audio")
-
-
-def _httpx2() -> ModuleType:
-    import httpx2  # the openai SDK's HTTP library: imported with it, when first used
-
-    return httpx2
-
-
-def _sdk() -> ModuleType:
-    """The ``openai`` module, imported on first use (see the module's docstring)."""
-    import openai
-
-    return openai
 
 
 def classify_model(model_id: str) -> Capability | None:
@@ -221,118 +201,6 @@ def _count(usage: dict[str, Any], key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-class OpenAIEmbeddings:
-    """Embeddings through ``/embeddings``."""
-
-    def __init__(
-        self,
-        client: openai.AsyncOpenAI,
-        label: str,
-        *,
-        model: str | None,
-        list_models: Callable[[], Any],
-    ) -> None:
-        self._client = client
-        self._label = label
-        self._model = model
-        self._list_models = list_models
-
-    def default_model(self) -> str:
-        return self._model or ""
-
-    def dimension(self, model: str | None = None) -> int | None:
-        return _EMBEDDING_DIMENSIONS.get(model or self._model or "")
-
-    async def _chosen_model(self) -> str:
-        if self._model is None:
-            # An OpenAI-compatible server: its first embedding model, found once.
-            found = await self.list_models()
-            if not found:
-                raise MalformedResponse(f"{self._label} lists no embedding model.")
-            self._model = found[0].id
-        return self._model
-
-    async def list_models(self) -> list[ModelInfo]:
-        models: list[ModelInfo] = await self._list_models()
-        return [model for model in models if model.capability == "embedding"]
-
-    async def embed(self, texts: list[str], *, model: str | None = None) -> Sequence[Vector]:
-        if not texts:
-            return []
-        chosen = model or await self._chosen_model()
-        body = {"model": chosen, "input": texts, "encoding_format": "base64"}
-        try:
-            # The SDK's HTTP layer, its answer read as JSON (``embedding_wire``).
-            answer = await self._client.post(
-                "/embeddings",
-                content=orjson.dumps(body),
-                options={"security": {"bearer_auth": True}, "headers": quiet_call_headers(_sdk())},
-                cast_to=object,
-            )
-        except Exception as exc:
-            raise translate_stainless(exc, _sdk(), self._label) from exc
-        vectors, tokens = embedding_vectors(answer, len(texts), self._label)
-        report_usage(model=chosen, input_tokens=tokens)
-        return vectors
-
-
-class OpenAIImages:
-    """Image generation through ``/images/generations``."""
-
-    def __init__(self, client: openai.AsyncOpenAI, label: str, *, model: str) -> None:
-        self._client = client
-        self._label = label
-        self._model = model
-
-    async def generate(
-        self, prompt: str, *, size: str = "1024x1024", model: str | None = None
-    ) -> GeneratedImage:
-        chosen = model or self._model
-        extra: dict[str, Any] = (
-            {"response_format": "b64_json"} if chosen.startswith("dall-e") else {}
-        )
-        try:
-            response = await self._client.images.generate(
-                model=chosen,
-                prompt=prompt,
-                size=size,
-                n=1,
-                **extra,
-            )
-            image = (response.data or [None])[0]
-            if image is None:
-                raise MalformedResponse(f"{self._label} returned no image.")
-            if image.b64_json:
-                data = base64.b64decode(image.b64_json)
-            elif image.url:
-                import httpx
-
-                async with httpx.AsyncClient(timeout=60) as http:
-                    fetched = await http.get(image.url)
-                    fetched.raise_for_status()
-                    data = fetched.content
-            else:
-                raise MalformedResponse(f"{self._label} returned an image without data.")
-            report_usage(model=chosen, units=1)
-        except ProviderError:
-            raise
-        except Exception as exc:
-            raise translate_stainless(exc, _sdk(), self._label) from exc
-        return GeneratedImage(
-            data=data, mime_type=_sniff_image(data), revised_prompt=image.revised_prompt
-        )
-
-
-def _sniff_image(data: bytes) -> str:
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return "application/octet-stream"
-
-
 class OpenAIProvider:
     """A configured OpenAI (or OpenAI-compatible) endpoint."""
 
@@ -384,7 +252,7 @@ class OpenAIProvider:
                     ModelInfo(
                         id=model_id,
                         capability=capability,
-                        dimension=_EMBEDDING_DIMENSIONS.get(model_id),
+                        dimension=EMBEDDING_DIMENSIONS.get(model_id),
                     )
                 )
         return models
