@@ -8,11 +8,9 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import pytest
 
-from kinbot_core.db import Database
 from kinbot_core.kins.views import KinError
 from kinbot_core.usage import recorder
 from tests.support import server_fixtures
@@ -52,22 +50,6 @@ async def another_turn_running(server: RunningServer, fake_llm: FakeOpenAI) -> A
             response = await server.client.post(f"/api/kins/{other}/stop")
             assert response.json() == {"stopped": True}
             await stream.wait_for(turn_ended(message_id))
-
-
-def writes_by_way(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """(``write`` or ``write_inline``, the function's name) of each write from now on."""
-    written: list[tuple[str, str]] = []
-    for way in ("write", "write_inline"):
-
-        def counting(write: Any, way: str = way) -> Any:
-            async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
-                written.append((way, getattr(fn, "__name__", repr(fn))))
-                return await write(fn, *args, **kwargs)
-
-            return counted
-
-        monkeypatch.setattr(db, way, counting(getattr(db, way)))
-    return written
 
 
 @pytest.fixture
@@ -114,7 +96,7 @@ async def test_a_turn_alone_writes_on_the_event_loop_and_beside_another_on_the_w
 ) -> None:
     """``Database.write_inline`` when no other Kin's turn runs (``test_database_inline_writes``
     shows where it runs); beside another turn, writes share the writer thread's transactions."""
-    written = writes_by_way(server.platform.db, monkeypatch)
+    written = counted_writes(server.platform.db, monkeypatch)
     fake_llm.enqueue(Reply(text="Alone."))
     async with sse_stream(server.client) as stream:
         await stream.wait_for(turn_ended(await tell(server.client, kin_id, "Alone?")))

@@ -68,18 +68,8 @@ class TurnTools:
 
     async def _run_tool(self, event: ToolCallEvent, tools: dict[str, Tool]) -> None:
         call = ToolCall(id=event.id, name=event.name, arguments=dict(event.arguments))
-        live = self.platform.live
         self.draft.tool_started(call.id, call.name)
-        live.publish(
-            "kin.tool",
-            {
-                "kin_id": self.kin.id,
-                "turn": self.trigger.id,
-                "id": call.id,
-                "name": call.name,
-                "status": "running",
-            },
-        )
+        self._publish_tool(call, "running")
         started = time.perf_counter()
         error = await approvals.check(self.platform, self.ref, self.owner_id, self.trigger.id, call)
         if error is not None:
@@ -104,14 +94,17 @@ class TurnTools:
         )
         self._last_stored = stored.id
         self.draft.tool_ended(call.id)
-        live.publish(
+        self._publish_tool(call, "error" if error else "done")
+
+    def _publish_tool(self, call: ToolCall, status: str) -> None:
+        self.platform.live.publish(
             "kin.tool",
             {
                 "kin_id": self.kin.id,
                 "turn": self.trigger.id,
                 "id": call.id,
                 "name": call.name,
-                "status": "error" if error else "done",
+                "status": status,
             },
         )
 

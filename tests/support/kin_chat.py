@@ -108,19 +108,19 @@ def turn_ended(message_id: int) -> Callable[[SseEvent], bool]:
     )
 
 
-def counted_writes(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the functions ``db.write`` and ``db.write_inline`` are given from now
-    on, in order: one write transaction each (with usage written later, as tests set it,
-    nothing else writes)."""
-    written: list[str] = []
+def counted_writes(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(``write`` or ``write_inline``, the function's name) of each write from now on, in
+    order: one write transaction each (with usage written later, as tests set it, nothing
+    else writes)."""
+    written: list[tuple[str, str]] = []
+    for way in ("write", "write_inline"):
 
-    def counting(write: Any) -> Any:
-        async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
-            written.append(getattr(fn, "__qualname__", repr(fn)))
-            return await write(fn, *args, **kwargs)
+        def counting(write: Any, way: str = way) -> Any:
+            async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+                written.append((way, getattr(fn, "__name__", repr(fn))))
+                return await write(fn, *args, **kwargs)
 
-        return counted
+            return counted
 
-    monkeypatch.setattr(db, "write", counting(db.write))
-    monkeypatch.setattr(db, "write_inline", counting(db.write_inline))
+        monkeypatch.setattr(db, way, counting(getattr(db, way)))
     return written
