@@ -20,6 +20,9 @@ from kinbot_core.platform import Platform
 from kinbot_core.tasks import TaskSpec
 from kinbot_core.tools import ToolContext, ToolError
 from kinbot_plugins.custom_tools import runtime_of
+from kinbot_plugins.custom_tools import sandbox as sandbox_module
+from kinbot_plugins.custom_tools.confinement import Limits
+from kinbot_plugins.custom_tools.sandbox import Sandbox
 from kinbot_plugins.custom_tools.tools import TOOLS as CUSTOM_TOOLS
 from kinbot_plugins.tools.workspace_tools import TOOLS as WORKSPACE_TOOLS
 from tests.support.accounts import set_up_admin
@@ -480,3 +483,29 @@ async def test_a_sub_kin_uses_the_workspace_and_tools_of_the_kin_it_works_as(
     assert json.loads(result["stdout"]) == {"echo": {"word": "hi"}}
     read = await call(sub_kin, "read_file", path="tools/echo.py")
     assert read["content"] == ECHO
+
+
+async def test_a_probe_that_fails_unexpectedly_refuses_scripts_once_with_why(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A probe that fails in a way nobody planned (an event loop whose pipes are not
+    asyncio's, say) refuses Kin code — it never runs unconfined — and is not tried again at
+    every turn."""
+    attempts: list[list[str]] = []
+
+    async def broken(argv: list[str], *args: Any) -> Any:
+        attempts.append(argv)
+        raise RuntimeError("pipes of another kind")
+
+    monkeypatch.setattr(sandbox_module, "run_process", broken)
+    sandbox = Sandbox("auto", Limits(10, 256 * 2**20, 64, 2**24, 64))
+    with caplog.at_level(logging.ERROR):
+        first = await sandbox.state()
+    assert first.mode == "refused"
+    assert first.problem is not None
+    assert "probing it failed (RuntimeError: pipes of another kind)" in first.problem
+    tried = len(attempts)
+    assert tried >= 1
+    assert await sandbox.state() is first
+    assert len(attempts) == tried
+    assert "custom tools are refused" in caplog.text

@@ -133,9 +133,10 @@ async def open_signed_in(
 
 
 async def assert_fits(page: Page, where: str) -> None:
-    # The layout may still settle after the last request on a loaded machine (seen once in
-    # CI: 10 px over while the account page was laid out): wait for it to fit, a while at
-    # most, then check; an overflow that stays still fails.
+    # The layout may still settle after the last request on a loaded machine: wait for it to
+    # fit, a while at most, then check; an overflow that stays fails. (The account page once
+    # stayed 10 px over: its usage table's figures, as wide as the background calls made
+    # them, widened the whole page; test_frontend_e2e_usage.py now gives it large ones.)
     with contextlib.suppress(PlaywrightTimeoutError):
         await page.wait_for_function(
             f"(() => {{ const o = ({OVERFLOW})(); return !o.scroll && !o.out.length; }})()",

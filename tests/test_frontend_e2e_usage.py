@@ -2,7 +2,9 @@
 Usage draws the cost by day and by Kin as charts (canvases with bars) with amounts and dates
 in the reader's language, and the table by model; My account shows the person's own; once
 the Kin's budget is spent, a message sent from the chat is refused with the budget sentence,
-and a message arriving from a webhook gets the refusal in the chat."""
+and a message arriving from a webhook gets the refusal in the chat. Large figures (hundreds of
+millions of tokens) stay whole on a phone, the tokens under the row's name, and no page grows
+wider than the screen."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Locator, Page, expect
 
 from tests import test_frontend_e2e as e2e
 from tests.support.browser import NEEDS_BROWSER
@@ -19,6 +21,7 @@ from tests.support.kin_chat import reply_to
 from tests.support.server import RunningServer
 from tests.support.sse import sse_stream
 from tests.test_frontend_e2e import sign_in
+from tests.test_frontend_e2e_a11y import PHONE, assert_fits
 
 browser, page, server, fake_llm = e2e.browser, e2e.page, e2e.server, e2e.fake_llm
 
@@ -56,6 +59,20 @@ PAINTED = """(box) => {
 }"""
 
 
+async def answered_once(
+    server: RunningServer, fake_llm: FakeOpenAI, *, usage: tuple[int, int]
+) -> str:
+    """The first Kin's id, once it answered a message with ``usage`` (tokens in, out)."""
+    kin_id: str = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    fake_llm.enqueue(Reply(text="Soup tonight.", usage=usage))
+    async with sse_stream(server.client) as stream:
+        sent = await server.client.post(
+            f"/api/kins/{kin_id}/messages", json={"content": "What's for dinner?"}
+        )
+        await stream.wait_for(reply_to(sent.json()["message"]["id"]))
+    return kin_id
+
+
 @pytest.mark.parametrize(
     "language,width,height", [("en", 1280, 800), ("fr", 390, 844)], ids=["desktop-en", "phone-fr"]
 )
@@ -72,13 +89,7 @@ async def test_usage_charts_render_and_a_spent_budget_refuses_the_next_message(
     assert changed.status_code == 200, changed.text
     await sign_in(page, server)
     await page.set_viewport_size({"width": width, "height": height})
-    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
-    fake_llm.enqueue(Reply(text="Soup tonight.", usage=(1000, 1000)))
-    async with sse_stream(server.client) as stream:
-        sent = await server.client.post(
-            f"/api/kins/{kin_id}/messages", json={"content": "What's for dinner?"}
-        )
-        await stream.wait_for(reply_to(sent.json()["message"]["id"]))
+    kin_id = await answered_once(server, fake_llm, usage=(1000, 1000))
 
     await page.goto(server.url + "/settings")
     await page.get_by_role("tab", name=words["tab"]).click()
@@ -111,3 +122,32 @@ async def test_usage_charts_render_and_a_spent_budget_refuses_the_next_message(
     )
     card = page.locator("[data-error-card='budget_reached']")
     await expect(card).to_contain_text(words["refused"])
+
+
+async def test_large_figures_stay_whole_on_a_phone_and_the_pages_fit_it(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)  # Nicolas reads French: its figures are the widest
+    await page.set_viewport_size(PHONE)
+    await answered_once(server, fake_llm, usage=(987_654_321, 123_456_789))
+
+    await page.goto(server.url + "/account", wait_until="networkidle")
+    row = page.locator("[data-my-usage] [data-usage-row^='OpenAI/gpt-4o']")
+    await expect_whole_row_on_screen(row)
+    await assert_fits(page, "/account")
+
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name=WORDS["fr"]["tab"]).click()
+    await expect_whole_row_on_screen(page.locator("[data-usage-row^='OpenAI/gpt-4o']"))
+    await assert_fits(page, "/settings, usage")
+
+
+async def expect_whole_row_on_screen(row: Locator) -> None:
+    """The row's tokens (under its name on a phone) and its cost, whole and on the screen."""
+    await expect(row).to_contain_text("987\u202f654\u202f321 lus · 123\u202f456\u202f789 écrits")
+    cost = row.locator("td").last
+    await expect(cost).to_have_text("3\u202f703,70\u00a0$US")
+    await cost.scroll_into_view_if_needed()
+    box = await cost.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
+    assert await cost.evaluate("cell => cell.scrollWidth <= cell.clientWidth")

@@ -8,6 +8,7 @@ import os
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 #: How long the output is still read once the process group is killed.
 READ_GRACE_SECONDS = 5.0
@@ -50,8 +51,8 @@ async def run_process(
     )
     timed_out = False
     try:
-        feed = transport.get_pipe_transport(0)
-        assert isinstance(feed, asyncio.WriteTransport)
+        # uvloop's pipe transports are not asyncio's classes, but they write and close alike.
+        feed = cast(asyncio.WriteTransport, transport.get_pipe_transport(0))
         feed.write(stdin)
         feed.close()
         try:

@@ -157,6 +157,9 @@ class Sandbox:
                 await _remove(launch.leftovers)
         except (SandboxRefused, OSError) as exc:
             return str(exc)
+        except Exception as exc:  # kept as a refusal: probing again at every run costs a process
+            logger.exception("probing the %s sandbox failed", mode)
+            return f"probing it failed ({type(exc).__name__}: {exc})"
         finally:
             await _remove([workspace])
         if run.exit_code == 0:

@@ -86,7 +86,7 @@ export default function AccountPage() {
   const photo = me.avatar_url ? `${me.avatar_url}?v=${version}` : null;
   return (
     <PageFrame title={t("account.title")}>
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card>
           <form onSubmit={(event) => void saveProfile(event)}>
             <CardHeader>

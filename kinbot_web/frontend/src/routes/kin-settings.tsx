@@ -115,7 +115,7 @@ function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
   }
 
   return (
-    <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
       <Card>
         <form onSubmit={(event) => void save(event)}>
           <CardContent className="flex flex-col gap-4 pt-6">

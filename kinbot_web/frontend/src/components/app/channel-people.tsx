@@ -49,7 +49,7 @@ export function ChannelPeople({ channels, kins, typeLabel }: { channels: Channel
 
   const kinName = (id: string | null) => kins.find((kin) => kin.id === id)?.name ?? "";
   return (
-    <div className="grid gap-6 lg:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
       <section className="flex min-w-0 flex-col gap-2" aria-labelledby="channels-waiting">
         <h2 id="channels-waiting" className="text-base font-semibold">
           {t("channels.waiting")}

@@ -54,7 +54,7 @@ export function ChannelsAdmin() {
   return (
     <div className="flex flex-col gap-8">
       <p className="text-sm text-muted-foreground">{t("channels.intro")}</p>
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <section className="flex min-w-0 flex-col gap-2" aria-labelledby="channels-connections">
           <h2 id="channels-connections" className="text-base font-semibold">
             {t("channels.connections")}

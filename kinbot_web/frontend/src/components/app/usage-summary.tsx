@@ -39,6 +39,13 @@ function UsageTable({ title, rows, money }: { title: string; rows: Row[]; money:
   const { t, i18n } = useTranslation();
   if (rows.length === 0) return null;
   const number = (value: number) => formatNumber(value, i18n.language);
+  // On a phone the tokens go under the row's name: four columns of large figures do not fit.
+  const tokens = (row: Row, className: string) => (
+    <span className={className}>
+      {t("usage.tokensInOut", { input: number(row.totals.input_tokens), output: number(row.totals.output_tokens) })}
+      {row.totals.units > 0 ? <span className="block text-xs text-muted-foreground">{t("usage.units", { count: row.totals.units })}</span> : null}
+    </span>
+  );
   return (
     <section className="flex flex-col gap-2" aria-label={title}>
       <h3 className="text-sm font-semibold">{title}</h3>
@@ -48,7 +55,7 @@ function UsageTable({ title, rows, money }: { title: string; rows: Row[]; money:
             <tr>
               <th className="px-3 py-2 font-medium">{title}</th>
               <th className="px-3 py-2 text-right font-medium">{t("usage.calls")}</th>
-              <th className="px-3 py-2 text-right font-medium">{t("usage.tokens")}</th>
+              <th className="hidden px-3 py-2 text-right font-medium sm:table-cell">{t("usage.tokens")}</th>
               <th className="px-3 py-2 text-right font-medium">{t("usage.total")}</th>
             </tr>
           </thead>
@@ -57,13 +64,11 @@ function UsageTable({ title, rows, money }: { title: string; rows: Row[]; money:
               <tr key={row.key} className="border-t border-border/60" data-usage-row={row.key}>
                 <td className="min-w-28 px-3 py-2">
                   <span className="break-words">{row.label}</span> {row.note}
+                  {tokens(row, "block text-xs text-muted-foreground tabular-nums sm:hidden")}
                 </td>
                 <td className="px-3 py-2 text-right tabular-nums">{number(row.totals.calls)}</td>
-                <td className="px-3 py-2 text-right tabular-nums">
-                  {t("usage.tokensInOut", { input: number(row.totals.input_tokens), output: number(row.totals.output_tokens) })}
-                  {row.totals.units > 0 ? <span className="block text-xs text-muted-foreground">{t("usage.units", { count: row.totals.units })}</span> : null}
-                </td>
-                <td className="px-3 py-2 text-right font-medium tabular-nums">{money(row.totals.cost)}</td>
+                <td className="hidden px-3 py-2 text-right tabular-nums sm:table-cell">{tokens(row, "")}</td>
+                <td className="whitespace-nowrap px-3 py-2 text-right font-medium tabular-nums">{money(row.totals.cost)}</td>
               </tr>
             ))}
           </tbody>
@@ -87,7 +92,7 @@ export function UsageSummaryView({ summary, people = false }: { summary: UsageSu
   const noPrice = <Badge variant="warning">{t("usage.noPrice")}</Badge>;
   return (
     <div className="flex flex-col gap-6">
-      <dl className="grid gap-3 sm:grid-cols-3">
+      <dl className="grid grid-cols-1 gap-3 sm:grid-cols-3">
         <div className="rounded-xl border border-border/70 bg-card px-4 py-3">
           <dt className="text-xs text-muted-foreground">{t("usage.total")}</dt>
           <dd className="text-2xl font-semibold tabular-nums" data-usage-total>
@@ -104,7 +109,7 @@ export function UsageSummaryView({ summary, people = false }: { summary: UsageSu
         </div>
       </dl>
       {totals.unpriced_calls > 0 ? <p className="text-sm text-muted-foreground">{t("usage.noPriceHint", { count: totals.unpriced_calls })}</p> : null}
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <UsageBars title={t("usage.costByDay")} labels={days} values={dayCosts} format={money} />
         <UsageBars title={t("usage.costByKin")} labels={kinNames} values={kinCosts} format={money} />
       </div>

@@ -58,7 +58,7 @@ export function VaultAdmin() {
   }
 
   return (
-    <div className="grid gap-6 lg:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
       <ul className="flex flex-col gap-2" aria-label={t("settings.vault")}>
         {secrets.length === 0 ? <li className="text-sm text-muted-foreground">{t("settings.noSecrets")}</li> : null}
         {secrets.map((secret) => (
