@@ -409,14 +409,14 @@ async def test_a_disabled_provider_plugin_takes_its_type_away(
 
 
 def test_credentials_in_a_base_url_are_never_shown_or_echoed() -> None:
-    from kinbot_core.providers.service import _public_config, _redact
+    from kinbot_core.providers.redaction import public_config, redact
     from kinbot_plugins.providers._common import public_url
 
     url = "https://family:s3cr3t-pass@llm.home.example:8443/v1?key=abcd1234"
-    assert _public_config({"base_url": url}) == {"base_url": "https://llm.home.example:8443/v1"}
+    assert public_config({"base_url": url}) == {"base_url": "https://llm.home.example:8443/v1"}
     assert public_url(url) == "https://llm.home.example:8443/v1"
     message = f"cannot reach {url}"
-    redacted = _redact(message, {"base_url": url})
+    redacted = redact(message, {"base_url": url})
     assert "s3cr3t-pass" not in redacted and "abcd1234" not in redacted
 
 

@@ -13,7 +13,7 @@ from quart import Blueprint, Response
 from quart_schema import validate_querystring, validate_request
 
 from kinbot_core.providers import ConnectionReport, ModelInfo, ProviderType
-from kinbot_core.providers.service import Kind, default_name
+from kinbot_core.providers.configs import Kind, default_name
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, signed_in
 
