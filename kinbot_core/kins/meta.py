@@ -8,7 +8,7 @@ while a message's ``content`` stays what the model reads (docs/api.md, "Message 
 - the result of a tool call a person declined, or that nobody approved in time:
   ``{"approval": {"status": "declined" | "expired", "reason": …}}`` (the reason, if given);
 - a task's or a cron's end (``task_result``, ``task_failed``, ``task_cancelled``):
-  built by ``kinbot_core.tasks.service``;
+  built by ``kinbot_core.tasks.ending``;
 - a message that came from outside the browser, and a Kin's reply delivered back there:
   ``{"origin": {"kind", "label"}}`` (:func:`origin`). ``kind`` is ``"webhook"`` or the type
   of the channel (``"telegram"``, ``"email"``…), ``label`` the name an administrator gave the
