@@ -102,7 +102,7 @@ export default function AccountPage() {
                 </Button>
                 <input id="account-photo" type="file" accept="image/png,image/jpeg,image/webp,image/gif" className="sr-only" onChange={(event) => event.target.files?.[0] && void uploadPhoto(event.target.files[0])} />
               </div>
-              <div className="grid gap-4 sm:grid-cols-2">
+              <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
                 <Field label={t("onboarding.identity.firstName")} htmlFor="first_name">
                   <Input id="first_name" name="first_name" defaultValue={me.first_name} required />
                 </Field>

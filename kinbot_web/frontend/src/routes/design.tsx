@@ -75,7 +75,7 @@ function Showcase({ theme }: { theme: "light" | "dark" }) {
         </div>
       </Section>
       <Section title={t("design.inputs")}>
-        <div className="grid gap-3 sm:grid-cols-2">
+        <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
           <Field label={t("onboarding.identity.pseudonym")} htmlFor={`${theme}-pseudo`} hint={t("onboarding.identity.pseudonymHint")}>
             <Input id={`${theme}-pseudo`} defaultValue="Nico" />
           </Field>

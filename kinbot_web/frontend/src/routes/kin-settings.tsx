@@ -119,7 +119,7 @@ function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
       <Card>
         <form onSubmit={(event) => void save(event)}>
           <CardContent className="flex flex-col gap-4 pt-6">
-            <div className="grid gap-4 sm:grid-cols-2">
+            <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
               <Field label={t("kin.name")} htmlFor="kin-name">
                 <Input id="kin-name" name="name" defaultValue={kin.name} required />
               </Field>

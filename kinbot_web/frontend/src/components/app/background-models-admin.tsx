@@ -107,7 +107,7 @@ export function BackgroundModelsAdmin() {
       </CardHeader>
       <CardContent>
         <form className="flex flex-col gap-4" onSubmit={(event) => void save(event)}>
-          <div className="grid gap-4 md:grid-cols-2">
+          <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
             {select("memory_extraction_model", t("backgroundModels.extraction"), data)}
             {select("compacting_model", t("backgroundModels.compacting"), data)}
           </div>

@@ -159,7 +159,7 @@ export function CreateKinDialog({ open, onOpenChange, onCreated, title, descript
           <DialogDescription>{description ?? t("kin.newSubtitle")}</DialogDescription>
         </DialogHeader>
         <form className="flex flex-col gap-4" onSubmit={(event) => void submit(event)}>
-          <div className="grid gap-4 sm:grid-cols-2">
+          <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
             <Field label={t("kin.name")} htmlFor="kin-name">
               <Input id="kin-name" name="name" required maxLength={100} placeholder={t("kin.namePlaceholder")} />
             </Field>

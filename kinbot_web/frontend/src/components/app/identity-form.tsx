@@ -106,7 +106,7 @@ export function IdentityForm({ endpoint, extra = {}, title, subtitle, submitLabe
             <span className="text-xs text-muted-foreground">{t("onboarding.identity.photoHint")}</span>
           </div>
         </div>
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           {fields.map(([key, label, type, autoComplete]) => (
             <Field key={key} label={label} htmlFor={key} error={errors[key]} hint={key === "pseudonym" ? t("onboarding.identity.pseudonymHint") : undefined}>
               <Input id={key} name={key} type={type} autoComplete={autoComplete} required aria-invalid={errors[key] ? true : undefined} onChange={key === "first_name" ? (event) => setName(event.target.value) : undefined} />

@@ -61,7 +61,7 @@ export function KinBackgroundModels({ kin, onChange }: { kin: Kin; onChange: (ki
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
         <p className="text-sm text-muted-foreground">{t("memoryUse.modelsHint", { name: kin.name })}</p>
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           {select("memory_extraction_model", t("memoryUse.extractionModel"))}
           {select("compacting_model", t("memoryUse.compactingModel"))}
         </div>

@@ -145,7 +145,7 @@ export function McpAdmin() {
               <DialogTitle>{editing ? `${t("common.edit")} ${editing.name}` : t("mcp.add")}</DialogTitle>
               <DialogDescription>{t("mcp.hint")}</DialogDescription>
             </DialogHeader>
-            <div className="grid gap-3 sm:grid-cols-2">
+            <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
               <Field label={t("onboarding.providers.name")} htmlFor="mcp-name">
                 <Input id="mcp-name" value={draft.name} onChange={set("name")} required pattern="[A-Za-z0-9_\-]{1,32}" />
               </Field>

@@ -164,7 +164,7 @@ export function NotificationSettings() {
         </section>
         {blocked && !problem ? <p className="text-sm font-medium text-destructive" role="alert">{t("notifications.denied")}</p> : null}
         {problem ? <p className="text-sm font-medium text-destructive" role="alert">{problem}</p> : null}
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <Field label={t("notifications.when")} htmlFor="notification-mode">
             <NativeSelect id="notification-mode" value={settings.preference.mode} onChange={(event) => void choose({ mode: event.target.value as NotificationMode })}>
               {MODES.map((mode) => (

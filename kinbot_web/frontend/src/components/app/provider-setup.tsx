@@ -132,7 +132,7 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
           ) : null}
         </CardHeader>
         <CardContent className="flex flex-col gap-3">
-          <div className="grid gap-3 sm:grid-cols-2">
+          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
             <Field label={t("onboarding.providers.type")} htmlFor={`${ids}-type`}>
               <NativeSelect id={`${ids}-type`} value={typeName} onChange={(event) => chooseType(event.target.value)}>
                 {types.map((candidate) => (

@@ -85,7 +85,7 @@ export function UsagePrices() {
         <Input id="price-filter" type="search" value={filter} onChange={(event) => setFilter(event.target.value)} className="sm:max-w-xs" />
       </Field>
       {shown.length === 0 ? <p className="text-sm text-muted-foreground">{t("usage.prices.none")}</p> : null}
-      <ul className="grid gap-1 sm:grid-cols-2" aria-label={t("usage.prices.title")}>
+      <ul className="grid grid-cols-1 gap-1 sm:grid-cols-2" aria-label={t("usage.prices.title")}>
         {shown.map((price) => (
           <li key={price.model} className="flex items-center gap-2 rounded-lg border border-border/60 px-3 py-1.5 text-sm" data-price={price.model}>
             <button type="button" className="min-w-0 flex-1 text-left" onClick={() => edit(price)}>

@@ -201,7 +201,7 @@ function CreateWebhook({ open, kins, onClose, onCreated }: { open: boolean; kins
             <DialogTitle>{t("webhooks.createTitle")}</DialogTitle>
             <DialogDescription>{t("webhooks.createHint")}</DialogDescription>
           </DialogHeader>
-          <div className="grid gap-3 sm:grid-cols-2">
+          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
             <Field label={t("webhooks.kin")} htmlFor="webhook-kin">
               <NativeSelect id="webhook-kin" value={draft.kinId} onChange={set("kinId")} required>
                 {kins.map((kin) => (

@@ -30,7 +30,7 @@ export default function OnboardingMockup() {
                 <CameraIcon /> {t("onboarding.identity.upload")}
               </Button>
             </div>
-            <div className="grid gap-4 sm:grid-cols-2">
+            <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
               <Field label={t("onboarding.identity.firstName")} htmlFor="first-name">
                 <Input id="first-name" defaultValue="Nicolas" autoComplete="given-name" />
               </Field>

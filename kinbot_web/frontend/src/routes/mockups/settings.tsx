@@ -35,7 +35,7 @@ export default function SettingsMockup() {
           <TabsTrigger value="users"><UsersIcon /> {t("settings.users")}</TabsTrigger>
           <TabsTrigger value="plugins"><BlocksIcon /> {t("settings.plugins")}</TabsTrigger>
         </TabsList>
-        <TabsContent value="providers" className="grid gap-6 lg:grid-cols-[1fr_1fr]">
+        <TabsContent value="providers" className="grid grid-cols-1 gap-6 lg:grid-cols-[1fr_1fr]">
           <div className="flex flex-col gap-3">
             {PROVIDERS.map((provider) => (
               <Card key={provider.name}>
