@@ -336,6 +336,13 @@ class Settings(BaseSettings):
     compacting_snapshots_kept: int = Field(
         10, ge=1, description="Compacting snapshots kept per Kin for rollback."
     )
+    contacts_listed_max: int = Field(
+        200,
+        ge=0,
+        description="Most contacts a Kin's system prompt lists by name (those linked to a person "
+        "or Kin of KinBot first, then the most recently added or changed); the Kin finds the "
+        "others with search_contacts.",
+    )
     memory_injected_max: int = Field(
         10, ge=0, description="Relevant memories injected into the system prompt."
     )

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import re
 import time
-import unicodedata
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kinbot_core.contact_digest import ContactDigest, ContactDigests, folded
 from kinbot_core.db import Database
 from kinbot_core.db.models import ContactRecord, KinRecord
 from kinbot_core.events import EventBus
@@ -107,32 +107,15 @@ class ContactView:
         }
 
 
-@dataclass(frozen=True)
-class ContactSummary:
-    """A contact as the system prompt lists it: who, and the id to look the rest up."""
-
-    id: str
-    name: str
-    type: str
-
-    def to_dict(self) -> dict[str, str]:
-        """A JSON-ready view."""
-        return {"id": self.id, "name": self.name, "type": self.type}
-
-
-#: Kins whose sorted contacts summary is kept in memory.
-KEPT_SUMMARIES = 256
-
-
 class ContactService:
     """Every contact operation. Queries run off the event loop; each write is a
     transaction."""
 
-    def __init__(self, db: Database, bus: EventBus) -> None:
+    def __init__(self, db: Database, bus: EventBus, listed_max: int) -> None:
+        """``listed_max``: the most contacts a Kin's system prompt lists (``summary``)."""
         self._db = db
         self._bus = bus
-        #: Each Kin's sorted summary, with the ``ChangeLog`` position it was read at.
-        self._summaries: dict[str, tuple[int, list[ContactSummary]]] = {}
+        self._digests = ContactDigests(db, listed_max)
 
     async def create(
         self,
@@ -222,7 +205,7 @@ class ContactService:
             for record in ContactRecord.select().where(ContactRecord.kin == kin_id):
                 rank = _rank(record, words, phrase)
                 if rank is not None:
-                    ranked.append((rank, _normalise(record.name), record))
+                    ranked.append((rank, folded(record.name), record))
             ranked.sort(key=lambda entry: (entry[0], entry[1]))
             return [record for _, _, record in ranked[:limit]]
 
@@ -286,32 +269,13 @@ class ContactService:
             self._bus.emit(ContactUpdated(contact_id=contact_id, kin_id=kin_id))
         return ContactView.of(record)
 
-    async def summary(self, kin_id: str) -> list[ContactSummary]:
-        """Every contact of the Kin as ``(id, name, type)``, sorted by name.
-
-        Every turn asks for it: the sorted list is kept per Kin and read again only once one
-        of its contacts was added, edited or deleted, by any writer (the database's
-        ``ChangeLog``)."""
-        changes = self._db.changes
-        kept = self._summaries.get(kin_id)
-        if kept is not None and not changes.changed_since(kept[0], "contact", kin_id):
-            return kept[1]
-        read_at = changes.position()
-        rows: list[tuple[str, str, str]] = await self._db.read(
-            lambda: self._db.sql(_SUMMARY, (kin_id,)).fetchall()
-        )
-        rows.sort(key=lambda row: (_normalise(row[1]), row[1], row[0]))
-        summary = [ContactSummary(id=id_, name=name, type=type_) for id_, name, type_ in rows]
-        self._summaries.pop(kin_id, None)
-        self._summaries[kin_id] = (read_at, summary)
-        if len(self._summaries) > KEPT_SUMMARIES:  # sub-Kins come and go: forget the oldest
-            del self._summaries[next(iter(self._summaries))]
-        return summary
+    async def summary(self, kin_id: str) -> ContactDigest:
+        """What the Kin's system prompt lists of its contacts (``ContactDigest``): asked for
+        at every turn, kept until one of its contacts changes."""
+        return await self._digests.of(kin_id)
 
 
 # -- queries (run on database threads) -------------------------------------------------------
-
-_SUMMARY = "select id, name, type from contact where kin_id = ?"
 
 
 def _owned(kin_id: str, contact_id: str) -> ContactRecord | None:
@@ -334,14 +298,8 @@ def _linked(kin_id: str, linked_id: str) -> ContactRecord | None:
 # -- values ----------------------------------------------------------------------------------
 
 
-def _normalise(text: str) -> str:
-    """``text`` folded for comparison: case and accents ignored ("Frère" and "frere" agree)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
 def _words(text: str) -> list[str]:
-    return _WORD.findall(_normalise(text))
+    return _WORD.findall(folded(text))
 
 
 def _key(item: str) -> str:

@@ -122,7 +122,7 @@ class Platform:
             windows=SessionWindows(self.db),
             check_model=self.providers.resolve_model,
         )
-        self.contacts = ContactService(self.db, self.bus)
+        self.contacts = ContactService(self.db, self.bus, settings.contacts_listed_max)
         self.webhooks = WebhookService(self.db, self.kins, settings, lambda: self.master_key)
         self.memory = MemoryAccess(self)
         self.workers = KinWorkers(self)

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from kinbot_core.contact_digest import ContactDigest, ContactSummary
 from kinbot_core.contacts import (
     ContactError,
     ContactInvalid,
     ContactNotFound,
     ContactService,
-    ContactSummary,
     ContactView,
 )
 from kinbot_core.db.models import ContactRecord, KinRecord
@@ -58,7 +58,7 @@ class StoredKins:
 
 @pytest.fixture
 def contacts(platform: Platform) -> ContactService:
-    return ContactService(platform.db, platform.bus)
+    return ContactService(platform.db, platform.bus, platform.settings.contacts_listed_max)
 
 
 @pytest.fixture
@@ -144,7 +144,7 @@ async def test_create_refuses_bad_contacts(
         await contacts.create(kin, name, kind)
     assert message in refused.value.message
     assert isinstance(refused.value, ContactError) and str(refused.value) == refused.value.message
-    assert await contacts.summary(kin) == []
+    assert await contacts.summary(kin) == ContactDigest()
 
 
 async def test_create_refuses_an_unknown_kin(contacts: ContactService) -> None:
@@ -264,7 +264,7 @@ async def test_each_kin_has_its_own_registry(
     with pytest.raises(ContactNotFound):
         await contacts.update(other_kin, paul.id, name="Pierre")
     assert await contacts.search(other_kin, "Paul") == []
-    assert await contacts.summary(other_kin) == []
+    assert await contacts.summary(other_kin) == ContactDigest()
     assert await contacts.find_linked(other_kin, "user-1") is None
     # The other Kin may know the same people, separately.
     own = await contacts.create(other_kin, "Paul", "human", linked_id="user-1")
@@ -290,7 +290,7 @@ async def test_summary_is_sorted_by_name_without_details(
         created = await contacts.create(kin, name, "human", notes=f"secret notes of {name}")
         await contacts.update(kin, created.id, add_facts=[f"fact of {name}"])
     basile = await contacts.create(kin, "Basile", "kin")
-    summary = await contacts.summary(kin)
+    summary = (await contacts.summary(kin)).listed
     assert [entry.name for entry in summary] == [
         "alice",
         "Basile",
@@ -309,10 +309,46 @@ async def test_summary_of_hundreds_of_contacts(contacts: ContactService, kin: st
     for number in range(250):
         await contacts.create(kin, f"Contact {number:03d}", "human", notes="x" * 200)
     summary = await contacts.summary(kin)
-    assert len(summary) == 250
-    assert [entry.name for entry in summary] == [f"Contact {n:03d}" for n in range(250)]
+    assert len(summary.listed) == 200 and summary.unlisted == 50  # contacts_listed_max
+    assert [entry.name for entry in summary.listed] == sorted(e.name for e in summary.listed)
     assert len(await contacts.search(kin, "contact")) == 10
     assert len(await contacts.search(kin, "contact", limit=1000)) == 100
+
+
+async def test_a_long_registry_lists_the_linked_then_the_recent_contacts(
+    platform: Platform, kin: str
+) -> None:
+    """Over ``listed_max``, the prompt lists the contacts linked to a person or Kin of the
+    platform, then the most recently added or changed; sorted by name, and says how many
+    it leaves out."""
+    contacts = ContactService(platform.db, platform.bus, listed_max=3)
+    rows = [  # (name, linked to, last changed)
+        ("Old friend", None, 100.0), ("Marie", "user-1", 50.0), ("Neighbour", None, 300.0),
+        ("Scout", "kin-1", 10.0), ("Plumber", None, 200.0), ("Baker", None, 400.0),
+    ]  # fmt: skip
+    await platform.db.write(
+        lambda: [
+            ContactRecord.create(
+                id=uuid.uuid4().hex,
+                kin=kin,
+                name=name,
+                type="human",
+                linked_id=linked,
+                created_at=changed,
+                updated_at=changed,
+            )
+            for name, linked, changed in rows
+        ]
+    )
+    summary = await contacts.summary(kin)
+    assert [entry.name for entry in summary.listed] == ["Baker", "Marie", "Scout"]
+    assert summary.unlisted == 3
+    plumber = next(c for c in await contacts.search(kin, "Plumber"))
+    await contacts.update(kin, plumber.id, relation="Fixed the boiler")  # now the most recent
+    summary = await contacts.summary(kin)
+    assert [entry.name for entry in summary.listed] == ["Marie", "Plumber", "Scout"]
+    assert summary.unlisted == 3
+    assert (await ContactService(platform.db, platform.bus, 0).summary(kin)) == ContactDigest((), 6)
 
 
 async def test_the_summary_kept_between_turns_follows_every_change(
@@ -321,27 +357,27 @@ async def test_the_summary_kept_between_turns_follows_every_change(
     """Turns reuse the sorted summary until the Kin's contacts change, however they change:
     through the service, or written by other code (an imported Kin's, a deletion)."""
     anna = await contacts.create(kin, "Anna", "human")
-    assert [entry.name for entry in await contacts.summary(kin)] == ["Anna"]
+    assert [entry.name for entry in (await contacts.summary(kin)).listed] == ["Anna"]
     assert await contacts.summary(kin) == await contacts.summary(kin)
     await contacts.update(kin, anna.id, name="Zelda")
-    assert [entry.name for entry in await contacts.summary(kin)] == ["Zelda"]
+    assert [entry.name for entry in (await contacts.summary(kin)).listed] == ["Zelda"]
     now = time.time()
     await platform.db.write(
         lambda: ContactRecord.create(
             id=uuid.uuid4().hex, kin=kin, name="Bruno", type="kin", created_at=now, updated_at=now
         )
     )
-    assert [(e.name, e.type) for e in await contacts.summary(kin)] == [
+    assert [(e.name, e.type) for e in (await contacts.summary(kin)).listed] == [
         ("Bruno", "kin"),
         ("Zelda", "human"),
     ]
     await platform.db.write(
         lambda: ContactRecord.delete().where(ContactRecord.id == anna.id).execute()
     )
-    assert [entry.name for entry in await contacts.summary(kin)] == ["Bruno"]
+    assert [entry.name for entry in (await contacts.summary(kin)).listed] == ["Bruno"]
     # Even a change that leaves ``updated_at`` as it was.
     await platform.db.write(lambda: platform.db.sql("update contact set name = 'Yann'"))
-    assert [entry.name for entry in await contacts.summary(kin)] == ["Yann"]
+    assert [entry.name for entry in (await contacts.summary(kin)).listed] == ["Yann"]
 
 
 async def test_a_deleted_kin_takes_its_contacts_and_leaves_the_others(
@@ -349,14 +385,16 @@ async def test_a_deleted_kin_takes_its_contacts_and_leaves_the_others(
 ) -> None:
     await contacts.create(kin, "Anna", "human")
     await contacts.create(other_kin, "Bruno", "human")
-    assert [entry.name for entry in await contacts.summary(kin)] == ["Anna"]
+    assert [entry.name for entry in (await contacts.summary(kin)).listed] == ["Anna"]
     await platform.db.write(lambda: KinRecord.delete().where(KinRecord.id == kin).execute())
     owners = await platform.db.read(
         lambda: platform.db.sql("select kin_id from contact").fetchall()
     )
     assert owners == [(other_kin,)]
-    assert await contacts.summary(kin) == []  # its contacts went by cascade: seen at once
-    assert [entry.name for entry in await contacts.summary(other_kin)] == ["Bruno"]
+    assert (
+        await contacts.summary(kin) == ContactDigest()
+    )  # its contacts went by cascade: seen at once
+    assert [entry.name for entry in (await contacts.summary(other_kin)).listed] == ["Bruno"]
 
 
 async def test_contact_events_are_published(
@@ -527,7 +565,7 @@ async def test_tools_refuse_bad_arguments_with_a_message(
     with pytest.raises(ToolError, match=message):
         await tool(name).run(context, arguments)
     assert await contacts.get(context.kin_id, paul.id) == paul
-    assert [entry.name for entry in await contacts.summary(context.kin_id)] == ["Paul"]
+    assert [entry.name for entry in (await contacts.summary(context.kin_id)).listed] == ["Paul"]
 
 
 async def test_tools_refuse_arguments_that_are_not_an_object(context: ToolContext) -> None:

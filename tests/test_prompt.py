@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from kinbot_core.contacts import ContactSummary
+from kinbot_core.contact_digest import ContactDigest, ContactSummary
 from kinbot_core.kins.model_messages import chat_messages, labelled, tool_specs
 from kinbot_core.kins.prompt import build_sections
 from kinbot_core.kins.service import KinView, MessageView
@@ -37,10 +37,9 @@ def sections(**overrides: object) -> list[str]:
     arguments: dict[str, object] = {
         "speaker": Speaker("user", "u1", "Marie"),
         "language": "fr",
-        "contacts": [
-            ContactSummary("c1", "Nicolas", "human"),
-            ContactSummary("c2", "Scout", "kin"),
-        ],
+        "contacts": ContactDigest(
+            (ContactSummary("c1", "Nicolas", "human"), ContactSummary("c2", "Scout", "kin"))
+        ),
         "tools": [Hinted()],
         "memory": MemoryContext(
             summary="We planned the week.", memories=["Marie is allergic to peanuts"]
@@ -76,10 +75,28 @@ def test_the_sections_come_in_their_documented_order() -> None:
 
 
 def test_empty_parts_are_left_out_or_said() -> None:
-    built = sections(memory=None, contacts=[], tools=[])
+    built = sections(memory=None, contacts=ContactDigest(), tools=[])
     assert not any(s.startswith("## Relevant memories") for s in built)
     assert "## Contacts\nYour contact registry is empty." in built
     assert "## Tools\nYou have no tools in this session." in built
+
+
+def test_a_registry_longer_than_the_prompt_lists_says_how_to_find_the_rest() -> None:
+    listed = tuple(ContactSummary(f"c{n}", f"Person {n}", "human") for n in range(3))
+    section = sections(contacts=ContactDigest(listed, unlisted=1_800))[4]
+    assert section.splitlines()[1:] == [
+        "Some of the people and Kins you know (details: get_contact):",
+        "- Person 0 (human, id c0)",
+        "- Person 1 (human, id c1)",
+        "- Person 2 (human, id c2)",
+        "And 1,800 more, not listed here: look them up with search_contacts before saying you "
+        "do not know someone or adding them again.",
+    ]
+    none_listed = sections(contacts=ContactDigest(unlisted=12))[4]
+    assert none_listed == (
+        "## Contacts\nYou know 12 people and Kins, not listed here: look them up with "
+        "search_contacts before saying you do not know someone or adding them again."
+    )
 
 
 def test_other_speakers_are_named_for_what_they_are() -> None:
@@ -157,7 +174,7 @@ def test_a_message_converted_again_reads_as_its_dict_reads_now() -> None:
 
 
 def test_sections_written_again_follow_what_changed() -> None:
-    tool, contacts = Hinted(), [ContactSummary("c1", "Nicolas", "human")]
+    tool, contacts = Hinted(), ContactDigest((ContactSummary("c1", "Nicolas", "human"),))
     first = sections(tools=[tool], contacts=contacts)
     assert sections(tools=[tool], contacts=contacts) == first
     tool.description = "Add a person or a Kin to your contacts."  # changed in place
@@ -167,8 +184,8 @@ def test_sections_written_again_follow_what_changed() -> None:
     )
     tool.prompt_hint = ""
     assert sections(tools=[tool], contacts=contacts)[7].endswith("to your contacts.")
-    # A contact added: the service gives a new list (it never changes one it gave).
-    more = [*contacts, ContactSummary("c2", "Scout", "kin")]
+    # A contact added: the service gives a new digest (it never changes one it gave).
+    more = ContactDigest((*contacts.listed, ContactSummary("c2", "Scout", "kin")))
     assert "- Scout (kin, id c2)" in sections(tools=[tool], contacts=more)[4]
     assert "Scout" not in sections(tools=[tool], contacts=contacts)[4]
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from kinbot_core.contacts import ContactSummary
+from kinbot_core.contact_digest import ContactDigest
 from kinbot_core.identity_memo import IdentityMemo
 from kinbot_core.kins.service import KinView
 from kinbot_core.memory import MemoryContext
@@ -66,18 +66,30 @@ def speaker_section(speaker: Speaker, language: str) -> str:
     )
 
 
-def contacts_section(contacts: Sequence[ContactSummary]) -> str:
-    """The contacts the Kin knows. The same list (``ContactService.summary`` keeps it until a
-    contact changes; its contacts are frozen) gets the text written for it before."""
+def contacts_section(contacts: ContactDigest) -> str:
+    """The contacts the Kin knows. The same digest (``ContactService.summary`` keeps it until
+    a contact changes; it is frozen) gets the text written for it before."""
     kept = _contact_sections.get(contacts)
     return kept if kept is not None else _contact_sections.keep(contacts, _contacts_text(contacts))
 
 
-def _contacts_text(contacts: Sequence[ContactSummary]) -> str:
-    if not contacts:
-        return "## Contacts\nYour contact registry is empty."
-    lines = [f"- {c.name} ({c.type}, id {c.id})" for c in contacts]
-    return "## Contacts\nPeople and Kins you know (details: get_contact):\n" + "\n".join(lines)
+def _contacts_text(contacts: ContactDigest) -> str:
+    lines = [f"- {c.name} ({c.type}, id {c.id})" for c in contacts.listed]
+    if not contacts.unlisted:
+        if not lines:
+            return "## Contacts\nYour contact registry is empty."
+        return "## Contacts\nPeople and Kins you know (details: get_contact):\n" + "\n".join(lines)
+    find_them = (
+        "not listed here: look them up with search_contacts before saying you do not know "
+        "someone or adding them again."
+    )
+    if not lines:
+        return f"## Contacts\nYou know {contacts.unlisted:,} people and Kins, {find_them}"
+    return (
+        "## Contacts\nSome of the people and Kins you know (details: get_contact):\n"
+        + "\n".join(lines)
+        + f"\nAnd {contacts.unlisted:,} more, {find_them}"
+    )
 
 
 def memory_sections(memory: MemoryContext | None) -> list[str]:
@@ -143,7 +155,7 @@ def build_sections(
     *,
     speaker: Speaker,
     language: str,
-    contacts: Sequence[ContactSummary],
+    contacts: ContactDigest,
     tools: Sequence[Tool],
     memory: MemoryContext | None,
     now: datetime,
