@@ -4,8 +4,8 @@ exchanges (what it keeps starts at a person's message), so that something is fol
 
 from __future__ import annotations
 
+from kinbot_core.compacting.folding import kept_recent
 from kinbot_core.compacting.selection import Candidate, choose_cut
-from kinbot_core.compacting.service import kept_recent
 
 
 def exchange_of(*roles_and_tokens: tuple[str, int]) -> list[Candidate]:

@@ -13,8 +13,8 @@ from kinbot_core.accounts.errors import (
     RateLimited,
     WrongPassword,
 )
-from kinbot_core.accounts.service import (
-    AccountService,
+from kinbot_core.accounts.service import AccountService
+from kinbot_core.accounts.views import (
     AccountView,
     Identity,
     InvitationView,

@@ -1,40 +1,38 @@
-"""Accounts: the first administrator, sign-in, sessions, profiles, invitations, user admin."""
+"""Accounts: the first administrator, sign-in, sessions and one's own account; invitations
+(``invitations.py``) and user administration (``administration.py``) are mixed in."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 import time
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 import peewee
 
+from kinbot_core.accounts.administration import UserAdministration
 from kinbot_core.accounts.avatars import AvatarStore
 from kinbot_core.accounts.errors import (
     AlreadySetUp,
     EmailTaken,
     InvalidCredentials,
-    InvitationInvalid,
-    LastAdmin,
     NotFound,
     PasswordRejected,
     RateLimited,
     WrongPassword,
 )
+from kinbot_core.accounts.invitations import AccountInvitations
 from kinbot_core.accounts.passwords import hash_password, verify_password
 from kinbot_core.accounts.rate_limit import SlidingWindowLimiter
 from kinbot_core.accounts.session_cache import SessionCache
+from kinbot_core.accounts.views import AccountView, Identity, SessionGrant, hash_token
 from kinbot_core.config import Settings
 from kinbot_core.db import Database
-from kinbot_core.db.models import BrowserSession, Invitation, Setting, User
+from kinbot_core.db.models import BrowserSession, Setting, User
 from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import UserAccessChanged, UserCreated, UserLogin, UserLogout
 
-ROLES = ("admin", "member")
-LANGUAGES = ("en", "fr")
 #: Settings row whose insertion makes the first administrator unique, even across processes.
 FIRST_ADMIN_KEY = "setup.first_admin"
 #: Sessions record their last use at most this often (seconds), to keep reads read-only.
@@ -46,123 +44,7 @@ _SESSION_CACHE_SECONDS = 10.0
 PROFILE_FIELDS = ("first_name", "last_name", "pseudonym", "language")
 
 
-def hash_token(token: str) -> str:
-    """What is stored of a session token or invitation code: its SHA-256."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class Identity:
-    """What a person gives to create an account (onboarding screen 1, or an invitation)."""
-
-    first_name: str
-    last_name: str
-    email: str
-    pseudonym: str
-    language: str
-    password: str
-
-
-@dataclass(frozen=True)
-class AccountView:
-    """A user as the API shows them: never the password hash."""
-
-    id: str
-    email: str
-    first_name: str
-    last_name: str
-    pseudonym: str
-    language: str
-    role: str
-    is_active: bool
-    avatar: str | None
-    created_at: float
-
-    @classmethod
-    def of(cls, user: User) -> AccountView:
-        return cls(
-            id=user.id,
-            email=user.email,
-            first_name=user.first_name,
-            last_name=user.last_name,
-            pseudonym=user.pseudonym,
-            language=user.language,
-            role=user.role,
-            is_active=bool(user.is_active),
-            avatar=user.avatar_path,
-            created_at=user.created_at,
-        )
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role == "admin"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "email": self.email,
-            "first_name": self.first_name,
-            "last_name": self.last_name,
-            "pseudonym": self.pseudonym,
-            "language": self.language,
-            "role": self.role,
-            "is_active": self.is_active,
-            "avatar_url": f"/api/users/{self.id}/avatar" if self.avatar else None,
-            "created_at": self.created_at,
-        }
-
-
-@dataclass(frozen=True)
-class SessionGrant:
-    """A new browser session: the raw token goes in the cookie and nowhere else."""
-
-    token: str
-    session_id: str
-    expires_at: float
-    user: AccountView
-
-
-@dataclass(frozen=True)
-class InvitationView:
-    """An invitation as administrators see it (the code itself is shown once, at creation)."""
-
-    id: str
-    role: str
-    note: str | None
-    created_by: str | None
-    created_at: float
-    expires_at: float
-    used_at: float | None
-    used_by: str | None
-    revoked_at: float | None
-
-    @classmethod
-    def of(cls, invitation: Invitation) -> InvitationView:
-        return cls(
-            id=invitation.id,
-            role=invitation.role,
-            note=invitation.note,
-            created_by=_foreign_key(invitation, "created_by"),
-            created_at=invitation.created_at,
-            expires_at=invitation.expires_at,
-            used_at=invitation.used_at,
-            used_by=_foreign_key(invitation, "used_by"),
-            revoked_at=invitation.revoked_at,
-        )
-
-    @property
-    def status(self) -> str:
-        if self.used_at is not None:
-            return "used"
-        if self.revoked_at is not None:
-            return "revoked"
-        return "expired" if self.expires_at <= time.time() else "pending"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "status": self.status}
-
-
-class AccountService:
+class AccountService(AccountInvitations, UserAdministration):
     """Every account operation. Slow hashing runs off the loop; writes are transactions."""
 
     def __init__(self, db: Database, bus: EventBus, settings: Settings) -> None:
@@ -387,154 +269,6 @@ class AccountService:
         await self.avatars.delete(previous)
         return AccountView.of(user)
 
-    # -- invitations -------------------------------------------------------------------------
-
-    async def create_invitation(
-        self, created_by: str, *, role: str = "member", note: str | None = None
-    ) -> tuple[InvitationView, str]:
-        """A new one-time invitation; returns it and its code (shown this once only)."""
-        if role not in ROLES:
-            raise ValueError(f"unknown role {role!r}")
-        code = secrets.token_urlsafe(18)
-        now = time.time()
-
-        def create() -> Invitation:
-            return Invitation.create(
-                id=uuid.uuid4().hex,
-                code_hash=hash_token(code),
-                role=role,
-                note=note,
-                created_by=created_by,
-                created_at=now,
-                expires_at=now + self._settings.invitation_lifetime_hours * 3600,
-            )
-
-        return InvitationView.of(await self._db.write(create)), code
-
-    async def list_invitations(self) -> list[InvitationView]:
-        """Every invitation, newest first."""
-        rows = await self._db.read(
-            lambda: list(Invitation.select().order_by(Invitation.created_at.desc()))
-        )
-        return [InvitationView.of(row) for row in rows]
-
-    async def revoke_invitation(self, invitation_id: str) -> InvitationView:
-        """Make an unused invitation unusable."""
-
-        def revoke() -> Invitation:
-            invitation = Invitation.get_or_none(Invitation.id == invitation_id)
-            if invitation is None:
-                raise NotFound("No such invitation.")
-            if invitation.used_at is None and invitation.revoked_at is None:
-                invitation.revoked_at = time.time()
-                invitation.save()
-            return invitation
-
-        return InvitationView.of(await self._db.write(revoke))
-
-    async def check_invitation(self, code: str) -> InvitationView:
-        """The invitation behind ``code`` if it can still be used, else ``InvitationInvalid``."""
-        invitation = await self._db.read(
-            lambda: Invitation.get_or_none(Invitation.code_hash == hash_token(code))
-        )
-        view = InvitationView.of(invitation) if invitation else None
-        if view is None or view.status != "pending":
-            raise InvitationInvalid("This invitation is unknown, used, revoked or expired.")
-        return view
-
-    async def register(
-        self,
-        code: str,
-        identity: Identity,
-        *,
-        ip: str | None = None,
-        user_agent: str | None = None,
-    ) -> SessionGrant:
-        """Create an account with an invitation code, consuming it, and sign in."""
-        self._check_password(identity.password)
-        password_hash = await hash_password(identity.password)
-        token = secrets.token_urlsafe(32)
-
-        def create() -> tuple[User, BrowserSession]:
-            invitation = Invitation.get_or_none(Invitation.code_hash == hash_token(code))
-            if invitation is None or InvitationView.of(invitation).status != "pending":
-                raise InvitationInvalid("This invitation is unknown, used, revoked or expired.")
-            user = self._insert_user(identity, password_hash, role=invitation.role)
-            claimed = (
-                Invitation.update(used_at=time.time(), used_by=user.id)
-                .where((Invitation.id == invitation.id) & Invitation.used_at.is_null())
-                .execute()
-            )
-            if claimed != 1:
-                raise InvitationInvalid("This invitation was used a moment ago.")
-            return user, self._insert_session(user, token, ip, user_agent)
-
-        user, session = await self._db.write(create)
-        self._bus.emit(UserCreated(user_id=user.id, role=user.role))
-        self._bus.emit(UserLogin(user_id=user.id))
-        return SessionGrant(token, session.id, session.expires_at, AccountView.of(user))
-
-    # -- user administration -----------------------------------------------------------------
-
-    async def list_users(self) -> list[AccountView]:
-        """Every user, oldest first."""
-        rows = await self._db.read(lambda: list(User.select().order_by(User.created_at)))
-        return [AccountView.of(row) for row in rows]
-
-    async def update_user(
-        self, user_id: str, *, role: str | None = None, is_active: bool | None = None
-    ) -> AccountView:
-        """Change a user's role or disable/enable them.
-
-        Lowering the role or disabling ends the user's sessions (and streams) at once.
-        Raises ``LastAdmin`` rather than leave the platform without an active administrator.
-        """
-        if role is not None and role not in ROLES:
-            raise ValueError(f"unknown role {role!r}")
-
-        def update() -> tuple[User, bool]:
-            user = User.get_or_none(User.id == user_id)
-            if user is None:
-                raise NotFound("No such user.")
-            demoted = role is not None and user.role == "admin" and role != "admin"
-            disabled = is_active is False and user.is_active
-            if (demoted or disabled) and user.role == "admin" and _active_admins() <= 1:
-                raise LastAdmin("KinBot needs at least one active administrator.")
-            if role is not None:
-                user.role = role
-            if is_active is not None:
-                user.is_active = is_active
-            user.updated_at = time.time()
-            user.save()
-            if demoted or disabled:
-                BrowserSession.delete().where(BrowserSession.user == user_id).execute()
-            return user, demoted or disabled
-
-        user, cut = await self._db.write(update)
-        self._sessions.clear()
-        if cut:
-            reason = "disabled" if not user.is_active else "role_changed"
-            self._bus.emit(UserAccessChanged(user_id=user_id, reason=reason))
-        return AccountView.of(user)
-
-    async def delete_user(self, user_id: str) -> None:
-        """Remove a user and their sessions (their messages stay, attributed by id)."""
-
-        def delete() -> str | None:
-            user = User.get_or_none(User.id == user_id)
-            if user is None:
-                raise NotFound("No such user.")
-            if user.role == "admin" and user.is_active and _active_admins() <= 1:
-                raise LastAdmin("KinBot needs at least one active administrator.")
-            avatar: str | None = user.avatar_path
-            user.delete_instance()
-            return avatar
-
-        avatar = await self._db.write(delete)
-        self._sessions.clear()
-        await self.avatars.delete(avatar)
-        self._bus.emit(UserAccessChanged(user_id=user_id, reason="removed"))
-
     # -- helpers -----------------------------------------------------------------------------
 
     def _check_password(self, password: str) -> None:
@@ -578,16 +312,5 @@ class AccountService:
         )
 
 
-def _foreign_key(row: Any, field: str) -> str | None:
-    """The raw id a foreign-key field holds, without loading the related row."""
-    value: str | None = row.__data__.get(field)
-    return value
-
-
 def _normalise_email(email: str) -> str:
     return email.strip().lower()
-
-
-def _active_admins() -> int:
-    count: int = User.select().where((User.role == "admin") & User.is_active).count()
-    return count

@@ -1,9 +1,9 @@
 """Compacting of Kins' sessions into a summary layer, with snapshots, purge and rollback."""
 
-from kinbot_core.compacting.service import (
+from kinbot_core.compacting.service import CompactingService
+from kinbot_core.compacting.views import (
     CompactingConflict,
     CompactingError,
-    CompactingService,
     CompactingState,
     NothingToCompact,
     SessionContext,

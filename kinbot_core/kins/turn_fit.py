@@ -13,7 +13,7 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from kinbot_core.compacting.service import CompactingError
+from kinbot_core.compacting.views import CompactingError
 from kinbot_core.kins import token_calibration
 from kinbot_core.kins.prompt_budget import FittedPrompt, PromptBudget
 from kinbot_core.providers import ContextOverflowError, ModelNotLoaded, ToolCallEvent

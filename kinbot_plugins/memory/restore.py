@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 from kinbot_core.db.models import MemoryRecord
 from kinbot_core.fulltext import index_terms
 from kinbot_core.providers import Vector
+from kinbot_plugins.memory.records import check_memory
 
 if TYPE_CHECKING:
-    from kinbot_plugins.memory.sqlite_memory import SqliteMemoryBackend
+    from kinbot_plugins.memory.writing import MemoryWriting
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +42,10 @@ async def _vectors(platform: Any, texts: list[str]) -> tuple[list[Vector], str] 
 
 
 async def restore_memories(
-    backend: SqliteMemoryBackend, platform: Any, kin_id: str, items: list[dict[str, Any]]
+    backend: MemoryWriting, platform: Any, kin_id: str, items: list[dict[str, Any]]
 ) -> int:
     """Store ``items`` (``content``, ``category``, ``subject``, optional ``created_at`` and
     ``updated_at``) for the Kin; returns how many were stored."""
-    from kinbot_plugins.memory.sqlite_memory import check_memory
-
     cleaned = [
         {**item, "content": check_memory(item["content"], item["category"]),
          "subject": str(item.get("subject") or "").strip()[:200]}
