@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from kinbot_core.channels import kin_choice
-from kinbot_core.channels.identities import Linked
+from kinbot_core.channels.identity_records import Linked
 from kinbot_core.channels.notices import kins_text, pairing_text, switched_text
 from kinbot_core.channels.types import DeliverOutcome, IncomingMedia, IncomingMessage
 from kinbot_core.db.models import (

@@ -22,7 +22,8 @@ from kinbot_core.channels import kin_choice, notify_routes
 from kinbot_core.channels.connections import ConnectionNotFound, ConnectionService
 from kinbot_core.channels.deliveries import DeliveryService, backoff
 from kinbot_core.channels.errors import ChannelConfigError, ChannelError, ChannelUnavailable
-from kinbot_core.channels.identities import IdentityService, LinkResult
+from kinbot_core.channels.identities import IdentityService
+from kinbot_core.channels.identity_records import LinkResult
 from kinbot_core.channels.inbox import ConnectionInbox
 from kinbot_core.channels.notices import linked_text
 from kinbot_core.channels.splitting import split_message

@@ -3,13 +3,8 @@ wherever else they could appear (replies, stored tool results, logs)."""
 
 from kinbot_core.vault.masking import LogScrubber, Masker, StreamMasker, placeholder
 from kinbot_core.vault.redaction import Redacted, RedactionError
-from kinbot_core.vault.service import (
-    SecretKeyTaken,
-    SecretNotFound,
-    SecretView,
-    VaultError,
-    VaultService,
-)
+from kinbot_core.vault.service import VaultService
+from kinbot_core.vault.views import SecretKeyTaken, SecretNotFound, SecretView, VaultError
 
 __all__ = [
     "LogScrubber",

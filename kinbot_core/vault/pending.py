@@ -38,7 +38,8 @@ from kinbot_core.vault.records import PendingSecretRecord, pending_sealing_conte
 INLINE_SCREEN_CHARS = 400
 
 if TYPE_CHECKING:
-    from kinbot_core.vault.service import SecretView, VaultService
+    from kinbot_core.vault.service import VaultService
+    from kinbot_core.vault.views import SecretView
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from quart import Blueprint, Response
 from quart_schema import validate_request
 
 from kinbot_core.channels.connections import MAX_BOUND_KINS, MAX_LABEL_LENGTH, ChannelsError
-from kinbot_core.channels.identities import PairingAttemptsExceeded
+from kinbot_core.channels.identity_records import PairingAttemptsExceeded
 from kinbot_core.channels.types import ChannelType
 from kinbot_core.db.models import ChannelBindingRecord, ContactRecord
 from kinbot_core.schema_settings import SchemaSettings

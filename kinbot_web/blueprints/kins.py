@@ -16,7 +16,7 @@ from kinbot_core.vault.pending import (
     PendingSecretForbidden,
     PendingSecretNotFound,
 )
-from kinbot_core.vault.service import MAX_DESCRIPTION_LENGTH, MAX_KEY_LENGTH
+from kinbot_core.vault.rules import MAX_DESCRIPTION_LENGTH, MAX_KEY_LENGTH
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
 from kinbot_web.blueprints.memory_marks import with_usage

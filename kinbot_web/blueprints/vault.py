@@ -12,7 +12,7 @@ from quart import Blueprint, Response
 from quart_schema import validate_request
 
 from kinbot_core.vault import SecretKeyTaken, SecretNotFound, VaultError
-from kinbot_core.vault.service import MAX_DESCRIPTION_LENGTH, MAX_KEY_LENGTH, MAX_VALUE_LENGTH
+from kinbot_core.vault.rules import MAX_DESCRIPTION_LENGTH, MAX_KEY_LENGTH, MAX_VALUE_LENGTH
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, current_user
 from kinbot_web.errors import error_response
