@@ -138,7 +138,7 @@ async def test_a_turn_writes_its_message_its_claim_and_its_reply_with_its_end(
     (``test_queue_claims``)."""
     monkeypatch.setattr(recorder, "WRITE_DELAY_SECONDS", 3600.0)
     kin = await make_kin(server.client)
-    written = counted_writes(server.platform.db, monkeypatch)
+    written = await counted_writes(server.platform, monkeypatch)
     fake_llm.enqueue(Reply(text="A leek soup."))
     async with sse_stream(server.client) as stream:
         message = await send(server.client, kin["id"], "Soup?")

@@ -71,7 +71,7 @@ async def kin_id(
 async def test_a_message_for_a_sleeping_worker_is_stored_and_taken_in_one_transaction(
     server: RunningServer, fake_llm: FakeOpenAI, kin_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    written = counted_writes(server.platform.db, monkeypatch)
+    written = await counted_writes(server.platform, monkeypatch)
     fake_llm.enqueue(Reply(text="A leek soup."))
     async with sse_stream(server.client) as stream:
         message_id = await tell(server.client, kin_id, "Soup?")
@@ -96,7 +96,7 @@ async def test_a_turn_alone_writes_on_the_event_loop_and_beside_another_on_the_w
 ) -> None:
     """``Database.write_inline`` when no other Kin's turn runs (``test_database_inline_writes``
     shows where it runs); beside another turn, writes share the writer thread's transactions."""
-    written = counted_writes(server.platform.db, monkeypatch)
+    written = await counted_writes(server.platform, monkeypatch)
     fake_llm.enqueue(Reply(text="Alone."))
     async with sse_stream(server.client) as stream:
         await stream.wait_for(turn_ended(await tell(server.client, kin_id, "Alone?")))

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from kinbot_core.config import load_settings
-from kinbot_core.db import Database
 from kinbot_core.platform import Platform
+from kinbot_plugins.memory.sqlite_memory import backend
 from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
 from tests.support.fakes import FakeOpenAI
 from tests.support.provider_setups import add_openai_provider
@@ -108,10 +108,15 @@ def turn_ended(message_id: int) -> Callable[[SseEvent], bool]:
     )
 
 
-def counted_writes(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+async def counted_writes(
+    platform: Platform, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, str]]:
     """(``write`` or ``write_inline``, the function's name) of each write from now on, in
     order: one write transaction each (with usage written later, as tests set it, nothing
-    else writes)."""
+    else writes). The history indexer takes up the embedding model first (a write of its
+    own, which its background loop would otherwise make whenever it next looks)."""
+    await backend.indexer(platform).index_batch()
+    db = platform.db
     written: list[tuple[str, str]] = []
     for way in ("write", "write_inline"):
 

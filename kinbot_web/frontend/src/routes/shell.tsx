@@ -177,7 +177,7 @@ export default function AppShell() {
         {sidebar}
       </SidebarDrawer>
       {taskId ? (
-        <TaskPanel key={taskId} taskId={taskId} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
+        <TaskPanel key={taskId} taskId={taskId} me={me} kins={loaded ? kins : null} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : selected ? (
         <ChatPanel key={selected.id} kin={selected} me={me} kins={kins} stream={stream} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : loaded && kins.length === 0 ? (

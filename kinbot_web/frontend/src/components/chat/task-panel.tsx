@@ -21,8 +21,10 @@ import { LiveTurns, MessageText, MessageView, useBubbleLabels } from "./message-
 const MAX_EARLY_EVENTS = 5000;
 
 /** A task: its state, the Kin it reports to, the question it waits on, and its own session
- * (its sub-Kin's work), live while it runs; it can be cancelled. */
-export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId: string; me: User; kins: Kin[]; stream: EventStream; onOpenSidebar?: () => void }) {
+ * (its sub-Kin's work), live while it runs; it can be cancelled. `kins`: the sidebar's Kins,
+ * `null` until they are loaded (the task's replies are drawn from its Kin, so the page waits
+ * for them rather than draw a stand-in first). */
+export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId: string; me: User; kins: Kin[] | null; stream: EventStream; onOpenSidebar?: () => void }) {
   const { t } = useTranslation();
   const { toast } = useToast();
   const labels = useBubbleLabels();
@@ -64,7 +66,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
     return () => off.forEach((unsubscribe) => unsubscribe());
   }, [stream, taskId, load, route, toast, t]);
 
-  if (!task) return <main className="flex-1" />;
+  if (!task || !kins) return <main className="flex-1" />;
   const parent = kins.find((kin) => kin.id === task.kin_id);
   // Results go to parent_kin_id: a Kin of the sidebar, or (for a sub-task) another task's session.
   const reportsTo = kins.find((kin) => kin.id === task.parent_kin_id);
