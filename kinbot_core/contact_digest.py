@@ -8,10 +8,10 @@ Kin can find with ``search_contacts``.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
 from kinbot_core.db import Database
+from kinbot_core.text_language import folded
 
 #: Kins whose digest is kept in memory.
 KEPT_DIGESTS = 256
@@ -27,10 +27,6 @@ class ContactSummary:
     name: str
     type: str
 
-    def to_dict(self) -> dict[str, str]:
-        """A JSON-ready view."""
-        return {"id": self.id, "name": self.name, "type": self.type}
-
 
 @dataclass(frozen=True)
 class ContactDigest:
@@ -38,12 +34,6 @@ class ContactDigest:
 
     listed: tuple[ContactSummary, ...] = ()
     unlisted: int = 0
-
-
-def folded(text: str) -> str:
-    """``text`` folded for comparison: case and accents ignored ("Frère" and "frere" agree)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 class ContactDigests:
@@ -66,11 +56,9 @@ class ContactDigests:
         rows: list[tuple[str, str, str, int, float]] = await self._db.read(
             lambda: self._db.sql(_ROWS, (kin_id,)).fetchall()
         )
-        listed = rows
-        if len(rows) > self._listed_max:
+        if len(rows) > self._listed_max:  # linked first, then the most recently changed
             rows.sort(key=lambda row: (row[3], row[4], row[0]), reverse=True)
-            listed = rows[: self._listed_max]
-        listed.sort(key=lambda row: (folded(row[1]), row[1], row[0]))
+        listed = sorted(rows[: self._listed_max], key=lambda row: (folded(row[1]), row[1], row[0]))
         digest = ContactDigest(
             tuple(ContactSummary(id=row[0], name=row[1], type=row[2]) for row in listed),
             len(rows) - len(listed),

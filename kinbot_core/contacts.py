@@ -16,11 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kinbot_core.contact_digest import ContactDigest, ContactDigests, folded
+from kinbot_core.contact_digest import ContactDigest, ContactDigests
 from kinbot_core.db import Database
 from kinbot_core.db.models import ContactRecord, KinRecord
 from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import ContactCreated, ContactUpdated
+from kinbot_core.text_language import folded
 
 #: What a contact may be: a person or another Kin of the platform.
 CONTACT_TYPES = ("human", "kin")

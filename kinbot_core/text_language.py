@@ -34,6 +34,12 @@ def fold(word: str) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
+def folded(text: str) -> str:
+    """``text`` folded for comparison: case and accents ignored ("Frère" and "frere" agree)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
 def words(text: str) -> list[str]:
     """The words of ``text``, lowercased (accents kept: the stemmers read them), split on
     anything that is not a letter or a digit, so French elisions ("l'été") come apart."""

@@ -5,10 +5,10 @@ always talks to their own Kin."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from kinbot_core.db.models import ChannelBindingRecord, ChannelChatRecord, KinRecord
+from kinbot_core.text_language import folded
 
 #: ``/kin``, ``/kin Chef``, ``/kin@family_bot Chef`` (a command aimed at the bot in a group).
 COMMAND = re.compile(r"^/kins?(?:@\S+)?(?:\s+(?P<name>.+?))?\s*$", re.IGNORECASE | re.DOTALL)
@@ -66,5 +66,4 @@ def matching(kins: list[BoundKin], name: str) -> BoundKin | None:
 
 
 def _plain(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold().strip())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    return folded(text.strip())
