@@ -45,8 +45,10 @@ from kinbot_core.providers import ContextWindow, ProviderTimeout, ProviderUnavai
 #: What Ollama runs a model with when nothing sets ``num_ctx`` (its documented default on
 #: machines under 24 GiB of VRAM; bigger machines get more, which is then merely unused).
 OLLAMA_DEFAULT_WINDOW = 4096
-#: Time limit of one metadata request (seconds).
-PROBE_TIMEOUT = 5.0
+#: Time limit of one metadata request (seconds): generous, for a local server on small
+#: hardware answers late while its CPU generates for another request (the chat calls' own
+#: limits are longer still).
+PROBE_TIMEOUT = 15.0
 #: What KinBot assumes of an LM Studio model not loaded yet (a small length errs on the side
 #: of requests that fit).
 UNLOADED_WINDOW = 4096
