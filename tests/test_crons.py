@@ -24,7 +24,7 @@ from hookspecs import HookVeto
 from kinbot_core import hookimpl
 from kinbot_core.config import load_settings
 from kinbot_core.crons import Author, Clock
-from kinbot_core.crons.scheduler import MISSED_SKIP_REASON
+from kinbot_core.crons.run_records import MISSED_SKIP_REASON
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.kin_chat import make_kin, serve_with_openai, session
 from tests.support.server import RunningServer

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kinbot_core.channels.deliveries import _ANY_AWAITING
+from kinbot_core.channels.delivery_rows import ANY_AWAITING
 from kinbot_core.db import Database
 from kinbot_core.kins.claims import ANY_QUEUED, TURN_PROGRESS
 from kinbot_core.kins.session_rows import _ACTIVE_SUMMARY, _AFTER_CUT, _SIZE_AFTER_CUT
@@ -28,7 +28,7 @@ PER_TURN = [
     # Whether anything waits in the Kin's queue (``KinService.claim_next``).
     (ANY_QUEUED, ("kin",), "INDEX message_queue"),
     # Whether a channel delivery waits for a turn to end (``ChannelDeliveries.reconcile``).
-    (_ANY_AWAITING, (), "INDEX channel_delivery_status"),
+    (ANY_AWAITING, (), "INDEX channel_delivery_status"),
     # The session after the compacting cut (``session_rows``) and its size after the turn
     # (``session_size``), read on the event loop.
     (_ACTIVE_SUMMARY, ("kin",), "INDEX compacting_snapshot_kin"),

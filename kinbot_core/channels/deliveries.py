@@ -26,25 +26,15 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import peewee
-
+from kinbot_core.channels import delivery_rows as rows
 from kinbot_core.channels.errors import ChannelAuthFailed, ChannelError
-from kinbot_core.channels.notices import failed_text, file_not_sent_text
+from kinbot_core.channels.notices import failed_text
 from kinbot_core.channels.splitting import split_message
 from kinbot_core.channels.types import ChannelType, OutgoingMedia
 from kinbot_core.db import Database
-from kinbot_core.db.models import (
-    ChannelConnectionRecord,
-    ChannelDeliveryRecord,
-    KinRecord,
-    MessageRecord,
-    UploadRecord,
-    User,
-)
-from kinbot_core.kins.service import MessageView
+from kinbot_core.db.models import ChannelDeliveryRecord
 from kinbot_core.uploads import UploadStore
 
 if TYPE_CHECKING:
@@ -52,8 +42,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The statuses of a turn that has ended.
-ENDED = ("done", "failed", "cancelled")
 #: How often the loop looks again without being woken (a safety net, not the mechanism).
 IDLE_WAKE_SECONDS = 30.0
 
@@ -99,16 +87,16 @@ class DeliveryService:
         """Give each delivery awaiting a reply whose turn has ended its text (or mark it
         sent when there is nothing to say). Returns how many became pending."""
         # Asked after every turn; most have none.
-        if not self._db.read_kept(_ANY_AWAITING, (), [("channel_delivery", None)]):
+        if not self._db.read_kept(rows.ANY_AWAITING, (), [("channel_delivery", None)]):
             return 0
-        awaiting = await self._db.read(_awaiting_with_ended_turns)
+        awaiting = await self._db.read(rows.awaiting_with_ended_turns)
         ready = 0
         for delivery_id, trigger_id, status, kin_name, sender_id in awaiting:
             text = await self._reply_text(trigger_id, status, kin_name, sender_id)
             if text is None and status == "done":
-                files: list[dict[str, Any]] = await self._db.read(_reply_uploads, trigger_id)
+                files: list[dict[str, Any]] = await self._db.read(rows.reply_uploads, trigger_id)
                 text = "" if files else None  # files alone: one part without text
-            ready += await self._db.write(_set_reply, delivery_id, text)
+            ready += await self._db.write(rows.set_reply, delivery_id, text)
         if ready:
             self.wake()
         return ready
@@ -117,10 +105,10 @@ class DeliveryService:
         self, trigger_id: int, status: str, kin_name: str, sender_id: str | None
     ) -> str | None:
         if status == "done":
-            texts = await self._db.read(_reply_texts, trigger_id)
+            texts = await self._db.read(rows.reply_texts, trigger_id)
             return "\n\n".join(texts) or None
         if status == "failed":
-            language = await self._db.read(_language_of, sender_id) if sender_id else None
+            language = await self._db.read(rows.language_of, sender_id) if sender_id else None
             return failed_text(kin_name, language)
         return None  # cancelled: nothing to say
 
@@ -148,11 +136,11 @@ class DeliveryService:
         """Send every pending delivery that is due on a running connection; returns when
         the next one not yet due is (``None``: none is waiting)."""
         now = time.time()
-        for row in await self._db.read(_pending):
+        for row in await self._db.read(rows.pending):
             if row.next_attempt_at <= now and self._runtime.live(row.__data__["connection"]):
                 await self._attempt(row)
         # Those not due, and those that just failed, are due again at their next attempt.
-        upcoming: float | None = await self._db.read(_next_attempt, time.time())
+        upcoming: float | None = await self._db.read(rows.next_attempt, time.time())
         return upcoming
 
     async def _attempt(self, row: ChannelDeliveryRecord) -> None:
@@ -165,7 +153,9 @@ class DeliveryService:
         trigger_id = row.__data__.get("trigger")
         files: list[dict[str, Any]] = []
         if trigger_id is not None:
-            files, named = await self._db.read(_reply_files, trigger_id, _media_limit(channel_type))
+            files, named = await self._db.read(
+                rows.reply_files, trigger_id, _media_limit(channel_type)
+            )
             if named:
                 parts[-1:] = split_message(
                     "\n\n".join([*parts[-1:], *named]), channel_type.max_message_length
@@ -188,16 +178,16 @@ class DeliveryService:
                 return
             sent_ids.extend(str(i) for i in ids)
             last = index == len(parts) - 1
-            await self._db.write(_part_sent, row.id, index + 1, sent_ids, last)
+            await self._db.write(rows.part_sent, row.id, index + 1, sent_ids, last)
         if not parts:
-            await self._db.write(_part_sent, row.id, 0, sent_ids, True)
+            await self._db.write(rows.part_sent, row.id, 0, sent_ids, True)
         self._runtime.note_working(connection_id)
         if trigger_id is not None and parts:
-            for reply in await self._db.write(_mark_delivered, trigger_id, connection_id):
+            for reply in await self._db.write(rows.mark_delivered, trigger_id, connection_id):
                 self._runtime.platform.live.publish("message", {"message": reply.to_dict()})
 
     async def _media(self, files: list[dict[str, Any]]) -> list[OutgoingMedia]:
-        """The bytes of the files (checked by ``_reply_files``) from the upload store."""
+        """The bytes of the files (checked by ``rows.reply_files``) from the upload store."""
         store = UploadStore(self._db, self._runtime.platform.settings)
 
         def load() -> list[OutgoingMedia]:
@@ -233,178 +223,14 @@ class DeliveryService:
             ", given up" if give_up else f", again in {wait:.0f} s",
             error.message,
         )
-        await self._db.write(_attempt_failed, row.id, attempts, error.code, give_up, wait)
+        await self._db.write(rows.attempt_failed, row.id, attempts, error.code, give_up, wait)
         if error.retryable or isinstance(error, ChannelAuthFailed):
             # The connection's own trouble; a refusal of one message (a person who blocked
             # the bot) says nothing of the connection.
             await self._runtime.note_failure(row.__data__["connection"], error)
 
 
-_ANY_AWAITING = "select 1 from channel_delivery where status = 'awaiting' limit 1"
-
-
-def _awaiting_with_ended_turns() -> list[tuple[int, int, str, str, str | None]]:
-    query: Any = (
-        ChannelDeliveryRecord.select(
-            ChannelDeliveryRecord.id,
-            MessageRecord.id,
-            MessageRecord.status,
-            KinRecord.name,
-            MessageRecord.sender_id,
-        )
-        .join(MessageRecord, on=ChannelDeliveryRecord.trigger == MessageRecord.id)
-        .join(KinRecord, on=MessageRecord.kin == KinRecord.id)
-        .where((ChannelDeliveryRecord.status == "awaiting") & MessageRecord.status.in_(ENDED))
-        .order_by(ChannelDeliveryRecord.id)
-        .tuples()
-    )
-    return [(int(a), int(b), str(c), str(d), e) for a, b, c, d, e in query]
-
-
-def _reply_texts(trigger_id: int) -> list[str]:
-    rows = (
-        MessageRecord.select(MessageRecord.content)
-        .where(
-            (MessageRecord.turn_of == trigger_id)
-            & (MessageRecord.role == "assistant")
-            & ~MessageRecord.superseded
-        )
-        .order_by(MessageRecord.id)
-    )
-    return [row.content.strip() for row in rows if row.content and row.content.strip()]
-
-
 def _media_limit(channel_type: ChannelType) -> int | None:
     """The largest file the platform takes (``max_media_bytes``; none said: no limit)."""
     limit = getattr(channel_type, "max_media_bytes", None)
     return int(limit) if limit is not None else None
-
-
-def _reply_uploads(trigger_id: int) -> list[dict[str, Any]]:
-    """The references of the uploads attached to a turn's replies, in order."""
-    rows = (
-        MessageRecord.select(MessageRecord.attachments)
-        .where(
-            (MessageRecord.turn_of == trigger_id)
-            & (MessageRecord.role == "assistant")
-            & ~MessageRecord.superseded
-            & MessageRecord.attachments.is_null(False)
-        )
-        .order_by(MessageRecord.id)
-    )
-    return [
-        item
-        for row in rows
-        for item in json.loads(row.attachments or "[]")
-        if isinstance(item, dict) and "id" in item
-    ]
-
-
-def _reply_files(trigger_id: int, limit: int | None) -> tuple[list[dict[str, Any]], list[str]]:
-    """The uploads attached to a turn's replies that the platform takes (id, MIME type,
-    file name), and lines naming the others (over ``limit``, or no longer stored), in the
-    language of the person the reply answers."""
-    references = _reply_uploads(trigger_id)
-    if not references:
-        return [], []
-    wanted = [str(reference["id"]) for reference in references]
-    rows = {row.id: row for row in UploadRecord.select().where(UploadRecord.id.in_(wanted))}
-    trigger = MessageRecord.get_or_none(MessageRecord.id == trigger_id)
-    sender_id = trigger.sender_id if trigger is not None else None
-    language = _language_of(sender_id) if sender_id else None
-    files: list[dict[str, Any]] = []
-    named: list[str] = []
-    for upload_id, reference in zip(wanted, references, strict=True):
-        row = rows.get(upload_id)
-        if row is None:
-            name = str(reference.get("filename") or "?")
-            named.append(file_not_sent_text(name, False, language))
-        elif limit is not None and row.size > limit:
-            named.append(file_not_sent_text(row.filename, True, language))
-        else:
-            files.append({"id": row.id, "mime_type": row.mime_type, "filename": row.filename})
-    return files, named
-
-
-def _language_of(user_id: str) -> str | None:
-    user = User.get_or_none(User.id == user_id)
-    return str(user.language) if user is not None else None
-
-
-def _set_reply(delivery_id: int, text: str | None) -> int:
-    """``text`` ``None``: nothing to send; ``""``: files alone."""
-    updated = (
-        ChannelDeliveryRecord.update(
-            status="sent" if text is None else "pending", text=text, updated_at=time.time()
-        )
-        .where(
-            (ChannelDeliveryRecord.id == delivery_id) & (ChannelDeliveryRecord.status == "awaiting")
-        )
-        .execute()
-    )
-    return 1 if updated and text is not None else 0
-
-
-def _pending() -> list[ChannelDeliveryRecord]:
-    return list(
-        ChannelDeliveryRecord.select()
-        .where(ChannelDeliveryRecord.status == "pending")
-        .order_by(ChannelDeliveryRecord.id)
-    )
-
-
-def _next_attempt(now: float) -> float | None:
-    """When the next pending delivery not yet due is due (those due now wait for their
-    connection, which wakes the loop when it runs)."""
-    value = (
-        ChannelDeliveryRecord.select(peewee.fn.MIN(ChannelDeliveryRecord.next_attempt_at))
-        .where(
-            (ChannelDeliveryRecord.status == "pending")
-            & (ChannelDeliveryRecord.next_attempt_at > now)
-        )
-        .scalar()
-    )
-    return float(value) if value is not None else None
-
-
-def _mark_delivered(trigger_id: int, connection_id: str) -> list[MessageView]:
-    """Give the replies of a turn the origin of the channel they were delivered to (the
-    chat shows it on them)."""
-    connection = ChannelConnectionRecord.get_or_none(ChannelConnectionRecord.id == connection_id)
-    if connection is None:
-        return []
-    origin = {"kind": connection.type, "label": connection.label}
-    replies = []
-    for row in MessageRecord.select().where(
-        (MessageRecord.turn_of == trigger_id)
-        & (MessageRecord.role == "assistant")
-        & ~MessageRecord.superseded
-    ):
-        if not (row.content or "").strip() and not row.attachments:
-            continue
-        meta = json.loads(row.meta) if row.meta else {}
-        row.meta = json.dumps({**meta, "origin": origin})
-        row.save()
-        replies.append(MessageView.of(row))
-    return replies
-
-
-def _part_sent(delivery_id: int, parts_sent: int, ids: Sequence[str], last: bool) -> None:
-    ChannelDeliveryRecord.update(
-        parts_sent=parts_sent,
-        platform_ids=json.dumps(list(ids)),
-        status="sent" if last else "pending",
-        last_error_code=None,
-        updated_at=time.time(),
-    ).where(ChannelDeliveryRecord.id == delivery_id).execute()
-
-
-def _attempt_failed(delivery_id: int, attempts: int, code: str, give_up: bool, wait: float) -> None:
-    now = time.time()
-    ChannelDeliveryRecord.update(
-        attempts=attempts,
-        last_error_code=code,
-        status="failed" if give_up else "pending",
-        next_attempt_at=now + wait,
-        updated_at=now,
-    ).where(ChannelDeliveryRecord.id == delivery_id).execute()

@@ -18,16 +18,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hookspecs import HookVeto
 from hookspecs.types import CronTrigger, KinRef
+from kinbot_core.crons import run_records
 from kinbot_core.crons.records import CronRecord, CronRunRecord
+from kinbot_core.crons.run_records import MISSED_SKIP_REASON
 from kinbot_core.crons.schedule import ClockedCron, previous_time, resolve_zone
 from kinbot_core.crons.views import CronNotFound, CronView
-from kinbot_core.db.models import TaskRecord
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import (
     CronExecutionCompleted,
@@ -36,27 +36,12 @@ from kinbot_core.events.catalogue import (
     KinDeleted,
 )
 from kinbot_core.kins.service import KinNotFound
-from kinbot_core.tasks import ENDED, TaskError, TaskSpec, TaskView
+from kinbot_core.tasks import TaskError, TaskSpec, TaskView
 
 if TYPE_CHECKING:
     from kinbot_core.platform import Platform
 
 logger = logging.getLogger(__name__)
-
-#: Run states that hold a slot (the run's task has not ended).
-GOING = ("starting", "running")
-MISSED_SKIP_REASON = (
-    "The scheduled time passed while KinBot was not running (cron_missed_run_policy = skip)."
-)
-INTERRUPTED = "KinBot stopped before the cron's sub-Kin was spawned."
-
-
-@dataclass(frozen=True)
-class _Claim:
-    """What the database said about one scheduled time of a cron."""
-
-    run_id: int | None
-    skip_reason: str | None = None
 
 
 class CronScheduler:
@@ -170,7 +155,14 @@ class CronScheduler:
             return None
         if not cron.scheduled:
             return None
-        claim = await platform.db.write(self._claim, cron.id, due, missed, platform.clock.time())
+        claim = await platform.db.write(
+            run_records.claim,
+            cron.id,
+            due,
+            missed,
+            platform.clock.time(),
+            platform.settings.cron_max_concurrent_runs,
+        )
         if claim.run_id is None:
             return None  # already handled
         if claim.skip_reason is not None:
@@ -189,7 +181,9 @@ class CronScheduler:
             )
         except HookVeto as veto:
             reason = f"Vetoed by {veto.plugin or 'a plugin'}: {veto.reason}"
-            await platform.db.write(self._skip_run, claim.run_id, cron.id, reason)
+            await platform.db.write(
+                run_records.skip_run, claim.run_id, cron.id, reason, platform.clock.time()
+            )
             self._skipped(cron, reason)
             return None
         platform.bus.emit(CronTriggered(cron_id=cron.id, kin_id=kin.id))
@@ -211,59 +205,11 @@ class CronScheduler:
         except TaskError as exc:
             await self._run_failed(cron, claim.run_id, exc.message)
             return None
-        await platform.db.write(self._started, claim.run_id, cron.id, task.id)
+        await platform.db.write(
+            run_records.started, claim.run_id, cron.id, task.id, platform.clock.time()
+        )
         await self._publish(cron.id)
         return task.id
-
-    def _claim(self, cron_id: str, due: float, missed: bool, now: float) -> _Claim:
-        """On the writer thread: take the scheduled time, or say why it is skipped."""
-        if CronRunRecord.get_or_none(
-            (CronRunRecord.cron == cron_id) & (CronRunRecord.scheduled_for == due)
-        ):
-            return _Claim(None)
-        going = CronRunRecord.select().where(CronRunRecord.status.in_(GOING))
-        limit = self._platform.settings.cron_max_concurrent_runs
-        reason = None
-        if going.where(CronRunRecord.cron == cron_id).exists():
-            reason = "Its previous run was still going."
-        elif going.count() >= limit:
-            reason = f"{limit} cron runs were already going (cron_max_concurrent_runs)."
-        run = CronRunRecord.create(
-            cron=cron_id,
-            scheduled_for=due,
-            status="skipped" if reason else "starting",
-            skip_reason=reason,
-            missed=missed,
-            started_at=now,
-            ended_at=now if reason else None,
-        )
-        fields: dict[str, Any] = {"last_scheduled_for": due}
-        if reason:
-            fields.update(last_skip_at=now, last_skip_reason=reason)
-        CronRecord.update(**fields).where(CronRecord.id == cron_id).execute()
-        return _Claim(run.id, reason)
-
-    def _skip_run(self, run_id: int, cron_id: str, reason: str) -> None:
-        now = self._platform.clock.time()
-        CronRunRecord.update(status="skipped", skip_reason=reason, ended_at=now).where(
-            CronRunRecord.id == run_id
-        ).execute()
-        CronRecord.update(last_skip_at=now, last_skip_reason=reason).where(
-            CronRecord.id == cron_id
-        ).execute()
-
-    def _started(self, run_id: int, cron_id: str, task_id: str) -> None:
-        # The task may already have ended (its listener then set the run's final state).
-        CronRunRecord.update(status="running", task_id=task_id).where(
-            (CronRunRecord.id == run_id) & (CronRunRecord.status == "starting")
-        ).execute()
-        CronRunRecord.update(task_id=task_id).where(CronRunRecord.id == run_id).execute()
-        ended = CronRunRecord.get_by_id(run_id).status
-        CronRecord.update(
-            last_run_at=self._platform.clock.time(),
-            last_task_id=task_id,
-            last_run_status="running" if ended == "running" else ended,
-        ).where(CronRecord.id == cron_id).execute()
 
     async def _run_failed(self, cron: CronView, run_id: int, error: str) -> None:
         now = self._platform.clock.time()
@@ -318,7 +264,12 @@ class CronScheduler:
             return
         cron_id, status = task.cron_id, task.status
         finished = await self._platform.db.write(
-            self._finish_run, cron_id, task.id, status, task.error
+            run_records.finish_run,
+            cron_id,
+            task.id,
+            status,
+            task.error,
+            self._platform.clock.time(),
         )
         if not finished:
             return
@@ -336,47 +287,12 @@ class CronScheduler:
         )
         await self._publish(cron_id)
 
-    def _finish_run(self, cron_id: str, task_id: str, status: str, error: str | None) -> bool:
-        now = self._platform.clock.time()
-        # Before its id was stored, the run is the cron's one "starting" run.
-        updated = (
-            CronRunRecord.update(status=status, task_id=task_id, error=error, ended_at=now)
-            .where(
-                (CronRunRecord.cron == cron_id)
-                & CronRunRecord.status.in_(GOING)
-                & ((CronRunRecord.task_id == task_id) | CronRunRecord.task_id.is_null())
-            )
-            .execute()
-        )
-        if updated:
-            CronRecord.update(last_run_status=status, last_task_id=task_id).where(
-                CronRecord.id == cron_id
-            ).execute()
-        return bool(updated)
-
     # -- restarts ------------------------------------------------------------------------------
 
     async def _settle_interrupted_runs(self) -> None:
         """Runs left going by the last process: one whose task has ended takes its state;
         one whose task was never spawned failed. Running tasks finish as usual."""
-
-        def settle() -> None:
-            now = self._platform.clock.time()
-            for run in CronRunRecord.select().where(CronRunRecord.status.in_(GOING)):
-                task = TaskRecord.get_or_none(TaskRecord.id == run.task_id) if run.task_id else None
-                if task is None:
-                    run.status, run.error, run.ended_at = "failed", INTERRUPTED, now
-                elif task.status in ENDED:
-                    run.status, run.error, run.ended_at = task.status, task.error, now
-                else:
-                    continue
-                run.save()
-                latest = CronRecord.id == run.__data__["cron"]
-                if run.task_id is not None:
-                    latest &= CronRecord.last_task_id == run.task_id
-                CronRecord.update(last_run_status=run.status).where(latest).execute()
-
-        await self._platform.db.write(settle)
+        await self._platform.db.write(run_records.settle_interrupted, self._platform.clock.time())
 
     def _missed_time(self, cron: CronView, now: float) -> float | None:
         """The latest scheduled time that passed since the cron last ran (or became active),
@@ -387,25 +303,5 @@ class CronScheduler:
 
     async def _record_missed_skip(self, cron: CronView, due: float) -> None:
         now = self._platform.clock.time()
-
-        def record() -> bool:
-            if CronRunRecord.get_or_none(
-                (CronRunRecord.cron == cron.id) & (CronRunRecord.scheduled_for == due)
-            ):
-                return False
-            CronRunRecord.create(
-                cron=cron.id,
-                scheduled_for=due,
-                status="skipped",
-                skip_reason=MISSED_SKIP_REASON,
-                missed=True,
-                started_at=now,
-                ended_at=now,
-            )
-            CronRecord.update(
-                last_scheduled_for=due, last_skip_at=now, last_skip_reason=MISSED_SKIP_REASON
-            ).where(CronRecord.id == cron.id).execute()
-            return True
-
-        if await self._platform.db.write(record):
+        if await self._platform.db.write(run_records.record_missed_skip, cron.id, due, now):
             self._skipped(cron, MISSED_SKIP_REASON)

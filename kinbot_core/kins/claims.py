@@ -10,9 +10,12 @@ and the turn starts sooner.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+import peewee
 
 from kinbot_core.db import Database
+from kinbot_core.db.models import MessageRecord
 from kinbot_core.kins.read_back import kin_read_back, message_read_back
 from kinbot_core.kins.views import KIN_COLUMNS, PLACED_COLUMNS, KinView, MessageView
 
@@ -85,3 +88,21 @@ def take_arrived(db: Database, kin_id: str) -> Claimed | None:
     if db.sql(_DECISION_AWAITED, (kin_id,)).fetchone() is not None:
         return None
     return take_next(db, kin_id)
+
+
+def next_position(kin_id: str) -> int:
+    """The next place in the Kin's conversation (called inside a write transaction: writes
+    are serialised, so two messages never get the same place)."""
+    position: int = MessageRecord._meta.database.execute_sql(NEXT_POSITION, (kin_id,)).fetchone()[0]
+    return position
+
+
+def count_queued() -> dict[str, int]:
+    """Queued messages per Kin, counted in the database."""
+    rows: Any = (
+        MessageRecord.select(MessageRecord.kin, peewee.fn.COUNT(MessageRecord.id))
+        .where(MessageRecord.status == "queued")
+        .group_by(MessageRecord.kin)
+        .tuples()
+    )
+    return {str(kin_id): int(total) for kin_id, total in rows}

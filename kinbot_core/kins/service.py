@@ -15,9 +15,10 @@ from kinbot_core.db import Database
 from kinbot_core.db.models import KinRecord, TaskRecord
 from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import KinCreated, KinDeleted, KinUpdated
+from kinbot_core.kins.claims import next_position
 from kinbot_core.kins.kept_views import KeptKinViews
 from kinbot_core.kins.screening import Screen
-from kinbot_core.kins.sessions import AUTOMATIC_PRIORITY, USER_PRIORITY, KinSessions, next_position
+from kinbot_core.kins.sessions import AUTOMATIC_PRIORITY, USER_PRIORITY, KinSessions
 from kinbot_core.kins.views import KinError, KinNotFound, KinView, MessageView
 from kinbot_core.live import LiveFeed
 from kinbot_core.providers.light_models import OWN_MODEL

@@ -10,17 +10,16 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-import peewee
-
 from kinbot_core.db import Database
 from kinbot_core.db.models import KinRecord, MessageRecord
 from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import KinMessageReceived, MessageSecretDetected
 from kinbot_core.kins.claims import (
     ANY_QUEUED,
-    NEXT_POSITION,
     Claimed,
     QueueWorkers,
+    count_queued,
+    next_position,
     take_arrived,
     take_next,
 )
@@ -339,7 +338,7 @@ class KinSessions:
             return requeued
 
         requeued = await self._db.write(fix)
-        self._queue_lengths = await self._db.read(_count_queued)
+        self._queue_lengths = await self._db.read(count_queued)
         return requeued
 
     async def cancel_queued(self, kin_id: str) -> int:
@@ -382,20 +381,3 @@ _KIN_STATE = (
 )
 #: Message fields a turn or the system may set, and their columns.
 _MESSAGE_FIELDS = {name: (field.column_name) for name, field in MessageRecord._meta.fields.items()}
-
-
-def next_position(kin_id: str) -> int:
-    """The next place in the Kin's conversation (called inside a write transaction: writes
-    are serialised, so two messages never get the same place)."""
-    position: int = MessageRecord._meta.database.execute_sql(NEXT_POSITION, (kin_id,)).fetchone()[0]
-    return position
-
-
-def _count_queued() -> dict[str, int]:
-    rows: Any = (
-        MessageRecord.select(MessageRecord.kin, peewee.fn.COUNT(MessageRecord.id))
-        .where(MessageRecord.status == "queued")
-        .group_by(MessageRecord.kin)
-        .tuples()
-    )
-    return {str(kin_id): int(total) for kin_id, total in rows}
