@@ -22,9 +22,8 @@ from kinbot_core.compacting.views import (
     SummaryFailed,
 )
 from kinbot_core.db.models import MessageRecord
-from kinbot_core.kins import prompt_budget
+from kinbot_core.kins import prompt_budget, session_rows
 from kinbot_core.kins.service import KinView, MessageView
-from kinbot_core.kins.session_rows import placed_after, session_size
 from kinbot_core.providers import ChatMessage, ChatRequest, ProviderError, TextDelta
 from kinbot_core.providers.light_models import background_model
 from kinbot_core.usage import attributed
@@ -84,7 +83,7 @@ class SessionFolding:
 
         if not force:  # this runs after every turn: measure in SQL before loading rows
             kept = platform.kins.windows.size(kin_id)
-            summary, count, tokens = kept or session_size(platform.db, kin_id)
+            summary, count, tokens = kept or session_rows.session_size(platform.db, kin_id)
             if (
                 self._measured(kin_id, estimate_tokens(summary or "") + tokens) <= threshold
                 and count <= settings.compacting_max_messages
@@ -93,7 +92,7 @@ class SessionFolding:
 
         def load() -> tuple[CompactingSnapshot | None, list[tuple[MessageView, int]]]:
             active = active_snapshot(kin_id)
-            return active, placed_after(
+            return active, session_rows.placed_after(
                 platform.db, kin_id, active.through_position if active else 0
             )
 

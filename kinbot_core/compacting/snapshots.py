@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kinbot_core.compacting.records import CompactingSnapshot
 from kinbot_core.compacting.tokens import estimate_tokens
 from kinbot_core.compacting.views import CompactingState, SnapshotNotFound, SnapshotView
-from kinbot_core.kins.session_rows import size_after
+from kinbot_core.kins import session_rows
 
 if TYPE_CHECKING:
     from kinbot_core.kins.service import KinView
@@ -43,7 +43,7 @@ class CompactingSnapshots:
 
         def load() -> tuple[CompactingSnapshot | None, tuple[int, int], list[Any]]:
             active = active_snapshot(kin_id)
-            size = size_after(db, kin_id, active.through_position if active else 0)
+            size = session_rows.size_after(db, kin_id, active.through_position if active else 0)
             snapshots = list(
                 CompactingSnapshot.select()
                 .where(CompactingSnapshot.kin == kin_id)
