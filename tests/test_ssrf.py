@@ -12,7 +12,7 @@ from kinbot_core.net_guard import AddressPolicy, BlockedAddress, parse_networks,
 from kinbot_plugins.tools.page_fetch import FetchError, FetchLimits, fetch_page
 from tests.support.page_server import page_server
 
-LIMITS = FetchLimits(timeout=5, max_bytes=1024 * 1024, max_chars=5000)
+LIMITS = FetchLimits(timeout=60, max_bytes=1024 * 1024, max_chars=5000)
 OPEN = AddressPolicy()
 
 BLOCKED_URLS = [
@@ -122,6 +122,6 @@ async def test_size_time_and_type_limits(site: str) -> None:
         await fetch_page(f"{site}/slow", LOOPBACK_ONLY, quick)
     with pytest.raises(FetchError, match="image/png"):
         await fetch_page(f"{site}/image", LOOPBACK_ONLY, LIMITS)
-    short = FetchLimits(timeout=5, max_bytes=LIMITS.max_bytes, max_chars=5)
+    short = FetchLimits(timeout=60, max_bytes=LIMITS.max_bytes, max_chars=5)
     page = await fetch_page(f"{site}/text", LOOPBACK_ONLY, short)
     assert (page.text, page.truncated) == ("plain", True)

@@ -332,7 +332,7 @@ async def test_each_llm_provider_sends_image_parts_to_vision_models(
     with setup.fake_class() as fake:
         provider_type = provider_types[setup.type_name]
         provider = provider_type.create(
-            provider_type.validate_config(setup.make_config(fake)), timeout=5
+            provider_type.validate_config(setup.make_config(fake)), timeout=60
         )
         try:
             assert provider.llm is not None and provider.llm.supports_vision(setup.model)
