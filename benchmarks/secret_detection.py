@@ -13,9 +13,9 @@ the largest size accepted (100,000 characters).
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
-import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -75,7 +75,12 @@ def report(name: str, detector: Detector, turns: list[str]) -> None:
 
 
 def main() -> None:
-    turns = locomo_turns(Path(sys.argv[1])) if len(sys.argv) > 1 else []
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "locomo", nargs="?", type=Path, help="a LoCoMo JSON file, whose turns are screened too"
+    )
+    locomo = parser.parse_args().locomo
+    turns = locomo_turns(locomo) if locomo is not None else []
     report("KinBot detector", kinbot, turns)
     largest = ("Bonjour, voici le compte rendu de la réunion de famille. " * 1800)[:100_000]
     started = time.perf_counter()

@@ -11,9 +11,10 @@ import numpy
 import pytest
 
 from kinbot_core.db import Database
-from kinbot_plugins.memory import vector_cache
+from kinbot_plugins.memory import vector_matrix
 from kinbot_plugins.memory.history_index import vec0_columns
-from kinbot_plugins.memory.vector_cache import VectorCache, vec0_storage_known
+from kinbot_plugins.memory.vector_cache import VectorCache
+from kinbot_plugins.memory.vector_matrix import vec0_storage_known
 from tests.support.filled_database import filled_database
 
 DIMENSION = 16
@@ -77,7 +78,7 @@ async def test_vec0_storage_read_directly_matches_its_scan(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Fails when sqlite-vec changes version: check its vec0 storage is still what
-    # vector_cache._vec0_batches reads before adding the version to VEC0_STORAGE_VERSIONS.
+    # vector_matrix._vec0_batches reads before adding the version to VEC0_STORAGE_VERSIONS.
     assert await db.read(vec0_storage_known, db, TABLE)
     direct = {}
     for quantize_from in (1, EXACT):
@@ -86,7 +87,7 @@ async def test_vec0_storage_read_directly_matches_its_scan(
             direct[quantize_from, kin_id] = await db.read(
                 cache.similarities, db, TABLE, kin_id, queries()[0], [*ROWIDS, 999]
             )
-    monkeypatch.setattr(vector_cache, "vec0_storage_known", lambda db, table: False)
+    monkeypatch.setattr(vector_matrix, "vec0_storage_known", lambda db, table: False)
     for (quantize_from, kin_id), want in direct.items():
         cache = VectorCache(quantize_from=quantize_from)
         scanned = await db.read(cache.similarities, db, TABLE, kin_id, queries()[0], [*ROWIDS, 999])
@@ -145,7 +146,7 @@ def test_the_best_scores_of_a_large_kin_are_those_a_full_sort_gives(k: int) -> N
     rng = numpy.random.default_rng(5)
     spread = rng.standard_normal(600_000).astype(numpy.float32)
     for scores in (spread, numpy.sort(spread), numpy.sort(spread)[::-1].copy(), spread.round(1)):
-        best = vector_cache._best(scores, k)
+        best = vector_matrix._best(scores, k)
         assert list(scores[best]) == list(numpy.sort(scores)[::-1][:k])
         if scores is spread:
             assert list(best) == list(numpy.argsort(-scores, kind="stable")[:k])

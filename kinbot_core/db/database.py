@@ -15,11 +15,10 @@ from types import ModuleType
 from typing import Any, ParamSpec, TypeVar
 
 import peewee
-import sqlite_vec
 from playhouse.migrations import Runner
 
 from kinbot_core.db.changes import ChangeLog
-from kinbot_core.db.driver import select_driver
+from kinbot_core.db.driver import load_vec, select_driver
 from kinbot_core.db.grouped_writes import GroupedWrites
 from kinbot_core.db.kept_reads import Dependency, KeptReads
 from kinbot_core.db.models import database_proxy
@@ -61,9 +60,7 @@ class _VecSqliteDatabase(peewee.SqliteDatabase):
             **self.connect_params,
         )
         try:
-            conn.enable_load_extension(True)
-            sqlite_vec.load(conn)
-            conn.enable_load_extension(False)
+            load_vec(conn)
             register_sql_functions(conn)
             self._add_conn_hooks(conn)  # type: ignore[attr-defined]  # absent from the stubs
         except Exception:
