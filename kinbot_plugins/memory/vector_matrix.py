@@ -56,6 +56,7 @@ class Matrix:
 
     @property
     def nbytes(self) -> int:
+        """The bytes its arrays take."""
         held = sum(block.nbytes for block in self.codes) + self.scales.nbytes + self.ids.nbytes
         return held + (self.vectors.nbytes if self.vectors is not None else 0)
 
