@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -255,15 +256,19 @@ async def test_notifications_are_turned_on_tested_shown_and_opened_from_my_accou
         registration_id = await until(active_registration, bool)
         link = f"/kins/{kin['id']}?message={message_id}"
         pushed = {"title": "Chef", "body": "Dinner is ready.", "link": link, "tag": link}
-        await cdp.send(
-            "ServiceWorker.deliverPushMessage",
-            {
-                "origin": server.url,
-                "registrationId": registration_id,
-                "data": json.dumps(pushed),
-            },
-        )
-        shown = await until(lambda: shown_notifications(page), bool)
+        delivery = {
+            "origin": server.url,
+            "registrationId": registration_id,
+            "data": json.dumps(pushed),
+        }
+        shown: list[dict[str, Any]] = []
+        for _attempt in range(6):
+            # Delivered again if nothing shows: on a loaded machine CI saw a push given to a
+            # worker still starting show nothing; the tag makes a second one replace the first.
+            await cdp.send("ServiceWorker.deliverPushMessage", delivery)
+            with contextlib.suppress(TimeoutError):
+                shown = await until(lambda: shown_notifications(page), bool, seconds=5)
+                break
         assert shown == [{"title": "Chef", "body": "Dinner is ready.", "data": {"link": link}}]
 
         # ...and its click brings this page to the message in the Kin's chat.
