@@ -17,19 +17,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from kinbot_core.db.driver import select_driver
+from kinbot_core.db.driver import load_vec, select_driver
 from kinbot_plugins.memory.history_index import VECTOR_CHUNK_SIZE
 
 QUERIES = 20
 
 
 def measure(path: Path, chunk_size: int | None, vectors: int, dimension: int) -> str:
-    import sqlite_vec
-
     connection = select_driver().connect(path)
     connection.execute("pragma journal_mode = wal")
-    connection.enable_load_extension(True)
-    sqlite_vec.load(connection)
+    load_vec(connection)
     option = f", chunk_size={chunk_size}" if chunk_size else ""
     connection.execute(
         "create virtual table v using vec0(kin_id text partition key, "

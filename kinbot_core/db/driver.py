@@ -25,7 +25,7 @@ class DatabaseDriverError(RuntimeError):
 def vec_extension_path() -> str:
     """The sqlite-vec loadable extension (``vec0`` beside the ``sqlite_vec`` package, as its
     ``loadable_path`` says), found without importing the package: importing it imports
-    numpy for helpers KinBot does not use, some 10 MB and 50 ms at every start."""
+    numpy for helpers KinBot does not use, some 17 MB and 50 ms at every start."""
     spec = importlib.util.find_spec("sqlite_vec")
     if spec is None or spec.origin is None:
         raise DatabaseDriverError("The sqlite-vec package is not installed.")
