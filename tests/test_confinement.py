@@ -524,9 +524,7 @@ async def test_a_fork_bomb_is_stopped(data_dir: Path, fake_llm: FakeOpenAI, mode
 async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
     if landlock_missing():
         pytest.skip(f"landlock: {landlock_missing()}")
-    platform = Platform(
-        load_settings(data_dir=data_dir, llm_timeout_seconds=5, custom_tool_sandbox="landlock")
-    )
+    platform = Platform(load_settings(data_dir=data_dir, custom_tool_sandbox="landlock"))
     async with running_server(platform) as server:
         await set_up_admin(server.client)
         await add_openai_provider(server.client, fake_llm)

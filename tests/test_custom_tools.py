@@ -349,7 +349,7 @@ async def test_output_is_cut_at_the_limit(context: ToolContext) -> None:
 
 @pytest.fixture
 async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningServer]:
-    platform = Platform(load_settings(data_dir=data_dir, llm_timeout_seconds=5))
+    platform = Platform(load_settings(data_dir=data_dir))
     async with running_server(platform) as server:
         await set_up_admin(server.client)
         await add_openai_provider(server.client, fake_llm)

@@ -65,10 +65,18 @@ def clock_plugin() -> ClockPlugin:
 
 
 @pytest.fixture
+def llm_timeout_seconds() -> float:
+    """The time limit of each LLM call: the default, but where a test lets the fake stall."""
+    return 120.0
+
+
+@pytest.fixture
 async def server(
-    data_dir: Any, fake_llm: FakeOpenAI, clock_plugin: ClockPlugin
+    data_dir: Any, fake_llm: FakeOpenAI, clock_plugin: ClockPlugin, llm_timeout_seconds: float
 ) -> AsyncIterator[RunningServer]:
-    settings = load_settings(data_dir=data_dir, llm_max_retries=2, llm_timeout_seconds=5)
+    settings = load_settings(
+        data_dir=data_dir, llm_max_retries=2, llm_timeout_seconds=llm_timeout_seconds
+    )
     platform = Platform(settings)
     platform.plugins.register(clock_plugin, "clock")
     async with running_server(platform) as server:
@@ -258,12 +266,12 @@ async def test_a_rate_limit_then_success_gives_the_reply(
 
 
 @pytest.mark.parametrize(
-    ("failure", "words"),
+    ("failure", "words", "llm_timeout_seconds"),
     [
-        (Reply(status=503), "unavailable"),
-        (Reply(status=429, headers={"retry-after": "0"}), "rate limiting"),
-        (Reply(delay=8.0), "did not answer in time"),
-        (Reply(malformed=True), "could not read"),
+        (Reply(status=503), "unavailable", 120.0),
+        (Reply(status=429, headers={"retry-after": "0"}), "rate limiting", 120.0),
+        (Reply(delay=8.0), "did not answer in time", 5.0),
+        (Reply(malformed=True), "could not read", 120.0),
     ],
     ids=["down", "rate-limited", "timeout", "malformed"],
 )
