@@ -119,6 +119,7 @@ benchmarks: $(VENV)/.dev-installed
 	$(BIN)/python -m benchmarks.hook_overhead
 	$(BIN)/python -m benchmarks.stream_overhead
 	$(BIN)/python -m benchmarks.turn_overhead
+	$(BIN)/python -m benchmarks.turn_floor
 	$(BIN)/python -m benchmarks.memory_recall $(LOCOMO)
 	$(BIN)/python -m benchmarks.memory_injection $(LOCOMO)
 	$(BIN)/python -m benchmarks.secret_detection $(LOCOMO)

@@ -9,7 +9,10 @@
    turn (user and system, every thread, background work after the turn included), for
    1,000 / 10,000 / 100,000 messages in the session and 10 / 200 / 2,000 contacts. Target:
    5 ms, flat as the session grows. With ``--profile DIR``, py-spy samples the server during
-   the measured turns (``DIR/<case>.txt``: the functions with the most samples).
+   the measured turns (``DIR/<case>.txt``: the functions with the most samples). Then the
+   same for the stack alone (``benchmarks.turn_floor``: Quart, hypercorn and the provider
+   call, without KinBot), measured in the same minutes: what the host's phase gives the
+   floor under KinBot's figures.
 2. 50 Kins each answering one message at once against a fake LLM with 200 ms latency, the
    wall time divided by one Kin's (median of several rounds). Target: 2.0 or below on this
    machine. KinBot runs as ``kinbot serve`` in its own process here and is driven over HTTP
@@ -40,6 +43,7 @@ from typing import Any
 import aiohttp
 import httpx
 
+from benchmarks import turn_floor
 from benchmarks.fake_process import fake_in_subprocess
 from benchmarks.server_process import kinbot_in_subprocess, sse_events
 from kinbot_core import hookimpl
@@ -266,6 +270,7 @@ async def grid(profile: Path | None, cases: int) -> None:
             f"(user {user:4.1f}, system {system:4.1f})",
             flush=True,
         )
+    await turn_floor.report(CPU_TURNS, ("kinbot",))
 
 
 async def parallel(data_dir: Path, profile: Path | None) -> None:
