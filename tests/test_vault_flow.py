@@ -115,7 +115,7 @@ async def test_get_secret_gives_the_value_to_this_turn_only_and_replies_are_mask
     assert TOKEN not in later and "[SECRET: GITHUB_TOKEN]" in later
 
     masked = "Your token is [SECRET: GITHUB_TOKEN], keep it safe."
-    assert "".join(deltas) == "Let me look." + masked and len(deltas) > 8
+    assert "".join(deltas) == "Let me look." + masked
     stored = await history(server, kin_id)
     assert [m["role"] for m in stored] == [
         *("user", "assistant", "tool", "assistant", "tool", "assistant"),

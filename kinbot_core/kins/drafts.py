@@ -9,6 +9,8 @@ draft and the deltas up whatever order they arrive in.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,3 +57,25 @@ class TurnDraft:
             "text": self.text,
             "tools": [{"id": i, "name": n, "status": "running"} for i, n in self.running.items()],
         }
+
+
+class DeltaBatch:
+    """Streamed text waiting to be published. The deltas a model call yields within one pass
+    of the event loop (one network read often carries several) go out as one ``kin.delta``
+    at the end of that pass: the same text as soon, in fewer events."""
+
+    def __init__(self, publish: Callable[[str], None]) -> None:
+        self._publish = publish
+        self._pending: list[str] = []
+
+    def add(self, text: str) -> None:
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._pending.append(text)
+
+    def flush(self) -> None:
+        """Publish what waits now (the turn calls it before anything else it publishes)."""
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._publish(text)

@@ -15,7 +15,7 @@ from kinbot_core import approvals
 from kinbot_core.events.catalogue import KinMessageSent, KinStateChanged
 from kinbot_core.kins import meta, prompt_budget, turn_fit
 from kinbot_core.kins.claims import Claimed
-from kinbot_core.kins.drafts import TurnDraft
+from kinbot_core.kins.drafts import DeltaBatch, TurnDraft
 from kinbot_core.kins.model_messages import chat_messages, tool_specs
 from kinbot_core.kins.prompt import TaskBrief, build_sections
 from kinbot_core.kins.prompt_budget import FittedPrompt
@@ -347,12 +347,13 @@ class Turn(TurnTools):
         started = time.perf_counter()
         # Vault values never leave in a reply, even split across deltas (held back, masked).
         masked = self.platform.vault.masker().stream()
+        deltas = DeltaBatch(self._publish_delta)
         try:
             chat = self.platform.providers.chat(context.model, request, estimate=fitted.tokens)
             async for event in chat:
                 if isinstance(event, TextDelta) and (shown := masked.feed(event.text)):
                     parts.append(shown)
-                    self._publish_delta(shown)
+                    deltas.add(shown)
                 elif isinstance(event, ToolCallEvent):
                     calls.append(event)
                 elif isinstance(event, Usage):
@@ -360,11 +361,14 @@ class Turn(TurnTools):
                         self.kin.id, event.input_tokens + event.output_tokens
                     )
         except ProviderError as error:
+            deltas.flush()
             outcome = Outcome(duration=time.perf_counter() - started, error=error)
             await self.platform.hooks.call(
                 "after_chat", kin=self.ref, context=context, outcome=outcome
             )
             raise
+        finally:
+            deltas.flush()
         if rest := masked.flush():
             parts.append(rest)
             self._publish_delta(rest)
