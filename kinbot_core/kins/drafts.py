@@ -69,6 +69,7 @@ class DeltaBatch:
         self._pending: list[str] = []
 
     def add(self, text: str) -> None:
+        """Queue ``text``, published with the rest of this pass's deltas."""
         if not self._pending:
             asyncio.get_running_loop().call_soon(self.flush)
         self._pending.append(text)
