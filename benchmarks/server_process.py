@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,3 +104,34 @@ async def sse_events(
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+#: ``ask(kin_id, text)``: send a message, return once SSE says it is done.
+Ask = Callable[[str, str], Awaitable[None]]
+
+
+@asynccontextmanager
+async def asking(url: str, cookies: dict[str, str] | None = None) -> AsyncIterator[Ask]:
+    """A lean browser of the server at ``url`` (signed in with ``cookies``): yields ``ask``,
+    which posts a message to a Kin and waits for the ``done`` status on the event stream."""
+    finished: dict[int, asyncio.Event] = {}
+
+    def on_event(kind: str, data: Any) -> None:
+        if kind == "message.status" and data["status"] == "done":
+            finished.setdefault(data["id"], asyncio.Event()).set()
+
+    jar = aiohttp.CookieJar(unsafe=True)  # cookies of 127.0.0.1
+    async with (
+        aiohttp.ClientSession(cookie_jar=jar, cookies=cookies) as browser,
+        sse_events(browser, url, on_event),
+    ):
+
+        async def ask(kin_id: str, text: str) -> None:
+            async with browser.post(
+                f"{url}/api/kins/{kin_id}/messages", json={"content": text}
+            ) as response:
+                assert response.status < 300, await response.text()
+                message_id = (await response.json())["message"]["id"]
+            await asyncio.wait_for(finished.setdefault(message_id, asyncio.Event()).wait(), 120)
+
+        yield ask

@@ -26,11 +26,10 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import aiohttp
 import orjson
 
 from benchmarks.fake_process import fake_in_subprocess
-from benchmarks.server_process import ServerProcess, sse_events
+from benchmarks.server_process import ServerProcess, asking
 
 TURNS = 200
 WARM_UP = 10
@@ -161,28 +160,12 @@ async def floor_per_turn(sdk_call: str, turns: int = TURNS) -> tuple[float, floa
         fake_in_subprocess("openai", 5) as base_url,
         bare_in_subprocess(base_url, sdk_call) as server,
     ):
-        finished: dict[int, asyncio.Event] = {}
-
-        def on_event(kind: str, data: Any) -> None:
-            if kind == "message.status" and data["status"] == "done":
-                finished.setdefault(data["id"], asyncio.Event()).set()
-
-        async with aiohttp.ClientSession() as browser, sse_events(browser, server.url, on_event):
-
-            async def ask(text: str) -> None:
-                async with browser.post(
-                    f"{server.url}/api/kins/chef/messages", json={"content": text}
-                ) as response:
-                    assert response.status == 201, await response.text()
-                    message_id = (await response.json())["message"]["id"]
-                event = finished.setdefault(message_id, asyncio.Event())
-                await asyncio.wait_for(event.wait(), 60)
-
+        async with asking(server.url) as ask:
             for n in range(WARM_UP):
-                await ask(f"warm-up {n}")
+                await ask("chef", f"warm-up {n}")
             before = server.cpu_split()
             for n in range(turns):
-                await ask(f"question {n}")
+                await ask("chef", f"question {n}")
             user, system = (b - a for a, b in zip(before, server.cpu_split(), strict=True))
     return user / turns * 1000, system / turns * 1000
 

@@ -40,12 +40,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import httpx
 
 from benchmarks import turn_floor
 from benchmarks.fake_process import fake_in_subprocess
-from benchmarks.server_process import kinbot_in_subprocess, sse_events
+from benchmarks.server_process import asking, kinbot_in_subprocess
 from kinbot_core import hookimpl
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import ContactRecord, MessageRecord
@@ -200,36 +199,16 @@ async def cpu_per_turn(
             kin_id = await in_use(platform, prepared.client, base_url, messages, contacts)
             cookies = dict(prepared.client.cookies)
         with kinbot_in_subprocess(data_dir) as server:
-            finished: dict[int, asyncio.Event] = {}
-
-            def on_event(kind: str, data: Any) -> None:
-                if kind == "message.status" and data["status"] == "done":
-                    finished.setdefault(data["id"], asyncio.Event()).set()
-
-            jar = aiohttp.CookieJar(unsafe=True)
-            async with (
-                aiohttp.ClientSession(cookie_jar=jar, cookies=cookies) as browser,
-                sse_events(browser, server.url, on_event),
-            ):
-
-                async def ask(text: str) -> None:
-                    async with browser.post(
-                        f"{server.url}/api/kins/{kin_id}/messages", json={"content": text}
-                    ) as response:
-                        assert response.status < 300, await response.text()
-                        message_id = (await response.json())["message"]["id"]
-                    event = finished.setdefault(message_id, asyncio.Event())
-                    await asyncio.wait_for(event.wait(), 120)
-
+            async with asking(server.url, cookies) as ask:
                 for n in range(10):  # warm-up (and the compacting the first turns start)
-                    await ask(f"warm-up {n}")
+                    await ask(kin_id, f"warm-up {n}")
                 await embedded(data_dir)
                 sampler = (
                     py_spy(server.pid, profile / f"{messages}-{contacts}.txt") if profile else None
                 )
                 before = server.cpu_split()
                 for n in range(CPU_TURNS):
-                    await ask(f"question {n}")
+                    await ask(kin_id, f"question {n}")
                 await embedded(data_dir)  # the turns' messages are embedded in the background
                 user, system = (b - a for a, b in zip(before, server.cpu_split(), strict=True))
                 if sampler is not None:
@@ -284,25 +263,7 @@ async def parallel(data_dir: Path, profile: Path | None) -> None:
             await add_provider(setup, base_url)
             kins = [await new_kin(setup, f"Kin {n}") for n in range(PARALLEL_KINS)]
             cookies = dict(setup.cookies)
-        finished: dict[int, asyncio.Event] = {}
-
-        def on_event(kind: str, data: Any) -> None:
-            if kind == "message.status" and data["status"] == "done":
-                finished.setdefault(data["id"], asyncio.Event()).set()
-
-        jar = aiohttp.CookieJar(unsafe=True)  # cookies of 127.0.0.1
-        async with (
-            aiohttp.ClientSession(cookie_jar=jar, cookies=cookies) as browser,
-            sse_events(browser, url, on_event),
-        ):
-
-            async def ask(kin_id: str, text: str) -> None:
-                async with browser.post(
-                    f"{url}/api/kins/{kin_id}/messages", json={"content": text}
-                ) as response:
-                    message_id = (await response.json())["message"]["id"]
-                await asyncio.wait_for(finished.setdefault(message_id, asyncio.Event()).wait(), 120)
-
+        async with asking(url, cookies) as ask:
             await asyncio.gather(*(ask(kin_id, "warm-up") for kin_id in kins))
             sampler = py_spy(server.pid, profile / "parallel.txt") if profile else None
             alone, together, cpu = [], [], []

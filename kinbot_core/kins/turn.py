@@ -361,7 +361,6 @@ class Turn(TurnTools):
                         self.kin.id, event.input_tokens + event.output_tokens
                     )
         except ProviderError as error:
-            deltas.flush()
             outcome = Outcome(duration=time.perf_counter() - started, error=error)
             await self.platform.hooks.call(
                 "after_chat", kin=self.ref, context=context, outcome=outcome
