@@ -140,8 +140,9 @@ async def test_a_backup_during_a_turn_restores_everything_and_answers(
     async def settled() -> bool:
         if await platform.db.read(lambda: unindexed_but_ended(platform.db.sql)):
             return False
-        # The usage of the embedding calls made, and how often each memory was put in the
-        # prompt, are stored after them, in the background.
+        # The usage of the embedding calls made, how often each memory was put in the
+        # prompt, and the messages' full-text terms are stored after them, in the background.
+        await platform.fulltext_queue.catch_up()
         await platform.usage.recorder.flush()
         await usage_of(platform).flush()
         return True
