@@ -278,8 +278,8 @@ class HistoryIndexer:
                 logger.warning("history embedding postponed: %s", exc)
                 done = 0
                 await asyncio.sleep(RETRY_SECONDS)
-            if done == 0:
-                await asyncio.sleep(poll)
+            if done < self._platform.settings.history_embedding_batch_size:
+                await asyncio.sleep(poll)  # a backlog goes batch after batch, the rest waits
 
     def _read_batch(self, size: int, context_messages: int) -> list[Pending]:
         db = self._platform.db
