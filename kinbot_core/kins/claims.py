@@ -68,9 +68,10 @@ class QueueWorkers(Protocol):
         """Whether no turn of another Kin runs now."""
 
 
-def take_next(db: Database, kin_id: str) -> Claimed | None:
+def take_next(db: Database, kin_id: str, arrived: int | None = None) -> Claimed | None:
     """Take the Kin's next queued message and mark the Kin thinking (inside a write
-    transaction); ``None`` when nothing is queued or the Kin is gone."""
+    transaction); ``None`` when nothing is queued or the Kin is gone. ``arrived``: the id of
+    a message just stored, which no turn has answered yet."""
     taken = db.sql(_TAKE, (kin_id, kin_id)).fetchone()
     if taken is None:
         return None
@@ -78,16 +79,19 @@ def take_next(db: Database, kin_id: str) -> Claimed | None:
     if kin is None:
         return None
     message = message_read_back(db, taken)
-    begun, latest = db.sql(TURN_PROGRESS, (message.id,)).fetchone()
+    if message.id == arrived:
+        begun, latest = False, None
+    else:
+        begun, latest = db.sql(TURN_PROGRESS, (message.id,)).fetchone()
     return Claimed(message, kin_read_back(db, kin), bool(begun), latest)
 
 
-def take_arrived(db: Database, kin_id: str) -> Claimed | None:
-    """``take_next`` for a message just stored, unless a turn of the Kin waits for a person's
-    decision on a tool call (its queue waits with it, as its worker would)."""
+def take_arrived(db: Database, kin_id: str, arrived: int) -> Claimed | None:
+    """``take_next`` for the message ``arrived`` just stored, unless a turn of the Kin waits
+    for a person's decision on a tool call (its queue waits with it, as its worker would)."""
     if db.sql(_DECISION_AWAITED, (kin_id,)).fetchone() is not None:
         return None
-    return take_next(db, kin_id)
+    return take_next(db, kin_id, arrived)
 
 
 def next_position(kin_id: str) -> int:

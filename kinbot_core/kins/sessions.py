@@ -16,6 +16,7 @@ from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import KinMessageReceived, MessageSecretDetected
 from kinbot_core.kins.claims import (
     ANY_QUEUED,
+    NEXT_POSITION,
     Claimed,
     QueueWorkers,
     count_queued,
@@ -41,6 +42,9 @@ from kinbot_core.live import LiveFeed
 
 if TYPE_CHECKING:
     from kinbot_core.kins.session_window import SessionWindows
+
+#: ``position`` of a message placed next in its Kin's conversation (``KinSessions._insert``).
+NEXT_PLACE = object()
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -130,7 +134,7 @@ class KinSessions:
                 screened.keep(view.id)
             if stored is not None:
                 stored(view.id)
-            return view, (take_arrived(self._db, kin_id) if takes else None)
+            return view, (take_arrived(self._db, kin_id, view.id) if takes else None)
 
         # Told and handed over once stored, even when the caller is gone by then (a request
         # cancelled): a message taken for a turn must reach its worker.
@@ -188,7 +192,7 @@ class KinSessions:
             fields["meta"] = json.dumps(fields["meta"])
 
         def insert() -> MessageView:
-            view = self._insert(kin=kin_id, position=next_position(kin_id), **fields)
+            view = self._insert(kin=kin_id, position=NEXT_PLACE, **fields)
             if ends is not None:
                 self._end_turn(kin_id, ends)
             return view
@@ -212,13 +216,21 @@ class KinSessions:
 
     def _insert(self, **fields: Any) -> MessageView:
         """Insert a message row (inside a write transaction); columns left out take the table's
-        defaults, as the model's would."""
+        defaults, as the model's would. ``position=NEXT_PLACE``: the next place in the Kin's
+        conversation."""
         columns = [_MESSAGE_FIELDS[name] for name in fields]  # KeyError: not a message field
+        marks, values = [], []
+        for value in fields.values():
+            if value is NEXT_PLACE:  # found in the same statement: one round trip less a turn
+                marks.append(f"({NEXT_POSITION})")
+                values.append(fields["kin"])
+            else:
+                marks.append("?")
+                values.append(int(value) if isinstance(value, bool) else value)
         statement = (
             f"insert into message ({', '.join(columns)}) values "
-            f"({', '.join('?' * len(columns))}) returning {PLACED_COLUMNS}"
+            f"({', '.join(marks)}) returning {PLACED_COLUMNS}"
         )
-        values = [int(v) if isinstance(v, bool) else v for v in fields.values()]
         return message_read_back(self._db, self._db.sql(statement, values).fetchone())
 
     async def messages(

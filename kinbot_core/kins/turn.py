@@ -266,7 +266,7 @@ class Turn(TurnTools):
         wanted = [
             i
             for m in history
-            if m.role == "user" and m.attachments
+            if m.attachments and m.role == "user"
             for i in attachment_ids(m.attachments)
         ]
         missing = [upload_id for upload_id in wanted if upload_id not in self._attached]
