@@ -81,6 +81,22 @@ def test_what_the_window_held_before_is_not_converted_again() -> None:
     assert other_kin.messages[0] is not first.messages[0]
 
 
+def test_a_full_window_sliding_turn_after_turn_reads_as_converted_anew() -> None:
+    # As in a long session: each turn adds a message and its reply, the oldest two leave.
+    call = {"id": "t1", "name": "get_time", "arguments": {}}
+    photo = [{"id": "u-photo", "filename": "oven.png", "kind": "image"}]
+    session = [view(1, "assistant", "After the summary")]
+    for n in range(2, 40, 2):
+        asked = view(n, attachments=photo) if n == 12 else view(n)
+        answered = view(n + 1, "assistant", "", tool_calls=[call]) if n == 20 else None
+        session += [asked, answered or view(n + 1, "assistant")]
+    for end in range(6, len(session) + 1, 2):
+        held = session[end - 6 : end]
+        kept = check("kin-f", held)
+        if not any(v.tool_calls for v in held) and held[0].role == "user":
+            assert kept.chats is not None and kept.tokens == anew(held).tokens
+
+
 def test_a_message_a_hook_changed_is_not_taken_for_the_kept_one() -> None:
     window = check("kin-d", [view(1, content="Is the oven hot?"), view(2, "assistant")])
     given = window.given()

@@ -49,9 +49,15 @@ class _Window:
     entries: list[_Entry] = field(default_factory=list)
     #: The ids of the messages in ``entries``.
     ids: set[int] = field(init=False, repr=False)
+    #: The entries' views, oldest first, and their tokens in all: kept in step with them, so
+    #: that a turn does not go over the whole window for either.
+    views: list[MessageView] = field(init=False, repr=False)
+    tokens: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.ids = {entry.row[0] for entry in self.entries}
+        self.views = [entry.view for entry in reversed(self.entries)]
+        self.tokens = sum(map(_TOKENS, self.entries))
 
     @property
     def holds_all(self) -> bool:
@@ -71,7 +77,7 @@ class SessionWindows:
         """The Kin's active summary (``None`` when none or blank) and the views of the last
         ``size`` messages after its cut, oldest first (run on the event loop)."""
         window = self._up_to_date(kin_id, size)
-        return window.summary, [entry.view for entry in reversed(window.entries)]
+        return window.summary, list(window.views)
 
     def newest(self, kin_id: str, count: int) -> list[MessageView] | None:
         """The Kin's last ``count`` messages placed in its conversation (before the cut or
@@ -93,7 +99,7 @@ class SessionWindows:
         window = self._up_to_date(kin_id, kept.size)
         if not window.holds_all:
             return None
-        return window.summary, len(window.entries), sum(map(_TOKENS, window.entries))
+        return window.summary, len(window.entries), window.tokens
 
     def _up_to_date(self, kin_id: str, size: int) -> _Window:
         changes = self._db.changes
@@ -189,15 +195,25 @@ class SessionWindows:
                 if row[-1] <= newest:
                     return False
                 added.append(row)
+        views = kept.views
         for index, row in replaced:
-            entries[index] = _entry(row, entries[index])
+            earlier = entries[index]
+            entries[index] = entry = _entry(row, earlier)
+            views[-1 - index] = entry.view
+            kept.tokens += entry.tokens - earlier.tokens
         if added:
             added.sort(key=lambda row: row[-1], reverse=True)
-            entries[:0] = [_entry(row, None) for row in added]
+            newest_first = [_entry(row, None) for row in added]
+            entries[:0] = newest_first
+            views.extend(entry.view for entry in reversed(newest_first))
+            kept.tokens += sum(map(_TOKENS, newest_first))
             ids.update(row[0] for row in added)
-            for entry in entries[kept.size :]:
+            left = entries[kept.size :]
+            for entry in left:
                 ids.discard(entry.row[0])
             del entries[kept.size :]
+            del views[: len(left)]
+            kept.tokens -= sum(map(_TOKENS, left))
         return True
 
 

@@ -61,7 +61,9 @@ class _Kept:
     messages: list[dict[str, Any]] = field(default_factory=list)
     chats: list[ChatMessage] = field(default_factory=list)
     #: For each view, what the views before it gave: messages, tokens, views in a tool
-    #: exchange, views with attached files (one entry more: the whole window's).
+    #: exchange, views with attached files (one entry more: the whole window's). Running
+    #: totals, counted from the first entry: when views leave the window's start, the
+    #: entries after them are kept as they are rather than counted again from zero.
     shown_before: list[int] = field(default_factory=lambda: [0])
     tokens_before: list[int] = field(default_factory=lambda: [0])
     tool_parts_before: list[int] = field(default_factory=lambda: [0])
@@ -80,7 +82,7 @@ class _Kept:
             # converted anew from the first view with attached files (read for each turn)
             end = next(i for i in range(start, end) if self.views[i].attachments)
         if start == 0:
-            shown = self.shown_before[end]
+            shown = self.shown_before[end] - self.shown_before[0]
             return _Kept(
                 self.views[:end],
                 vision,
@@ -91,21 +93,17 @@ class _Kept:
                 self.tool_parts_before[: end + 1],
                 self.attached_before[: end + 1],
             )
-        first, last = self.shown_before[start], self.shown_before[end]
+        first = self.shown_before[start] - self.shown_before[0]
+        last = self.shown_before[end] - self.shown_before[0]
         return _Kept(
             self.views[start:end],
             vision,
             self.messages[first:last],
             self.chats[first:last],
-            *(
-                [value - counts[start] for value in counts[start : end + 1]]
-                for counts in (
-                    self.shown_before,
-                    self.tokens_before,
-                    self.tool_parts_before,
-                    self.attached_before,
-                )
-            ),
+            self.shown_before[start : end + 1],
+            self.tokens_before[start : end + 1],
+            self.tool_parts_before[start : end + 1],
+            self.attached_before[start : end + 1],
         )
 
     def add(self, view: MessageView, attachments: Mapping[str, ModelAttachment]) -> None:
@@ -118,7 +116,7 @@ class _Kept:
             tokens += IMAGE_TOKENS * len(message.get("images") or ())
             self.messages.append(message)
             self.chats.append(chat_messages([message])[0])
-        self.shown_before.append(len(self.messages))
+        self.shown_before.append(self.shown_before[0] + len(self.messages))
         self.tokens_before.append(self.tokens_before[-1] + tokens)
         self.tool_parts_before.append(self.tool_parts_before[-1] + has_tool_parts(view))
         self.attached_before.append(self.attached_before[-1] + bool(view.attachments))
@@ -145,11 +143,13 @@ def window_messages(
     if len(_kept) > KEPT_KINS:
         del _kept[next(iter(_kept))]  # the Kin converted longest ago
     messages = window.messages
-    if window.tool_parts_before[-1]:
+    if window.tool_parts_before[-1] > window.tool_parts_before[0]:
         return WindowMessages(model_window(messages, True), None, None)
     fitted = model_window(messages, False)
     start = len(messages) - len(fitted)  # the messages before the first user message
-    tokens = window.tokens_before[-1]
+    tokens_before = window.tokens_before
+    tokens = tokens_before[-1] - tokens_before[0]
     if start:  # less the tokens of the views that gave those messages
-        tokens -= window.tokens_before[window.shown_before.index(start)]
+        first_shown = window.shown_before.index(window.shown_before[0] + start)
+        tokens -= tokens_before[first_shown] - tokens_before[0]
     return WindowMessages(fitted, tuple(window.chats[start:]), tokens)
