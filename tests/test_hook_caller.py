@@ -82,6 +82,69 @@ async def test_an_observer_that_hangs_is_cut_off_by_the_timeout() -> None:
     assert [(p, type(e)) for p, _h, e in recorder.failures] == [("slow", TimeoutError)]
 
 
+async def test_a_hook_cut_off_or_cancelled_while_it_waits_is_cancelled_inside() -> None:
+    stages: list[str] = []
+
+    class Waiting:
+        @hookimpl
+        async def before_chat(self, context: ChatContext) -> None:
+            stages.append("started")
+            await asyncio.sleep(0)
+            stages.append("resumed")
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                stages.append("cancelled")
+                raise
+
+    hooks, recorder = caller(("waiting", Waiting()), timeout=0.05)
+    await hooks.call("before_chat", context=ChatContext(model="gpt-4o"))
+    assert stages == ["started", "resumed", "cancelled"]
+    assert [type(e) for _p, _h, e in recorder.failures] == [TimeoutError]
+
+    started = asyncio.Event()
+
+    class Busy:  # gives way to the loop without waiting for anything
+        @hookimpl
+        async def before_chat(self, context: ChatContext) -> None:
+            stages.append("started")
+            started.set()
+            try:
+                for _ in range(1000):
+                    await asyncio.sleep(0)
+            except asyncio.CancelledError:
+                stages.append("cancelled")
+                raise
+            stages.append("finished")
+
+    stages.clear()
+    hooks, recorder = caller(("busy", Busy()), timeout=60)
+    calling = asyncio.ensure_future(hooks.call("before_chat", context=ChatContext(model="m")))
+    await started.wait()
+    calling.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await calling
+    assert stages == ["started", "cancelled"] and recorder.failures == []
+
+
+async def test_a_hook_waiting_more_than_once_gets_each_result() -> None:
+    class Asking:
+        @hookimpl
+        async def after_chat(self, outcome: Outcome) -> str:
+            loop = asyncio.get_running_loop()
+            first: asyncio.Future[str] = loop.create_future()
+            loop.call_soon(first.set_result, "first")
+            second: asyncio.Future[str] = loop.create_future()
+            loop.call_soon(second.set_result, "second")
+            return f"{await first}, {await second}, {outcome.result}"
+
+    hooks, _ = caller(("asking", Asking()))
+    results = await hooks.call(
+        "after_chat", kin=KIN, context=ChatContext(model="m"), outcome=Outcome(0.1, result="hi")
+    )
+    assert results == ["first, second, hi"]
+
+
 class Vetoer:
     @hookimpl
     def before_tool_call(self, call: ToolCall) -> None:
