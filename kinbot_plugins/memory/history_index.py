@@ -283,30 +283,21 @@ class HistoryIndexer:
 
     def _read_batch(self, size: int, context_messages: int) -> list[Pending]:
         db = self._platform.db
-        ids = [
-            row[0]
+        queued = db.sql(
+            "select q.message_id, m.kin_id, m.sender_name, m.content, m.role "
+            "from message_embedding_queue q left join message m on m.id = q.message_id "
             # A message flagged for redaction, or whose turn has not ended (the Kin may still
             # redact a secret pasted in it), waits in the queue: its text may hold a secret
             # that must not reach an embedding provider.
-            for row in db.sql(
-                "select q.message_id from message_embedding_queue q "
-                "left join message m on m.id = q.message_id "
-                "where m.id is null or (m.redaction_pending = 0 "
-                "and m.status not in ('queued', 'processing')) order by q.message_id limit ?",
-                (size,),
-            )
-        ]
+            "where m.id is null or (m.redaction_pending = 0 "
+            "and m.status not in ('queued', 'processing')) order by q.message_id limit ?",
+            (size,),
+        ).fetchall()
         batch = []
-        for message_id in ids:
-            row = db.sql(
-                "select kin_id, sender_name, content from message "
-                "where id = ? and role in ('user', 'assistant')",
-                (message_id,),
-            ).fetchone()
-            if row is None or not row[2].strip():
+        for message_id, kin_id, sender, content, role in queued:
+            if role not in ("user", "assistant") or not content.strip():  # gone, or nothing
                 batch.append(Pending(message_id, None, None, ""))
                 continue
-            kin_id, sender, content = row
             context = db.sql(
                 "select sender_name, content from message where kin_id = ? and id < ? "
                 "and role in ('user', 'assistant') and content != '' and redaction_pending = 0 "
@@ -321,12 +312,13 @@ class HistoryIndexer:
     def _store(self, batch: list[Pending], vectors: Any) -> int:
         db = self._platform.db
         tables = self._vector_tables()
+        marks = ", ".join("?" * len(batch))
+        ids = [item.message_id for item in batch]
+        current = dict(db.sql(f"select id, content from message where id in ({marks})", ids))
         done = 0
         for item in batch:
             vector = next(vectors) if item.content is not None else None
-            current = db.sql("select content from message where id = ?", (item.message_id,))
-            row = current.fetchone()
-            if (row[0] if row else None) != item.content and item.content is not None:
+            if current.get(item.message_id) != item.content and item.content is not None:
                 continue  # edited meanwhile: still queued, embedded again next time
             for table in tables:
                 db.sql(f"delete from {table} where rowid = ?", (item.message_id,))
