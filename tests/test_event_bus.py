@@ -52,6 +52,19 @@ async def test_subscribers_receive_events_in_order_by_type_prefix_or_all() -> No
     assert everything == ["kin.created", "user.login", "kin.deleted"]
 
 
+async def test_a_subscriber_added_after_events_of_its_type_gets_the_next_ones() -> None:
+    bus = bus_with_catalogue()
+    early: list[str] = []
+    late: list[str] = []
+    first, second = KinCreated(kin_id="k1", name="Chef"), KinCreated(kin_id="k2", name="Scribe")
+    bus.on("kin.*", lambda e: early.append(e.id))
+    bus.emit(first)
+    bus.on(KinCreated, lambda e: late.append(e.id))
+    bus.emit(second)
+    await bus.flush()
+    assert (early, late) == ([first.id, second.id], [second.id])
+
+
 async def test_emit_returns_before_async_handlers_run_and_unsubscribe_stops_delivery() -> None:
     bus = bus_with_catalogue()
     seen: list[str] = []

@@ -78,6 +78,8 @@ class EventBus:
     ) -> None:
         self._types: dict[str, tuple[type[Event], str]] = {}
         self._subscriptions: list[_Subscription] = []
+        #: The subscriptions each event type matches, in order (made anew when they change).
+        self._matching: dict[str, list[_Subscription]] = {}
         self._handler_timeout = handler_timeout
         self._on_handler_error = on_handler_error
         self._closed = False
@@ -129,6 +131,7 @@ class EventBus:
         direct = not inspect.iscoroutinefunction(handler)
         subscription = _Subscription(name, handler, owner, direct=direct)
         self._subscriptions.append(subscription)
+        self._matching.clear()
 
         def unsubscribe() -> None:
             self._remove(subscription)
@@ -144,6 +147,7 @@ class EventBus:
         subscription.removed = True
         if subscription in self._subscriptions:
             self._subscriptions.remove(subscription)
+            self._matching.clear()
         if subscription.worker is not None:
             subscription.worker.cancel()
         while not subscription.queue.empty():  # nobody will handle these: let flush() end
@@ -165,9 +169,11 @@ class EventBus:
             logger.debug("event bus closed: %s not delivered", event.type)
             return
         loop = asyncio.get_running_loop()
-        for subscription in self._subscriptions:
-            if not subscription.matches(event.type):
-                continue
+        matching = self._matching.get(event.type)
+        if matching is None:
+            matching = [s for s in self._subscriptions if s.matches(event.type)]
+            self._matching[event.type] = matching
+        for subscription in matching:
             if subscription.direct:
                 self._direct.append((subscription, event))
                 if not self._direct_scheduled:
