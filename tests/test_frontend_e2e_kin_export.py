@@ -5,6 +5,7 @@ and a file that is no Kin file is refused with a sentence in the reader's langua
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import zipfile
@@ -60,16 +61,16 @@ async def downloaded(page: Page, link: Locator, tries: int = 3) -> Download:
     """The download a click on ``link`` starts. Once in a CI run on a loaded host, Chromium
     started none within 30 s of the click (this whole test takes 8 s beside
     ``stress-ng --cpu 4``): the link is clicked again after 15 s without one."""
+
+    async def click() -> Download:
+        async with page.expect_download(timeout=15_000) as started:
+            await link.click()
+        return await started.value
+
     for _ in range(tries - 1):
-        try:
-            async with page.expect_download(timeout=15_000) as started:
-                await link.click()
-            return await started.value
-        except PlaywrightTimeout:
-            continue
-    async with page.expect_download(timeout=15_000) as started:
-        await link.click()
-    return await started.value
+        with contextlib.suppress(PlaywrightTimeout):
+            return await click()
+    return await click()
 
 
 @pytest.mark.parametrize(
