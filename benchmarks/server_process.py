@@ -79,7 +79,8 @@ async def sse_events(
     opened = asyncio.Event()
 
     async def read() -> None:
-        async with session.get(f"{url}/api/events") as response:
+        endless = aiohttp.ClientTimeout(total=None, sock_read=None)  # a stream has no end
+        async with session.get(f"{url}/api/events", timeout=endless) as response:
             response.raise_for_status()
             opened.set()
             kind, data = "message", ""

@@ -8,11 +8,12 @@
    Then the same session served by ``kinbot serve`` in its own process: its CPU time per
    turn (user and system, every thread, background work after the turn included), for
    1,000 / 10,000 / 100,000 messages in the session and 10 / 200 / 2,000 contacts. Target:
-   5 ms, flat as the session grows. With ``--profile DIR``, py-spy samples the server during
-   the measured turns (``DIR/<case>.txt``: the functions with the most samples). Then the
-   same for the stack alone (``benchmarks.turn_floor``: Quart, hypercorn and the provider
-   call, without KinBot), measured in the same minutes: what the host's phase gives the
-   floor under KinBot's figures.
+   5 ms, flat as the session grows. The cases' servers run side by side with the stack
+   alone (``benchmarks.turn_floor``: Quart, hypercorn and the provider call, without
+   KinBot: the floor under KinBot's figures), one turn of each after the other, so that the
+   host's phase of the moment weighs on every figure alike. With ``--profile DIR``, py-spy
+   samples each server during the measured turns (``DIR/<case>.txt``: the functions with
+   the most samples).
 2. 50 Kins each answering one message at once against a fake LLM with 200 ms latency, the
    wall time divided by one Kin's (median of several rounds). Target: 2.0 or below on this
    machine. KinBot runs as ``kinbot serve`` in its own process here and is driven over HTTP
@@ -37,6 +38,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,7 @@ import httpx
 
 from benchmarks import turn_floor
 from benchmarks.fake_process import fake_in_subprocess
-from benchmarks.server_process import asking, kinbot_in_subprocess
+from benchmarks.server_process import Ask, ServerProcess, asking, kinbot_in_subprocess
 from kinbot_core import hookimpl
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import ContactRecord, MessageRecord
@@ -188,38 +190,66 @@ async def overhead(data_dir: Path) -> None:
         )
 
 
-async def cpu_per_turn(
-    data_dir: Path, messages: int, contacts: int, profile: Path | None
-) -> tuple[float, float]:
-    """The user and system CPU time (ms) ``kinbot serve`` spends per turn of a Kin in use with
-    ``messages`` in its session and ``contacts``; with ``profile``, py-spy's samples go there."""
-    with fake_in_subprocess("openai", 5) as base_url:
-        platform = Platform(load_settings(data_dir=data_dir, log_level="WARNING"))
-        async with running_server(platform) as prepared:
-            kin_id = await in_use(platform, prepared.client, base_url, messages, contacts)
-            cookies = dict(prepared.client.cookies)
-        with kinbot_in_subprocess(data_dir) as server:
-            async with asking(server.url, cookies) as ask:
-                for n in range(10):  # warm-up (and the compacting the first turns start)
-                    await ask(kin_id, f"warm-up {n}")
-                await embedded(data_dir)
-                sampler = (
-                    py_spy(server.pid, profile / f"{messages}-{contacts}.txt") if profile else None
-                )
-                before = server.cpu_split()
-                for n in range(CPU_TURNS):
-                    await ask(kin_id, f"question {n}")
-                await embedded(data_dir)  # the turns' messages are embedded in the background
-                user, system = (b - a for a, b in zip(before, server.cpu_split(), strict=True))
-                if sampler is not None:
-                    sampler.send_signal(signal.SIGINT)  # py-spy writes its output then
-                    sampler.wait(timeout=60)
-    return user / CPU_TURNS * 1000, system / CPU_TURNS * 1000
+@dataclass(frozen=True)
+class Measured:
+    """One server of the CPU grid, with the Kin its turns go to; ``data_dir`` is ``None`` for
+    the stack alone, which embeds nothing in the background."""
+
+    label: str
+    server: ServerProcess
+    ask: Ask
+    kin_id: str
+    data_dir: Path | None
 
 
-async def embedded(data_dir: Path) -> None:
+async def kin_in_use(
+    data_dir: Path, base_url: str, messages: int, contacts: int
+) -> tuple[str, dict[str, str]]:
+    """Prepare, in ``data_dir``, the Kin in use of a grid case (``in_use``), for a server
+    started on it afterwards; returns its id and the administrator's cookies."""
+    platform = Platform(load_settings(data_dir=data_dir, log_level="WARNING"))
+    async with running_server(platform) as prepared:
+        kin_id = await in_use(platform, prepared.client, base_url, messages, contacts)
+        return kin_id, dict(prepared.client.cookies)
+
+
+async def cpu_per_turn(measured: list[Measured], profile: Path | None) -> list[tuple[float, float]]:
+    """The user and system CPU time (ms) each server spends per turn, over ``CPU_TURNS`` turns
+    each, one turn of each server after the other: a busy minute of the host weighs on every
+    case alike. Each server's whole CPU time from the first measured turn until the last
+    turn's messages are embedded counts (every thread, its background work included). With
+    ``profile``, py-spy samples each KinBot server (``<case>.txt``)."""
+    for n in range(10):  # warm-up (and the compacting the first turns start)
+        for case in measured:
+            await case.ask(case.kin_id, f"warm-up {n}")
+    for case in measured:
+        await embedded(case.data_dir)
+    samplers = [
+        py_spy(case.server.pid, profile / f"{case.data_dir.name}.txt")
+        for case in measured
+        if profile is not None and case.data_dir is not None
+    ]
+    before = [case.server.cpu_split() for case in measured]
+    for n in range(CPU_TURNS):
+        for case in measured:
+            await case.ask(case.kin_id, f"question {n}")
+    for case in measured:  # the turns' messages are embedded in the background
+        await embedded(case.data_dir)
+    after = [case.server.cpu_split() for case in measured]
+    for sampler in samplers:
+        sampler.send_signal(signal.SIGINT)  # py-spy writes its output then
+        sampler.wait(timeout=60)
+    return [
+        ((user - user_before) / CPU_TURNS * 1000, (system - system_before) / CPU_TURNS * 1000)
+        for (user_before, system_before), (user, system) in zip(before, after, strict=True)
+    ]
+
+
+async def embedded(data_dir: Path | None) -> None:
     """Wait until the server's history indexer has embedded every message (its queue is
-    empty), reading its database file beside it."""
+    empty), reading its database file beside it (at once for ``None``: no database)."""
+    if data_dir is None:
+        return
     uri = f"file:{data_dir / 'kinbot.db'}?mode=ro"
     with contextlib.closing(sqlite3.connect(uri, uri=True)) as database:
         queued = "select count(*) from message_embedding_queue"
@@ -240,16 +270,39 @@ def py_spy(pid: int, output: Path) -> subprocess.Popen[bytes]:
 
 
 async def grid(profile: Path | None, cases: int) -> None:
-    print(f"kinbot serve's CPU time per turn (mean of {CPU_TURNS} turns; target 5 ms)")
-    for messages, contacts in GRID[:cases]:
-        with tempfile.TemporaryDirectory() as data_dir:
-            user, system = await cpu_per_turn(Path(data_dir), messages, contacts, profile)
+    print(
+        f"kinbot serve's CPU time per turn ({CPU_TURNS} turns each, one of each case after the "
+        "other; target 5 ms)"
+    )
+    with (
+        tempfile.TemporaryDirectory() as root,
+        fake_in_subprocess("openai", 5) as base_url,
+        contextlib.ExitStack() as processes,
+    ):
+        async with contextlib.AsyncExitStack() as clients:
+            prepared = []
+            for messages, contacts in GRID[:cases]:
+                data_dir = Path(root) / f"{messages}-{contacts}"
+                kin_id, cookies = await kin_in_use(data_dir, base_url, messages, contacts)
+                label = f"{messages:>7} messages, {contacts:>5} contacts"
+                prepared.append((label, data_dir, kin_id, cookies))
+            measured = []
+            for label, data_dir, kin_id, cookies in prepared:
+                server = processes.enter_context(kinbot_in_subprocess(data_dir))
+                ask = await clients.enter_async_context(asking(server.url, cookies))
+                measured.append(Measured(label, server, ask, kin_id, data_dir))
+            # The floor under KinBot's figures, in the same minutes (benchmarks.turn_floor).
+            bare = processes.enter_context(turn_floor.bare_in_subprocess(base_url, "kinbot"))
+            ask = await clients.enter_async_context(asking(bare.url))
+            label = f"the stack alone (Quart on hypercorn, SSE, {turn_floor.SDK_CALLS['kinbot']})"
+            measured.append(Measured(label, bare, ask, "chef", None))
+            figures = await cpu_per_turn(measured, profile)
+    for case, (user, system) in zip(measured, figures, strict=True):
         print(
-            f"  {messages:>7} messages, {contacts:>5} contacts: {user + system:5.1f} ms per turn "
+            f"  {case.label}: {user + system:5.1f} ms per turn "
             f"(user {user:4.1f}, system {system:4.1f})",
             flush=True,
         )
-    await turn_floor.report(CPU_TURNS, ("kinbot",))
 
 
 async def parallel(data_dir: Path, profile: Path | None) -> None:
