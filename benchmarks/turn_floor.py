@@ -177,11 +177,16 @@ SDK_CALLS = {
 }
 
 
+def label(sdk_call: str) -> str:
+    """How the bare stack calling the SDK as ``sdk_call`` is named in the reports."""
+    return f"the stack alone (Quart on hypercorn, SSE, {SDK_CALLS[sdk_call]})"
+
+
 async def report(turns: int = TURNS, sdk_calls: tuple[str, ...] = tuple(SDK_CALLS)) -> None:
     for sdk_call in sdk_calls:
         user, system = await floor_per_turn(sdk_call, turns)
         print(
-            f"  the stack alone (Quart on hypercorn, SSE, {SDK_CALLS[sdk_call]}): "
+            f"  {label(sdk_call)}: "
             f"{user + system:.1f} ms per turn (user {user:.1f}, system {system:.1f})"
         )
 

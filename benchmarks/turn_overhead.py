@@ -286,7 +286,7 @@ async def grid(profile: Path | None, cases: int) -> None:
                 kin_id, cookies = await kin_in_use(data_dir, base_url, messages, contacts)
                 label = f"{messages:>7} messages, {contacts:>5} contacts"
                 prepared.append((label, data_dir, kin_id, cookies))
-            measured = []
+            measured = []  # started once all are prepared: none waits idle meanwhile
             for label, data_dir, kin_id, cookies in prepared:
                 server = processes.enter_context(kinbot_in_subprocess(data_dir))
                 ask = await clients.enter_async_context(asking(server.url, cookies))
@@ -294,8 +294,7 @@ async def grid(profile: Path | None, cases: int) -> None:
             # The floor under KinBot's figures, in the same minutes (benchmarks.turn_floor).
             bare = processes.enter_context(turn_floor.bare_in_subprocess(base_url, "kinbot"))
             ask = await clients.enter_async_context(asking(bare.url))
-            label = f"the stack alone (Quart on hypercorn, SSE, {turn_floor.SDK_CALLS['kinbot']})"
-            measured.append(Measured(label, bare, ask, "chef", None))
+            measured.append(Measured(turn_floor.label("kinbot"), bare, ask, "chef", None))
             figures = await cpu_per_turn(measured, profile)
     for case, (user, system) in zip(measured, figures, strict=True):
         print(
