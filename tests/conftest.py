@@ -18,10 +18,14 @@ pytest_plugins = ("tests.support.llama_server",)
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No KINBOT_* variable of the developer's shell leaks into a test."""
+    """No KINBOT_* variable of the developer's shell leaks into a test. Memory extraction
+    waits an hour after a turn unless the test sets its delay: after the default 30 s (a
+    loaded host makes many tests that long), its model call would take a reply the test
+    queued in a fake provider for a turn."""
     for name in list(os.environ):
         if name.startswith("KINBOT_"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("KINBOT_MEMORY_EXTRACTION_DELAY_SECONDS", "3600")
 
 
 @pytest.fixture

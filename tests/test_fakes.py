@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
 import math
 import socket
+import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -43,6 +45,7 @@ from tests.support.fakes import (
     fake_embedding,
     loopback_config,
 )
+from tests.support.waiting import eventually
 
 # google-genai subclasses aiohttp's ClientSession, which aiohttp frowns upon.
 pytestmark = pytest.mark.filterwarnings(
@@ -429,6 +432,26 @@ async def test_openai_wrong_key_and_timeout(openai_fake: FakeOpenAI) -> None:
             await client.chat.completions.create(
                 model="gpt-4o", messages=USER_MESSAGE, timeout=TIMEOUT
             )
+
+
+async def test_a_held_reply_is_answered_once_the_test_lets_it_go(
+    openai_fake: FakeOpenAI, openai_client: AsyncOpenAI
+) -> None:
+    released = threading.Event()
+    openai_fake.enqueue(Reply(text="At last.", held=released))
+    asking = asyncio.ensure_future(
+        openai_client.chat.completions.create(model="gpt-4o", messages=USER_MESSAGE)
+    )
+
+    async def taken() -> bool:
+        return openai_fake.pending() == 0
+
+    await eventually(taken)
+    done, _ = await asyncio.wait({asking}, timeout=0.5)  # held: no answer meanwhile
+    assert not done
+    released.set()
+    answer = await asking
+    assert answer.choices[0].message.content == "At last."
 
 
 async def test_openai_embeddings(openai_fake: FakeOpenAI, openai_client: AsyncOpenAI) -> None:

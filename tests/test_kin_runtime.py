@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -223,7 +224,8 @@ async def test_a_user_message_overtakes_queued_automatic_messages(
 ) -> None:
     kin = await make_kin(server.client)
     platform = server.platform
-    fake_llm.enqueue(Reply(text="Working on the first one...", delay=1.0))
+    first_answered = threading.Event()  # the first turn runs until the others are queued
+    fake_llm.enqueue(Reply(text="Working on the first one...", held=first_answered))
     async with sse_stream(server.client) as stream:
         first = await send(server.client, kin["id"], "First question")
         await stream.wait_for(status_of(first["id"], "processing"))
@@ -239,6 +241,7 @@ async def test_a_user_message_overtakes_queued_automatic_messages(
         await stream.wait_for(
             lambda e: e.type == "kin.queue" and e.data == {"kin_id": kin["id"], "queue_length": 3}
         )
+        first_answered.set()
         await stream.wait_for(reply_to(automatic[-1].id))
     order = [r.body["messages"][-1]["content"] for r in fake_llm.requests_to("chat")]
     assert order == [

@@ -39,10 +39,10 @@ async def another_turn_running(server: RunningServer, fake_llm: FakeOpenAI) -> A
     fake_llm.enqueue(Reply(text="Slowly.", delay=600.0))
     message_id = await tell(server.client, other, "Take your time.")
 
-    async def running() -> bool:
-        return server.platform.workers.running(other)
+    async def slow_reply_taken() -> bool:  # by the other Kin's call, not by a later turn's
+        return server.platform.workers.running(other) and fake_llm.pending() == 0
 
-    await eventually(running)
+    await eventually(slow_reply_taken)
     try:
         yield other
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,8 @@ class Reply:
     - ``error_type``: overrides the provider's error kind (Anthropic ``error.type``, OpenAI
       ``error.type``, Gemini ``error.status``, Brave ``error.code``).
     - ``headers``: extra response headers, e.g. ``{"retry-after": "1"}`` with status 429.
+    - ``held``: an event the answer waits for before its first byte (and its ``delay``): the
+      test sets it when the request may be answered (a turn kept running meanwhile).
     - ``delay``: seconds before the first byte (headers included): use it for timeouts.
     - ``chunk_delay``: seconds between streamed events.
     - ``malformed``: send a syntactically broken JSON body, or broken JSON inside the stream.
@@ -56,6 +59,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     error_message: str | None = None
     error_type: str | None = None
+    held: threading.Event | None = field(default=None, compare=False)
     delay: float = 0.0
     chunk_delay: float = 0.0
     chunk_size: int = 8

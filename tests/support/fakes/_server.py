@@ -3,9 +3,9 @@
 A fake listens on 127.0.0.1 in a thread with its own event loop, so sync code, async tests
 (whatever their loop) and benchmarks can all call it. Each request is recorded, checked for
 an API key, answered with the next scripted ``Reply`` of its endpoint (or a default one) and
-sent after the reply's ``delay``, streamed events (and the stream's end) ``chunk_delay``
-apart. A client that goes
-away (a timeout) interrupts the delays, so a long ``delay`` never holds the server up.
+sent once the reply is no longer ``held`` and after its ``delay``, streamed events (and the
+stream's end) ``chunk_delay`` apart. A client that goes away (a timeout) interrupts the waits,
+so a long ``delay`` never holds the server up.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from tests.support.fakes._reply import Reply
 logger = logging.getLogger("tests.support.fakes")
 
 _INTERNAL_PREFIX = "/__fake__/"
+#: The timing of an answer that is no scripted reply (a refusal, a fake's own route).
+_AT_ONCE = Reply()
 
 #: How long a fake keeps an idle connection open: longer than its clients keep one (aiohttp
 #: 15 s, httpx 5 s), as a real provider's server does. At hypercorn's default of 5 s a client
@@ -383,9 +385,12 @@ class FakeServer:
         self._interrupts.add(interrupt)
         watcher = asyncio.create_task(self._watch_disconnect(receive, interrupt))
         try:
-            delay, chunk_delay, response = self._dispatch(scope, bytes(body))
-            if delay > 0 and await self._interrupted(interrupt, delay):
+            timing, response = self._dispatch(scope, bytes(body))
+            if timing.held is not None and await self._held(interrupt, timing.held):
                 return
+            if timing.delay > 0 and await self._interrupted(interrupt, timing.delay):
+                return
+            chunk_delay = timing.chunk_delay
             headers = [(b"content-type", response.content_type.encode("latin-1"))]
             if response.stream:
                 headers.append((b"cache-control", b"no-cache"))
@@ -434,11 +439,21 @@ class FakeServer:
             return False
         return True
 
-    def _dispatch(self, scope: HTTPScope, raw_body: bytes) -> tuple[float, float, Response]:
+    @classmethod
+    async def _held(cls, interrupt: asyncio.Event, held: threading.Event) -> bool:
+        """Wait until the test sets ``held``; true when the client left (or the fake stops)
+        meanwhile."""
+        while not held.is_set():
+            if await cls._interrupted(interrupt, 0.02):
+                return True
+        return False
+
+    def _dispatch(self, scope: HTTPScope, raw_body: bytes) -> tuple[Reply, Response]:
+        """The request recorded, and the reply it takes (for its timing) with its response."""
         method = scope["method"].upper()
         path = scope["path"]
         if path.startswith(_INTERNAL_PREFIX):
-            return 0.0, 0.0, self._internal(path)
+            return _AT_ONCE, self._internal(path)
         query_string = scope["query_string"].decode("latin-1")
         query = dict(urllib.parse.parse_qsl(query_string, keep_blank_values=True)[::-1])
         headers: dict[str, str] = {}
@@ -472,18 +487,16 @@ class FakeServer:
         with self._lock:
             self._requests.append(record)
         if route is None:
-            return (
-                0.0,
-                0.0,
-                self._error(404, f"No route for {method} {path} (fake {self.provider})."),
+            return _AT_ONCE, self._error(
+                404, f"No route for {method} {path} (fake {self.provider})."
             )
         endpoint, handler = route
         if self.requires_key and not (
             record.api_key and (self.valid_keys is None or record.api_key in self.valid_keys)
         ):
-            return 0.0, 0.0, self._error(401)
+            return _AT_ONCE, self._error(401)
         if invalid_json:
-            return 0.0, 0.0, self._error(400, "The request body is not valid JSON.")
+            return _AT_ONCE, self._error(400, "The request body is not valid JSON.")
         reply = self._next_reply(endpoint, record)
         if reply.status >= 400:
             response = self._error(reply.status, reply.error_message, reply.error_type)
@@ -498,7 +511,7 @@ class FakeServer:
             if reply.status != 200:
                 response.status = reply.status
         response.headers.update(reply.headers)
-        return reply.delay, reply.chunk_delay, response
+        return reply, response
 
     def _internal(self, path: str) -> Response:
         name = path.removeprefix(_INTERNAL_PREFIX)
