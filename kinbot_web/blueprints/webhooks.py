@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from quart import Blueprint, Response
 from quart_schema import validate_request
 
-from kinbot_core.config import WEBHOOK_BODY_CEILING
+from kinbot_core.setting_groups.tools import WEBHOOK_BODY_CEILING
 from kinbot_core.webhooks import IssuedToken, WebhookError
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, current_user

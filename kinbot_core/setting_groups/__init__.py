@@ -1,0 +1,1 @@
+"""The platform's settings, one group a module; ``kinbot_core.config.Settings`` gathers them."""
