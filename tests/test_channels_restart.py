@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from tests.support.telegram_setup import CODE, TOKEN, telegram_settings
 
 MARIE_TG = TelegramUser(4242, "Marie", "Durand", language_code="en")
 QUESTION = "[Marie] A question about dinner"
+ANSWER = "Leek soup, at eight."
 #: Two paragraphs that cannot share one Telegram message.
 LONG = ("First half. " + "lorem " * 500).strip() + "\n\n" + ("Second half. " + "ipsum " * 500)
 
@@ -40,24 +42,33 @@ def wait_until(condition: Callable[[], Any], seconds: float = 90.0) -> Any:
         time.sleep(0.05)
 
 
-def answer(request: RecordedRequest) -> Reply | None:
-    """The fake model: slowly (about 2 s) for the question, at once for anything else."""
-    if request.endpoint != "chat":
-        return None
-    last = request.body["messages"][-1]["content"]
-    if last == QUESTION:
-        return Reply(text="The answer, slowly.", chunk_size=2, chunk_delay=0.2)
-    if last == "[Marie] Tell me the long one":
-        return Reply(text=LONG, chunk_size=1000)
-    return Reply(text="{}")  # memory extraction and the like
+class Model:
+    """The fake model: ``ANSWER`` to Marie's question, ``LONG`` to the long one, ``{}`` to
+    anything else (memory extraction and the like). While ``holding``, the question's next
+    asking is answered only once its client has gone (the server is killed in the middle of
+    that turn, whatever the machine's load)."""
+
+    def __init__(self) -> None:
+        self.holding = False
+
+    def __call__(self, request: RecordedRequest) -> Reply | None:
+        if request.endpoint != "chat":
+            return None
+        last = request.body["messages"][-1]["content"]
+        if last == QUESTION:
+            never, self.holding = (threading.Event() if self.holding else None), False
+            return Reply(text=ANSWER, held=never)
+        if last == "[Marie] Tell me the long one":
+            return Reply(text=LONG, chunk_size=1000)
+        return Reply(text="{}")
 
 
 @pytest.fixture
-def fakes() -> Iterator[tuple[FakeTelegram, FakeOpenAI]]:
+def fakes() -> Iterator[tuple[FakeTelegram, FakeOpenAI, Model]]:
     with FakeTelegram() as telegram, FakeOpenAI() as llm:
         telegram.add_bot(TOKEN)
-        llm.responder = answer
-        yield telegram, llm
+        llm.responder = model = Model()
+        yield telegram, llm, model
 
 
 def start(tmp_path: Path, name: str) -> Any:
@@ -109,24 +120,25 @@ def messages(server: KinbotProcess, state: dict[str, Any]) -> list[dict[str, Any
 
 
 def test_killed_while_the_kin_answers_then_restarted_answers_once(
-    tmp_path: Path, fakes: tuple[FakeTelegram, FakeOpenAI]
+    tmp_path: Path, fakes: tuple[FakeTelegram, FakeOpenAI, Model]
 ) -> None:
-    telegram, llm = fakes
+    telegram, llm, model = fakes
     with start(tmp_path, "first") as first:
         state = set_up(first, telegram, llm)
+        model.holding = True
         update = telegram.user_sends(TOKEN, MARIE_TG, "A question about dinner")
         wait_until(lambda: asked_question(llm))
         first.process.send_signal(signal.SIGKILL)  # in the middle of the Kin's answer
         first.process.wait(timeout=10)
     assert replies(telegram) == []
     with start(tmp_path, "second") as second:
-        telegram.wait_for_sent(lambda s: "The answer, slowly." in replies(telegram))
+        telegram.wait_for_sent(lambda s: ANSWER in replies(telegram))
         telegram.wait_for_call("getUpdates", count=telegram_calls(telegram) + 1)
         found = messages(second, state)
-    assert replies(telegram) == ["The answer, slowly."]
+    assert replies(telegram) == [ANSWER]
     users = [m for m in found if m["role"] == "user"]
     assert [(m["content"], m["status"]) for m in users] == [("A question about dinner", "done")]
-    assert [m["content"] for m in found if m["role"] == "assistant"] == ["The answer, slowly."]
+    assert [m["content"] for m in found if m["role"] == "assistant"] == [ANSWER]
     assert telegram.confirmed_offset(TOKEN) > update  # taken in once, never again
     assert asked_question(llm) == 2  # the interrupted turn ran again (it had said nothing yet)
 
@@ -145,9 +157,9 @@ def telegram_calls(telegram: FakeTelegram) -> int:
 
 
 def test_killed_while_a_reply_is_sent_then_restarted_sends_the_rest_once(
-    tmp_path: Path, fakes: tuple[FakeTelegram, FakeOpenAI]
+    tmp_path: Path, fakes: tuple[FakeTelegram, FakeOpenAI, Model]
 ) -> None:
-    telegram, llm = fakes
+    telegram, llm, _model = fakes
     with start(tmp_path, "first") as first:
         state = set_up(first, telegram, llm)
         sent_before = len(telegram.sent("sendMessage"))
@@ -169,9 +181,9 @@ def test_killed_while_a_reply_is_sent_then_restarted_sends_the_rest_once(
 
 
 def test_sigterm_stops_the_connection_cleanly_and_what_came_meanwhile_is_answered_after(
-    tmp_path: Path, fakes: tuple[FakeTelegram, FakeOpenAI]
+    tmp_path: Path, fakes: tuple[FakeTelegram, FakeOpenAI, Model]
 ) -> None:
-    telegram, llm = fakes
+    telegram, llm, _model = fakes
     with start(tmp_path, "first") as first:
         state = set_up(first, telegram, llm)
         first.process.send_signal(signal.SIGTERM)
@@ -181,7 +193,7 @@ def test_sigterm_stops_the_connection_cleanly_and_what_came_meanwhile_is_answere
     assert TOKEN not in log  # the HTTP client's request lines show it masked
     telegram.user_sends(TOKEN, MARIE_TG, "A question about dinner")  # while KinBot is down
     with start(tmp_path, "second") as second:
-        telegram.wait_for_sent(lambda s: "The answer, slowly." in replies(telegram))
+        telegram.wait_for_sent(lambda s: ANSWER in replies(telegram))
         found = messages(second, state)
-    assert replies(telegram) == ["The answer, slowly."]
+    assert replies(telegram) == [ANSWER]
     assert [m["content"] for m in found if m["role"] == "user"] == ["A question about dinner"]

@@ -3,10 +3,12 @@ is answered exactly once."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -48,18 +50,26 @@ def serve(data_dir: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
     return process, line.rsplit(" ", 1)[1].strip()
 
 
-def slow_echo(request: RecordedRequest) -> Reply | None:
-    if request.endpoint != "chat":
-        return None
-    last = request.body["messages"][-1]["content"]
-    # About 2 s per answer: time enough to kill the server in the middle of the first one.
-    return Reply(text=f"answer to {last}", chunk_size=3, chunk_delay=0.2)
+class EchoAfterAHeldFirst:
+    """The fake model: its first chat call is answered only once its client has gone (the
+    server is killed in the middle of that turn, whatever the machine's load); every other
+    one at once, with ``answer to`` and the last message."""
+
+    def __init__(self) -> None:
+        self.calls = itertools.count()
+
+    def __call__(self, request: RecordedRequest) -> Reply | None:
+        if request.endpoint != "chat":
+            return None
+        last = request.body["messages"][-1]["content"]
+        never = threading.Event() if next(self.calls) == 0 else None
+        return Reply(text=f"answer to {last}", held=never)
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:
-        server.responder = slow_echo
+        server.responder = EchoAfterAHeldFirst()
         yield server
 
 
