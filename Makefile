@@ -32,13 +32,10 @@ run: $(VENV)/.run-installed $(FRONTEND_BUILD)
 
 ## Set up and run the whole test suite: lint, types, tests.
 # The steps that do not depend on each other run side by side (their output kept whole):
-# the Python packages beside the Debian ones and the web interface's install and build (npm
-# waits for the Debian packages, which bring it where it is missing: one apt-get at a time),
-# then the checks and the tests. pytest starts beside mypy and Vitest: its workers often wait
-# on servers and browsers.
+# installing, then checking, building and testing. pytest starts as soon as the web interface
+# is built, beside mypy and Vitest: its workers often wait on servers and browsers.
 test:
-	$(MAKE) -j3 --output-sync=target NODE=debian-packages debian-packages \
-		$(VENV)/.dev-installed $(FRONTEND_BUILD) $(MCP_TEST_SERVERS)
+	$(MAKE) -j2 --output-sync=target debian-packages $(VENV)/.dev-installed
 	$(MAKE) -j4 --output-sync=target lint typecheck frontend-test unit
 
 lint: $(VENV)/.dev-installed
@@ -63,21 +60,19 @@ debian-packages:
 		apt-get update -qq && apt-get install -y -qq $$missing; } || \
 		echo "not installed:$$missing (the tests that need them will skip)"
 
-# npm (Debian packages nodejs and npm) for the web interface and the MCP test servers: the
-# target NODE names (`make test` names debian-packages, which installs them too).
-NODE ?= node
+# npm (Debian packages nodejs and npm) for the web interface and the MCP test servers.
 node:
 	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 		apt-get update -qq && apt-get install -y -qq nodejs npm; }
 
 # The MCP servers from npm the tests start (tests/test_mcp.py), pinned by their package-lock.json.
 MCP_TEST_SERVERS := tests/mcp_servers/node_modules/.installed
-$(MCP_TEST_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json | $(NODE)
+$(MCP_TEST_SERVERS): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json | node
 	npm ci --prefix tests/mcp_servers --no-audit --no-fund
 	touch $@
 
 # The web interface: its dependencies and build (variables above, with the others).
-$(FRONTEND_DEPS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json | $(NODE)
+$(FRONTEND_DEPS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json | node
 	npm ci --prefix $(FRONTEND) --no-audit --no-fund
 	touch $@
 
