@@ -454,6 +454,32 @@ async def test_a_held_reply_is_answered_once_the_test_lets_it_go(
     assert answer.choices[0].message.content == "At last."
 
 
+async def test_a_stream_held_after_its_first_events_sends_them_then_waits(
+    openai_fake: FakeOpenAI, openai_client: AsyncOpenAI
+) -> None:
+    released = threading.Event()
+    openai_fake.enqueue(
+        Reply(text="Half way. The rest.", chunk_size=10, held=released, held_after=2)
+    )
+    stream = await openai_client.chat.completions.create(
+        model="gpt-4o", messages=USER_MESSAGE, stream=True
+    )
+    chunks = aiter(stream)
+    role, first = await anext(chunks), await anext(chunks)  # sent before the wait
+    assert (role.choices[0].delta.role, first.choices[0].delta.content) == (
+        "assistant",
+        "Half way. ",
+    )
+    following = asyncio.ensure_future(anext(chunks))
+    done, _ = await asyncio.wait({following}, timeout=0.5)  # held: nothing more meanwhile
+    assert not done
+    released.set()
+    assert (await following).choices[0].delta.content == "The rest."
+    await stream.close()
+    with pytest.raises(ValueError, match="needs held"):
+        Reply(text="x", held_after=2)
+
+
 async def test_openai_embeddings(openai_fake: FakeOpenAI, openai_client: AsyncOpenAI) -> None:
     texts = ["the cat sat on the mat", "a cat on a mat", "quarterly tax report"]
     default = await openai_client.embeddings.create(model="text-embedding-3-small", input=texts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -639,8 +640,16 @@ async def test_a_chat_opened_mid_reply_shows_the_running_tool_and_the_whole_text
         assert (await server.client.post("/api/onboarding/search-providers/skip")).is_success
         kin = await make_kin(server)
         fake_llm.enqueue(Reply(text="Let me check the oven.", tool_calls=[("wait_for_oven", {})]))
-        reply = "Preheated. " + "The oven is hot. " * 60
-        fake_llm.enqueue(Reply(text=reply, chunk_size=4, chunk_delay=0.05))
+        # The reply streams its first six sentences, then is held until the test stops it:
+        # the page is reloaded mid-reply however long that takes.
+        begun = "Preheated. " + "The oven is hot. " * 6
+        reply = begun + "The oven is hot. " * 10
+        fake_llm.enqueue(
+            Reply(
+                text=reply, chunk_size=4, chunk_delay=0.05, held=threading.Event(),
+                held_after=1 + len(begun) // 4,  # the role's event, then the text's
+            )
+        )  # fmt: skip
         sent = await server.client.post(
             f"/api/kins/{kin['id']}/messages", json={"content": "Can we bake?"}
         )
@@ -666,7 +675,11 @@ async def test_a_chat_opened_mid_reply_shows_the_running_tool_and_the_whole_text
         shown = await streamed.locator("p").first.inner_text()
         assert shown.startswith("Preheated. The oven is hot.") and reply.startswith(shown.strip())
         await expect(streamed).to_contain_text("The oven is hot. " * 5)
+
+        # Stopped from the reopened page: what had streamed stays, marked as stopped.
         await page.get_by_role("button", name="Arrêter").click()
+        stopped = page.locator("[data-origin='assistant']", has=page.locator("[data-stopped]"))
+        await expect(stopped).to_contain_text("Preheated. " + "The oven is hot. " * 5)
 
 
 async def test_a_lost_stream_resumes_without_losing_or_repeating_a_message(

@@ -14,7 +14,7 @@ from quart import Quart
 
 from kinbot_core.platform import Platform
 from kinbot_web import create_app
-from kinbot_web.server import bind_socket, hypercorn_config
+from kinbot_web.server import bind_socket, close_streams_on, hypercorn_config
 
 #: How long a test's HTTP client waits for an answer: only a guard against a hung server,
 #: so generous (adding the local embedding model loads it, slowly on a busy machine).
@@ -48,8 +48,14 @@ async def running_server(
         configure(app)
     bound = bind_socket("127.0.0.1", 0)
     stop = asyncio.Event()
+    # Stopped as ``kinbot serve`` stops: the event streams end first, so that a browser
+    # still on a page does not hold the shutdown for its grace period.
     task = asyncio.create_task(
-        hypercorn_serve(app, hypercorn_config(bound, platform.settings), shutdown_trigger=stop.wait)
+        hypercorn_serve(
+            app,
+            hypercorn_config(bound, platform.settings),
+            shutdown_trigger=close_streams_on(stop, app),
+        )
     )
     try:
         async with httpx.AsyncClient(base_url=bound.url, timeout=CLIENT_TIMEOUT) as client:

@@ -41,6 +41,9 @@ class Reply:
     - ``headers``: extra response headers, e.g. ``{"retry-after": "1"}`` with status 429.
     - ``held``: an event the answer waits for before its first byte (and its ``delay``): the
       test sets it when the request may be answered (a turn kept running meanwhile).
+    - ``held_after``: with ``held``, how many events of a stream are sent before that wait
+      (0: before the first byte; a stream of no more events ends without it): an answer
+      begun and kept running until the test lets it go.
     - ``delay``: seconds before the first byte (headers included): use it for timeouts.
     - ``chunk_delay``: seconds between streamed events.
     - ``malformed``: send a syntactically broken JSON body, or broken JSON inside the stream.
@@ -60,6 +63,7 @@ class Reply:
     error_message: str | None = None
     error_type: str | None = None
     held: threading.Event | None = field(default=None, compare=False)
+    held_after: int = 0
     delay: float = 0.0
     chunk_delay: float = 0.0
     chunk_size: int = 8
@@ -73,6 +77,8 @@ class Reply:
     def __post_init__(self) -> None:
         if self.chunk_size < 1:
             raise ValueError("chunk_size must be at least 1")
+        if self.held_after < 0 or (self.held_after and self.held is None):
+            raise ValueError("held_after counts the events sent before held: it needs held")
 
 
 def pieces(text: str, size: int) -> list[str]:

@@ -3,9 +3,9 @@
 A fake listens on 127.0.0.1 in a thread with its own event loop, so sync code, async tests
 (whatever their loop) and benchmarks can all call it. Each request is recorded, checked for
 an API key, answered with the next scripted ``Reply`` of its endpoint (or a default one) and
-sent once the reply is no longer ``held`` and after its ``delay``, streamed events (and the
-stream's end) ``chunk_delay`` apart. A client that goes away (a timeout) interrupts the waits,
-so a long ``delay`` never holds the server up.
+sent once the reply is no longer ``held`` (a stream may be held after its first events) and
+after its ``delay``, streamed events (and the stream's end) ``chunk_delay`` apart. A client
+that goes away (a timeout) interrupts the waits, so a long ``delay`` never holds the server up.
 """
 
 from __future__ import annotations
@@ -386,7 +386,8 @@ class FakeServer:
         watcher = asyncio.create_task(self._watch_disconnect(receive, interrupt))
         try:
             timing, response = self._dispatch(scope, bytes(body))
-            if timing.held is not None and await self._held(interrupt, timing.held):
+            held, held_after = timing.held, timing.held_after if response.stream else 0
+            if held is not None and not held_after and await self._held(interrupt, held):
                 return
             if timing.delay > 0 and await self._interrupted(interrupt, timing.delay):
                 return
@@ -414,6 +415,8 @@ class FakeServer:
                 return
             for index, chunk in enumerate(response.chunks):
                 if index and chunk_delay > 0 and await self._interrupted(interrupt, chunk_delay):
+                    return
+                if index and index == held_after and held and await self._held(interrupt, held):
                     return
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             if chunk_delay > 0 and await self._interrupted(interrupt, chunk_delay):
