@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -440,13 +441,16 @@ async def test_a_cron_runs_result_names_its_cron_in_meta(
 async def test_messages_queued_during_a_turn_each_end_done(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
-    fake_llm.enqueue(Reply(text="First answer " * 20, chunk_size=4, chunk_delay=0.02))
+    # The first answer begins, then waits until the next two messages are queued.
+    queued_both = threading.Event()
+    fake_llm.enqueue(Reply(text="First answer " * 20, chunk_size=4, held=queued_both, held_after=3))
     async with serve_with_openai(data_dir, fake_llm) as server:
         chef = await make_kin(server.client)
         async with sse_stream(server.client) as stream:
             first = await tell(server.client, chef, "One?")
             await stream.wait_for(lambda e: e.type == "kin.delta" and e.data["turn"] == first)
             queued = [await tell(server.client, chef, text) for text in ("Two?", "Three?")]
+            queued_both.set()
             for message_id in (first, *queued):
                 await stream.wait_for(reply_to(message_id))
                 await stream.wait_for(status_is(message_id, "done"))

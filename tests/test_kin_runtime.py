@@ -401,7 +401,8 @@ async def test_a_turn_failing_for_another_reason_says_so_in_the_chat(
 
 async def test_a_running_turn_can_be_stopped(server: RunningServer, fake_llm: FakeOpenAI) -> None:
     kin = await make_kin(server.client)
-    fake_llm.enqueue(Reply(text="a very long answer " * 50, chunk_size=4, chunk_delay=0.05))
+    # Begun, then held: the turn still runs when it is stopped.
+    fake_llm.enqueue(Reply(text="a very long answer " * 5, held=threading.Event(), held_after=3))
     async with sse_stream(server.client) as stream:
         message = await send(server.client, kin["id"], "Tell me everything.")
         await stream.wait_for(lambda e: e.type == "kin.delta")
@@ -553,7 +554,11 @@ async def test_a_chat_opened_mid_reply_gets_what_the_turn_streamed_and_runs(
         kin = await make_kin(server.client)
         messages_url = f"/api/kins/{kin['id']}/messages"
         fake_llm.enqueue(Reply(text="Let me check the oven.", tool_calls=[("wait_for_oven", {})]))
-        fake_llm.enqueue(Reply(text="The oven is hot, " * 40, chunk_size=5, chunk_delay=0.02))
+        # The second call streams 30 characters, then waits for ``rest`` (the draft read).
+        rest = threading.Event()
+        fake_llm.enqueue(
+            Reply(text="The oven is hot, " * 40, chunk_size=5, held=rest, held_after=1 + 6)
+        )
         async with sse_stream(server.client) as stream:
             message = await send(server.client, kin["id"], "Can we bake?")
             await asyncio.wait_for(gate.entered.wait(), 10)
@@ -571,8 +576,15 @@ async def test_a_chat_opened_mid_reply_gets_what_the_turn_streamed_and_runs(
             gate.opened.set()
             # The second model call streams: the draft holds its text so far, and every delta
             # says where its text starts, so the draft and the deltas line up.
-            await stream.wait_for(lambda e: e.type == "kin.delta" and e.data["at"] >= 20)
+            await stream.wait_for(
+                lambda e: (
+                    e.type == "kin.delta"
+                    and e.data["step"] != message["id"]  # the second call's, not the first's
+                    and e.data["at"] + len(e.data["text"]) >= 20
+                )
+            )
             draft = (await server.client.get(messages_url)).json()["draft"]
+            rest.set()
             reply = await stream.wait_for(reply_to(message["id"]))
             await stream.wait_for(status_of(message["id"], "done"))
         final = reply.data["message"]["content"]
