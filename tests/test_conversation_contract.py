@@ -168,13 +168,20 @@ async def test_stop_keeps_the_streamed_text_as_the_reply_and_a_restart_does_not_
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
     whole = "Tonight a leek and potato soup, then " + "a long story about leeks " * 60
-    fake_llm.enqueue(Reply(text=whole, chunk_size=4, chunk_delay=0.05))
+    # 60 characters stream, then the answer waits: it is stopped while it runs.
+    fake_llm.enqueue(
+        Reply(text=whole, chunk_size=4, chunk_delay=0.05, held=threading.Event(), held_after=16)
+    )
     async with serve_with_openai(data_dir, fake_llm) as server:
         chef = await make_kin(server.client)
         async with sse_stream(server.client) as stream:
             asked = await tell(server.client, chef, "What do we cook tonight?")
             await stream.wait_for(
-                lambda e: e.type == "kin.delta" and e.data["turn"] == asked and e.data["at"] >= 40
+                lambda e: (
+                    e.type == "kin.delta"
+                    and e.data["turn"] == asked
+                    and e.data["at"] + len(e.data["text"]) >= 40
+                )
             )
             stopped = await server.client.post(f"/api/kins/{chef}/stop")
             assert stopped.json() == {"stopped": True}

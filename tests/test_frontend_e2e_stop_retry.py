@@ -5,6 +5,7 @@ marked replaced, without a reload."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ WORDS = {
     "fr": {"stop": "Arrêter", "stopped": "Arrêté", "again": "Répondre à nouveau",
            "replaced": "Remplacé", "placeholder": "Écrire à Chef…"},
 }  # fmt: skip
-#: A reply long enough to be stopped halfway: about 40 seconds of streaming.
+#: A reply stopped halfway: its first 48 characters stream, then it waits (``held``).
 LONG = "Tonight a leek and potato soup, then " + "a long story about leeks " * 64
 
 
@@ -41,7 +42,9 @@ async def test_stop_keeps_the_partial_reply_and_answer_again_replaces_it(
     assert patched.status_code == 200, patched.text
     await sign_in(page, server)
     await page.set_viewport_size({"width": width, "height": height})
-    fake_llm.enqueue(Reply(text=LONG, chunk_size=4, chunk_delay=0.1))
+    fake_llm.enqueue(
+        Reply(text=LONG, chunk_size=4, chunk_delay=0.1, held=threading.Event(), held_after=13)
+    )
 
     composer = page.get_by_placeholder(words["placeholder"])
     await composer.fill("What do we cook tonight?")
