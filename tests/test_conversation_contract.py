@@ -310,7 +310,8 @@ async def test_retry_supersedes_the_reply_and_answers_the_same_message_again(
 async def test_retry_is_refused_while_the_kin_answers_and_to_strangers(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:
-    fake_llm.enqueue(Reply(text="A long answer " * 200, chunk_size=4, chunk_delay=0.05))
+    # Begun, then held until stopped: the Kin is still answering when the retry comes.
+    fake_llm.enqueue(Reply(text="A long answer " * 20, held=threading.Event(), held_after=3))
     async with serve_with_openai(data_dir, fake_llm) as server:
         chef = await make_kin(server.client)
         async with sse_stream(server.client) as stream:

@@ -151,8 +151,13 @@ async def test_sign_in_talk_to_a_kin_and_see_everyone_in_the_chat(
     await expect(sidebar.get_by_text("Family cook")).to_be_visible()
     composer = page.get_by_placeholder("Écrire à Chef…")
 
-    # A long reply: it streams until the test stops it, so nothing of it is stored before.
-    fake_llm.enqueue(Reply(text="Un très long récit. " * 200, chunk_size=4, chunk_delay=0.05))
+    # A long reply: it begins, then waits until the test stops it; nothing of it is stored.
+    fake_llm.enqueue(
+        Reply(
+            text="Un très long récit. " * 20, chunk_size=4, chunk_delay=0.05,
+            held=threading.Event(), held_after=10,
+        )
+    )  # fmt: skip
     await composer.fill("Raconte-moi tout.")
     await composer.press("Enter")
     await expect(bubble(page, "me", "Raconte-moi tout.")).to_be_visible()
@@ -291,8 +296,12 @@ async def test_a_running_task_is_listed_opened_and_cancelled(
     server: RunningServer, fake_llm: FakeOpenAI, page: Page
 ) -> None:
     await sign_in(page, server)
-    long = Reply(text="Je cherche encore. " * 300, chunk_size=4, chunk_delay=0.02)
-    # The parent's follow-up and the sub-Kin's work both take long: the task stays running.
+    long = Reply(
+        text="Je cherche encore. " * 20, chunk_size=4, chunk_delay=0.02,
+        held=threading.Event(), held_after=10,
+    )  # fmt: skip
+    # The parent's follow-up and the sub-Kin's work both begin, then wait until stopped: the
+    # task stays running.
     fake_llm.enqueue(
         Reply(
             tool_calls=[
