@@ -386,7 +386,8 @@ class FakeServer:
         watcher = asyncio.create_task(self._watch_disconnect(receive, interrupt))
         try:
             timing, response = self._dispatch(scope, bytes(body))
-            held, held_after = timing.held, timing.held_after if response.stream else 0
+            held = timing.held
+            held_after = timing.held_after if response.stream else 0  # a body comes whole
             if held is not None and not held_after and await self._held(interrupt, held):
                 return
             if timing.delay > 0 and await self._interrupted(interrupt, timing.delay):
