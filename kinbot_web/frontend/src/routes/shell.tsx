@@ -12,6 +12,7 @@ import { TaskPanel } from "@/components/chat/task-panel";
 import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
 import { EventStream } from "@/lib/events";
+import { type ListChange, LiveList } from "@/lib/live-list";
 import { disablePush } from "@/lib/push";
 import { splitTasks } from "@/lib/tasks";
 import { titleWith, totalUnread, useUnread } from "@/lib/unread";
@@ -34,22 +35,37 @@ export default function AppShell() {
   const [sidebarOpen, setSidebarOpen] = React.useState(false);
   const stream = React.useMemo(() => new EventStream(), []);
 
+  /** What live events change in the Kins' list, kept for the reads under way. */
+  const kinReads = React.useMemo(() => new LiveList<Kin>(), []);
+
   /** Fetch the Kins and tasks; `andThen` runs with their state change, in the same render. */
-  const loadLists = React.useCallback(async (andThen?: () => void) => {
-    const [kinList, taskList, latest] = await Promise.all([
-      api<{ kins: Kin[] }>("/api/kins"),
-      api<{ tasks: Task[] }>("/api/tasks?status=active"),
-      api<{ tasks: Task[] }>("/api/tasks?limit=20"),
-    ]);
-    const lists = splitTasks(taskList.tasks, latest.tasks);
-    // A transition: React renders in slices, so a phone stays responsive while it does.
-    React.startTransition(() => {
-      setKins(kinList.kins);
-      setTasks(lists.running);
-      setRecentTasks(lists.recent);
-      andThen?.();
-    });
-  }, []);
+  const loadLists = React.useCallback(
+    async (andThen?: () => void) => {
+      const read = kinReads.read();
+      try {
+        const [kinList, taskList, latest] = await Promise.all([
+          api<{ kins: Kin[] }>("/api/kins"),
+          api<{ tasks: Task[] }>("/api/tasks?status=active"),
+          api<{ tasks: Task[] }>("/api/tasks?limit=20"),
+        ]);
+        const shown = read.settle(kinList.kins);
+        const lists = splitTasks(taskList.tasks, latest.tasks);
+        // A transition: React renders in slices, so a phone stays responsive while it does.
+        React.startTransition(() => {
+          // Unless a read begun later is on screen already: it is newer.
+          if (shown) {
+            setKins(shown);
+            setTasks(lists.running);
+            setRecentTasks(lists.recent);
+          }
+          andThen?.();
+        });
+      } finally {
+        read.end();
+      }
+    },
+    [kinReads],
+  );
 
   React.useEffect(() => {
     let cancelled = false;
@@ -88,13 +104,14 @@ export default function AppShell() {
   }, [loadLists, navigate, stream]);
 
   React.useEffect(() => {
-    const patch = (id: string, change: Partial<Kin>) => setKins((list) => list.map((kin) => (kin.id === id ? { ...kin, ...change } : kin)));
+    const update = (change: ListChange<Kin>) => setKins(kinReads.change(change));
+    const patch = (id: string, change: Partial<Kin>) => update((list) => list.map((kin) => (kin.id === id ? { ...kin, ...change } : kin)));
     const off = [
       stream.on("kin.queue", ({ kin_id, queue_length }) => patch(kin_id, { queue_length })),
       stream.on("kin.state", ({ kin_id, state, error, error_code }) => patch(kin_id, { state, last_error: error, last_error_code: error_code ?? null })),
-      stream.on("kin.created", ({ kin }) => setKins((list) => (list.some((other) => other.id === kin.id) ? list : [...list, kin]))),
+      stream.on("kin.created", ({ kin }) => update((list) => (list.some((other) => other.id === kin.id) ? list : [...list, kin]))),
       stream.on("kin.updated", ({ kin }) => patch(kin.id, kin)),
-      stream.on("kin.deleted", ({ kin_id }) => setKins((list) => list.filter((kin) => kin.id !== kin_id))),
+      stream.on("kin.deleted", ({ kin_id }) => update((list) => list.filter((kin) => kin.id !== kin_id))),
       stream.on("task.updated", () => void loadLists()),
       stream.onResync(() => void loadLists()),
     ];
@@ -102,7 +119,7 @@ export default function AppShell() {
       off.forEach((unsubscribe) => unsubscribe());
       stream.close();
     };
-  }, [stream, loadLists]);
+  }, [stream, loadLists, kinReads]);
 
   const selected = kins.find((kin) => kin.id === kinId) ?? null;
   // The chat on screen (not a task's page, nor a Kin's settings) is the one being read.
