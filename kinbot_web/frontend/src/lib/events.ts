@@ -82,6 +82,9 @@ export interface EventStreamOptions {
   retryDelay?: (attempt: number) => number;
 }
 
+/** How long a first load waits for the stream to open (it loads anyway after that). */
+export const OPEN_WAIT_MS = 3000;
+
 /** One live connection to `/api/events`, shared by every part of the app that listens. */
 export class EventStream {
   private source: EventSourceLike | null = null;
@@ -149,7 +152,7 @@ export class EventStream {
    * `false` after `limitMs`: state loaded before it opens may miss what happens meanwhile, so
    * a stream that opens later asks its subscribers to reload (`onResync`).
    */
-  whenOpen(limitMs: number): Promise<boolean> {
+  whenOpen(limitMs: number = OPEN_WAIT_MS): Promise<boolean> {
     if (this._state === "open") return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {

@@ -12,14 +12,11 @@ import { TaskPanel } from "@/components/chat/task-panel";
 import { setLanguage } from "@/i18n";
 import { api, ApiError } from "@/lib/api";
 import { EventStream } from "@/lib/events";
-import { type ListChange, LiveList } from "@/lib/live-list";
+import { type Change, LiveReads } from "@/lib/live-reads";
 import { disablePush } from "@/lib/push";
 import { splitTasks } from "@/lib/tasks";
 import { titleWith, totalUnread, useUnread } from "@/lib/unread";
 import type { Kin, Task, User } from "@/lib/types";
-
-/** How long the first load waits for the live stream to open (it loads anyway after that). */
-const STREAM_OPEN_WAIT_MS = 3000;
 
 /** The signed-in app: sidebar (Kins, tasks, account) and the selected Kin's chat. */
 export default function AppShell() {
@@ -36,7 +33,7 @@ export default function AppShell() {
   const stream = React.useMemo(() => new EventStream(), []);
 
   /** What live events change in the Kins' list, kept for the reads under way. */
-  const kinReads = React.useMemo(() => new LiveList<Kin>(), []);
+  const kinReads = React.useMemo(() => new LiveReads<Kin[]>(), []);
 
   /** Fetch the Kins and tasks; `andThen` runs with their state change, in the same render. */
   const loadLists = React.useCallback(
@@ -88,7 +85,7 @@ export default function AppShell() {
         // Listen first, then load: what changes in between arrives as an event. The server
         // sends events from the moment the stream opens, not from when it was asked for.
         stream.connect();
-        await stream.whenOpen(STREAM_OPEN_WAIT_MS);
+        await stream.whenOpen();
         if (cancelled) return;
         await loadLists(() => !cancelled && setLoaded(true));
       } catch (error) {
@@ -104,7 +101,7 @@ export default function AppShell() {
   }, [loadLists, navigate, stream]);
 
   React.useEffect(() => {
-    const update = (change: ListChange<Kin>) => setKins(kinReads.change(change));
+    const update = (change: Change<Kin[]>) => setKins(kinReads.change(change));
     const patch = (id: string, change: Partial<Kin>) => update((list) => list.map((kin) => (kin.id === id ? { ...kin, ...change } : kin)));
     const off = [
       stream.on("kin.queue", ({ kin_id, queue_length }) => patch(kin_id, { queue_length })),

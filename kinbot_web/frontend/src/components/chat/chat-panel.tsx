@@ -59,14 +59,23 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     [kins, me],
   );
 
+  // A page asked for before the chat was reset (a resync, back to the latest) is dropped.
+  const resets = React.useRef(0);
+  const reset = React.useCallback(() => {
+    resets.current += 1;
+    dispatch({ type: "reset" });
+  }, []);
+
   const loadLatest = React.useCallback(async () => {
+    const asked = resets.current;
     const page = await api<Page>(`/api/kins/${kin.id}/messages?limit=${PAGE}`);
+    if (asked !== resets.current) return;
     // Rendered in slices (a transition): a long history does not freeze the page.
     React.startTransition(() => dispatch({ type: "page", messages: page.messages, nextBefore: page.next_before, draft: page.draft }));
   }, [kin.id]);
 
   React.useEffect(() => {
-    dispatch({ type: "reset" });
+    reset();
     void loadLatest().catch((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }));
     const mine = (kinId: string) => kinId === kin.id;
     const off = [
@@ -79,13 +88,13 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
       stream.on("kin.tool", (data) => mine(data.kin_id) && dispatch({ type: "tool", data })),
       stream.onResync(() => {
         follow.current = true;
-        dispatch({ type: "reset" });
+        reset();
         void loadLatest();
       }),
       stream.onState(setConnection),
     ];
     return () => off.forEach((unsubscribe) => unsubscribe());
-  }, [kin.id, stream, loadLatest, toast, t]);
+  }, [kin.id, stream, loadLatest, reset, toast, t]);
 
   const [atBottom, setAtBottom] = React.useState(true);
   const [readUpTo, setReadUpTo] = React.useState<number | null>(null);
@@ -143,12 +152,12 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     follow.current = true;
     setHighlighted(null);
     if (chat.nextAfter !== null) {
-      dispatch({ type: "reset" });
+      reset();
       void loadLatest();
     } else {
       toBottom();
     }
-  }, [chat.nextAfter, loadLatest, toBottom]);
+  }, [chat.nextAfter, loadLatest, reset, toBottom]);
 
   /** Show message `id` in its context, highlighted: from the loaded ones, or the page around it. */
   const jumpTo = React.useCallback(
@@ -156,7 +165,9 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
       follow.current = false;
       if (!chat.messages.some((message) => message.id === id)) {
         try {
+          const asked = resets.current;
           const page = await api<Page>(`/api/kins/${kin.id}/messages?around=${id}&limit=${PAGE}`);
+          if (asked !== resets.current) return;
           dispatch({ type: "window", messages: page.messages, nextBefore: page.next_before, nextAfter: page.next_after ?? null });
         } catch (error) {
           toast({ title: t("errors.generic"), description: (error as Error).message, tone: "error" });
@@ -196,7 +207,9 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     if (chat.nextAfter === null || loadingNewer.current) return;
     loadingNewer.current = true;
     try {
+      const asked = resets.current;
       const page = await api<Page>(`/api/kins/${kin.id}/messages?limit=${PAGE}&after=${chat.nextAfter}`);
+      if (asked !== resets.current) return;
       dispatch({ type: "newer", messages: page.messages, nextAfter: page.next_after ?? null });
     } finally {
       loadingNewer.current = false;
@@ -217,7 +230,9 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     const element = scroller.current;
     const fromBottom = element ? element.scrollHeight - element.scrollTop : 0;
     try {
+      const asked = resets.current;
       const page = await api<Page>(`/api/kins/${kin.id}/messages?limit=${PAGE}&before=${chat.nextBefore}`);
+      if (asked !== resets.current) return;
       dispatch({ type: "page", messages: page.messages, nextBefore: page.next_before });
       // Keep the message being read where it was once older ones are added above it.
       requestAnimationFrame(() => {

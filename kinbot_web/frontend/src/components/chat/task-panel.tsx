@@ -13,6 +13,7 @@ import { errorText } from "@/lib/errors";
 import { chatReducer, emptyChat, type ChatAction, type Draft } from "@/lib/chat";
 import { isActive, pendingQuestion } from "@/lib/tasks";
 import type { EventStream } from "@/lib/events";
+import { LiveReads } from "@/lib/live-reads";
 import type { Kin, Message, Task, User } from "@/lib/types";
 
 import { LiveTurns, MessageText, MessageView, useBubbleLabels } from "./message-view";
@@ -42,14 +43,24 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
     } else if (kinId === sessionRef.current) dispatch(action);
   }, []);
 
+  // What `task.updated` says while the task is read is replayed on the answer.
+  const taskReads = React.useMemo(() => new LiveReads<Task | null>(), []);
   const load = React.useCallback(async () => {
-    const data = await api<{ task: Task; messages: Message[]; draft: Draft | null }>(`/api/tasks/${taskId}?limit=200`);
-    setTask(data.task);
-    sessionRef.current = data.task.session_kin_id;
-    dispatch({ type: "reset" });
-    dispatch({ type: "page", messages: data.messages, nextBefore: null, draft: data.draft });
-    for (const { kinId, action } of early.current.splice(0)) if (kinId === data.task.session_kin_id) dispatch(action);
-  }, [taskId]);
+    const read = taskReads.read();
+    try {
+      // Listened to first (an event meanwhile is then not missed), as the sidebar does.
+      await stream.whenOpen();
+      const data = await api<{ task: Task; messages: Message[]; draft: Draft | null }>(`/api/tasks/${taskId}?limit=200`);
+      const shown = read.settle(data.task);
+      if (shown === null) return; // a read begun later is on screen: it is newer
+      setTask(shown);
+      sessionRef.current = data.task.session_kin_id;
+      dispatch({ type: "page", messages: data.messages, nextBefore: null, draft: data.draft });
+      for (const { kinId, action } of early.current.splice(0)) if (kinId === data.task.session_kin_id) dispatch(action);
+    } finally {
+      read.end();
+    }
+  }, [taskId, stream, taskReads]);
 
   React.useEffect(() => {
     sessionRef.current = null;
@@ -59,12 +70,16 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
       stream.on("message.status", (data) => route(data.kin_id, { type: "status", data })),
       stream.on("kin.delta", (data) => route(data.kin_id, { type: "delta", data })),
       stream.on("kin.tool", (data) => route(data.kin_id, { type: "tool", data })),
-      stream.on("task.updated", ({ task: updated }) => updated.id === taskId && setTask(updated as unknown as Task)),
-      stream.onResync(() => void load()),
+      stream.on("task.updated", ({ task: updated }) => updated.id === taskId && setTask(taskReads.change(() => updated as unknown as Task))),
+      // Events lost: what the session holds is read again, and what streams meanwhile kept.
+      stream.onResync(() => {
+        dispatch({ type: "reset" });
+        void load();
+      }),
     ];
     void load().catch((error: Error) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }));
     return () => off.forEach((unsubscribe) => unsubscribe());
-  }, [stream, taskId, load, route, toast, t]);
+  }, [stream, taskId, load, route, toast, t, taskReads]);
 
   if (!task || !kins) return <main className="flex-1" />;
   const parent = kins.find((kin) => kin.id === task.kin_id);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { LiveList } from "./live-list";
+import { LiveReads } from "./live-reads";
 
 interface Kin {
   id: string;
@@ -9,9 +9,9 @@ interface Kin {
 
 const thinking = (list: Kin[]) => list.map((kin) => (kin.id === "chef" ? { ...kin, state: "thinking" } : kin));
 
-describe("a list read while live events change it", () => {
+describe("a state read while live events change it", () => {
   it("keeps what the events said while it was read", () => {
-    const kins = new LiveList<Kin>();
+    const kins = new LiveReads<Kin[]>();
     const read = kins.read();
     const change = kins.change(thinking); // the event: applied now, and kept for the read
     expect(change).toBe(thinking);
@@ -20,7 +20,7 @@ describe("a list read while live events change it", () => {
   });
 
   it("does not replay events from before it began, nor after it settled", () => {
-    const kins = new LiveList<Kin>();
+    const kins = new LiveReads<Kin[]>();
     kins.change(thinking);
     const read = kins.read();
     expect(read.settle([{ id: "chef", state: "idle" }])).toEqual([{ id: "chef", state: "idle" }]);
@@ -30,7 +30,7 @@ describe("a list read while live events change it", () => {
   });
 
   it("leaves an answer older than the one shown unused", () => {
-    const kins = new LiveList<Kin>();
+    const kins = new LiveReads<Kin[]>();
     const first = kins.read();
     const second = kins.read();
     expect(second.settle([{ id: "chef", state: "thinking" }])).toEqual([{ id: "chef", state: "thinking" }]);
@@ -40,7 +40,7 @@ describe("a list read while live events change it", () => {
   });
 
   it("stops recording for a read that ended without an answer", () => {
-    const kins = new LiveList<Kin>();
+    const kins = new LiveReads<Kin[]>();
     const failed = kins.read();
     failed.end();
     kins.change(thinking);
