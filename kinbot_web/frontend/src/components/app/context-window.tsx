@@ -40,9 +40,13 @@ export function KinContextWindow({ kin }: { kin: Kin }) {
   const { t, i18n } = useTranslation();
   const [found, setFound] = React.useState<ContextWindow | null>(null);
   React.useEffect(() => {
+    let current = true; // an answer about the model the Kin had before is not shown
     api<ContextWindow>(`/api/kins/${kin.id}/context-window`)
-      .then(setFound)
-      .catch(() => setFound(null));
+      .then((window) => current && setFound(window))
+      .catch(() => current && setFound(null));
+    return () => {
+      current = false;
+    };
   }, [kin.id, kin.model]);
   React.useEffect(() => {
     if (found && window.location.hash === `#${CONTEXT_WINDOW_ANCHOR}`) document.getElementById(CONTEXT_WINDOW_ANCHOR)?.scrollIntoView({ block: "center" });

@@ -70,10 +70,15 @@ export function KinMemories({ kin }: { kin: Kin }) {
   const [query, setQuery] = React.useState("");
   const [filter, setFilter] = React.useState<MemoryFilter>("all");
   const [memories, setMemories] = React.useState<KinMemory[] | null>(null);
+  // Only the latest search is shown: an earlier one may answer after it.
+  const searches = React.useRef(0);
   const load = React.useCallback(
     (q: string) => {
+      const search = ++searches.current;
       const suffix = q.trim() ? `?q=${encodeURIComponent(q.trim())}` : "";
-      api<{ memories: KinMemory[] }>(`/api/kins/${kin.id}/memories${suffix}`).then(({ memories: found }) => setMemories(found)).catch(fail);
+      api<{ memories: KinMemory[] }>(`/api/kins/${kin.id}/memories${suffix}`)
+        .then(({ memories: found }) => search === searches.current && setMemories(found))
+        .catch(fail);
     },
     [kin.id, fail],
   );
