@@ -39,16 +39,26 @@ async def run_process(
     group is killed (nothing it started there outlives it, nor holds its pipes open). The
     first ``max_output`` bytes of stdout and of stderr are kept, the rest read and dropped."""
     loop = asyncio.get_running_loop()
-    transport, run = await loop.subprocess_exec(
-        lambda: _Run(loop, max_output),
-        *argv,
-        cwd=cwd,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
+    starting = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: _Run(loop, max_output),
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
     )
+    try:
+        transport, run = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Cancelled while it started (forked, its pipes being connected): asyncio, cancelled
+        # there, would wait for the end of all the process started, with no time limit. It
+        # is let start, then its group goes.
+        starting.add_done_callback(_kill_started)
+        raise
     timed_out = False
     try:
         # uvloop's pipe transports are not asyncio's classes, but they write and close alike.
@@ -80,6 +90,16 @@ async def run_process(
         stderr_truncated=stderr.truncated,
         timed_out=timed_out,
     )
+
+
+def _kill_started(starting: asyncio.Future[tuple[asyncio.SubprocessTransport, _Run]]) -> None:
+    """Kill the process group of a run whose caller was cancelled while it started."""
+    if starting.cancelled() or starting.exception() is not None:
+        return
+    transport, _ = starting.result()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(transport.get_pid(), signal.SIGKILL)
+    transport.close()
 
 
 class _Run(asyncio.SubprocessProtocol):
