@@ -33,6 +33,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext, ToolError
 from kinbot_plugins.custom_tools import confinement, runtime_of
+from kinbot_plugins.custom_tools.scratch import SCRATCH
 from kinbot_plugins.custom_tools.tools import TOOLS as CUSTOM_TOOLS
 from kinbot_plugins.tools.workspace_tools import TOOLS as WORKSPACE_TOOLS
 from tests.support.accounts import NICOLAS, person, register, set_up_admin
@@ -207,7 +208,8 @@ async def test_kin_code_reads_nothing_of_the_server_and_reaches_no_listener(
         await call(chef, "write_file", path="mine.txt", content="my own file")
         request = {
             "read": [str(path) for path in secrets] + ["mine.txt", "/usr/bin/env"],
-            "list": [str(data_dir), str(scout_workspace)],
+            # Where other runs have their private /tmp.
+            "list": [str(data_dir), str(scout_workspace), str(SCRATCH.root())],
             "tcp": tcp.getsockname()[1],
             "udp": udp.getsockname()[1],
         }

@@ -21,7 +21,6 @@ import json
 import logging
 import shutil
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +29,7 @@ from kinbot_core.egress import ProxyAccess
 from kinbot_plugins.custom_tools import confinement, launcher
 from kinbot_plugins.custom_tools.confinement import Limits
 from kinbot_plugins.custom_tools.process import ScriptRun, run_process
+from kinbot_plugins.custom_tools.scratch import SCRATCH
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ class Sandbox:
 
     async def _problem_with(self, mode: SandboxMode) -> str | None:
         """Why ``mode`` cannot confine a run here (a real one, of Python), or ``None``."""
-        workspace = Path(tempfile.mkdtemp(prefix="kinbot-probe-"))
+        workspace = await asyncio.to_thread(SCRATCH.directory, "probe-")
         try:
             launch = await self._prepare(mode, workspace, [confinement.kin_python(), "-c", ""])
             try:
@@ -219,7 +219,7 @@ class Sandbox:
     async def _landlock(
         self, workspace: Path, command: list[str], proxy: ProxyAccess | None
     ) -> _Launch:
-        private_tmp = Path(tempfile.mkdtemp(prefix="kinbot-tmp-"))
+        private_tmp = await asyncio.to_thread(SCRATCH.directory, "tmp-")
         visible, leftovers = workspace, [private_tmp]
         policy: dict[str, Any] = {}
         if confinement.running_as_root():
@@ -259,7 +259,7 @@ async def _for_nobody(workspace: Path) -> tuple[Path, dict[str, Any], list[Path]
     await asyncio.to_thread(confinement.hand_over, workspace, nobody)
     if await asyncio.to_thread(confinement.reachable_by, workspace, nobody):
         return workspace, {"user": nobody}, []
-    staging = Path(tempfile.mkdtemp(prefix="kinbot-workspace-"))
+    staging = await asyncio.to_thread(SCRATCH.directory, "workspace-")
     stage = {"source": str(workspace), "target": str(staging)}
     return staging, {"stage": stage, "user": nobody}, [staging]
 
