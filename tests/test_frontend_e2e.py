@@ -292,6 +292,36 @@ async def test_a_file_goes_along_with_a_message(
     assert "Coconut chickpea curry" in str(prompt[-1]["content"])
 
 
+async def test_a_file_dropped_on_the_chat_goes_along_with_the_next_message(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)
+    chat = page.get_by_role("main", name="Chef")
+    dragged = await page.evaluate_handle(
+        """() => {
+            const data = new DataTransfer();
+            const list = new File(["Shopping: leeks, cream."], "list.txt", { type: "text/plain" });
+            data.items.add(list);
+            return data;
+        }"""
+    )
+    overlay = page.get_by_test_id("drop-overlay")
+    await chat.dispatch_event("dragover", {"dataTransfer": dragged})
+    await expect(overlay).to_have_class(re.compile(r"\bopacity-100\b"))
+    await chat.dispatch_event("drop", {"dataTransfer": dragged})
+    await expect(overlay).to_have_class(re.compile(r"\bopacity-0\b"))
+    attached = page.get_by_role("list", name="Joindre un fichier")
+    await expect(attached).to_contain_text("list.txt")
+    fake_llm.enqueue(Reply(text="Noted."))
+    await page.get_by_placeholder("Écrire à Chef…").fill("La liste")
+    await page.get_by_role("button", name="Envoyer").click()
+    sent = bubble(page, "me", "La liste")
+    await expect(sent.get_by_role("link", name="list.txt")).to_be_visible()
+    await expect(attached).to_have_count(0)
+    prompt = fake_llm.requests_to("chat")[-1].body["messages"]
+    assert "leeks, cream" in str(prompt[-1]["content"])
+
+
 async def test_a_running_task_is_listed_opened_and_cancelled(
     server: RunningServer, fake_llm: FakeOpenAI, page: Page
 ) -> None:

@@ -1,9 +1,9 @@
-import { ArrowDownIcon, FileUpIcon, MenuIcon, SearchIcon, SettingsIcon, WifiOffIcon } from "lucide-react";
+import { ArrowDownIcon, MenuIcon, SearchIcon, SettingsIcon, WifiOffIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
 
-import { Composer, type PendingFile } from "@/components/app/composer";
+import { Composer } from "@/components/app/composer";
 import { Avatar } from "@/components/ui/avatar";
 import { Button } from "@/components/ui/button";
 import { TypingIndicator } from "@/components/ui/chat-bubble";
@@ -13,9 +13,10 @@ import { api } from "@/lib/api";
 import { errorText } from "@/lib/errors";
 import { chatReducer, emptyChat, type Draft } from "@/lib/chat";
 import type { EventStream } from "@/lib/events";
-import type { Attachment, Kin, Message, User } from "@/lib/types";
+import type { Kin, Message, User } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
+import { DropOverlay, useChatUploads } from "./chat-uploads";
 import { HistorySearch } from "./history-search";
 import { LiveTurns, MessageView } from "./message-view";
 import { StarterPrompts } from "./starter-prompts";
@@ -51,9 +52,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
   // Following the conversation: new messages and streamed text scroll it only while the
   // reader is at the bottom; scrolled up, a marker says what arrived below instead.
   const follow = React.useRef(true);
-  const [files, setFiles] = React.useState<PendingFile[]>([]);
-  const [dragging, setDragging] = React.useState(false);
-  const nextFileKey = React.useRef(1);
+  const uploads = useChatUploads(kin.id);
   const avatars = React.useMemo<Record<string, string | null>>(
     () => ({ ...Object.fromEntries(kins.map((other) => [other.id, other.avatar_url])), [me.id]: me.avatar_url }),
     [kins, me],
@@ -252,21 +251,6 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     return () => observer.disconnect();
   }, [chat.nextBefore, loadOlder]);
 
-  function addFiles(chosen: File[]) {
-    for (const file of chosen) {
-      const key = nextFileKey.current++;
-      setFiles((current) => [...current, { key, name: file.name }]);
-      const body = new FormData();
-      body.append("file", file);
-      api<{ upload: Attachment }>(`/api/kins/${kin.id}/uploads`, { body })
-        .then(({ upload }) => setFiles((current) => current.map((pending) => (pending.key === key ? { ...pending, upload } : pending))))
-        .catch((error: Error) => {
-          setFiles((current) => current.filter((pending) => pending.key !== key));
-          toast({ title: file.name, description: errorText(t, error), tone: "error" });
-        });
-    }
-  }
-
   async function send(content: string, attachments: string[]) {
     try {
       const body = attachments.length ? { content, attachments } : { content };
@@ -274,7 +258,7 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
       backToLatest();
       const { message } = await api<{ message: Message }>(`/api/kins/${kin.id}/messages`, { body });
       dispatch({ type: "message", message });
-      setFiles([]);
+      uploads.clear();
     } catch (error) {
       toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
     }
@@ -286,33 +270,8 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
 
   const busy = kin.state === "thinking";
   return (
-    <main
-      className="relative flex h-full min-w-0 flex-1 flex-col"
-      aria-label={kin.name}
-      onDragOver={(event) => {
-        if (!event.dataTransfer.types.includes("Files")) return;
-        event.preventDefault();
-        setDragging(true);
-      }}
-      onDragLeave={(event) => {
-        if (event.currentTarget === event.target) setDragging(false);
-      }}
-      onDrop={(event) => {
-        if (!event.dataTransfer.files.length) return;
-        event.preventDefault();
-        setDragging(false);
-        addFiles(Array.from(event.dataTransfer.files));
-      }}
-    >
-      <div
-        className={cn(
-          "pointer-events-none absolute inset-3 z-20 flex items-center justify-center rounded-3xl border-2 border-dashed border-primary bg-background/85 text-primary transition-opacity duration-150",
-          dragging ? "opacity-100" : "opacity-0",
-        )}
-        aria-hidden
-      >
-        <FileUpIcon className="size-10" />
-      </div>
+    <main className="relative flex h-full min-w-0 flex-1 flex-col" aria-label={kin.name} {...uploads.dropZone}>
+      <DropOverlay shown={uploads.dragging} />
       <header className="flex items-center gap-3 border-b border-border/70 px-4 py-3">
         <Button variant="ghost" size="icon" className="md:hidden" onClick={onOpenSidebar} aria-label={t("sidebar.openMenu")}>
           <MenuIcon />
@@ -390,9 +349,9 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
           busy={busy}
           onSend={send}
           onStop={() => void stop()}
-          files={files}
-          onAddFiles={addFiles}
-          onRemoveFile={(key) => setFiles((current) => current.filter((file) => file.key !== key))}
+          files={uploads.files}
+          onAddFiles={uploads.addFiles}
+          onRemoveFile={uploads.removeFile}
         />
       </div>
       <HistorySearch kin={kin} open={searching} onOpenChange={setSearching} onChoose={(id) => void jumpTo(id)} />
