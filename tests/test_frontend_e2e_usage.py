@@ -15,7 +15,7 @@ import pytest
 from playwright.async_api import Locator, Page, expect
 
 from tests import test_frontend_e2e as e2e
-from tests.support.browser import NEEDS_BROWSER
+from tests.support.browser import NEEDS_BROWSER, toast
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import reply_to
 from tests.support.server import RunningServer
@@ -37,6 +37,7 @@ WORDS: dict[str, dict[str, Any]] = {
         "mine": "My usage",
         "composer": "Message Chef…",
         "refused": re.compile(r"The monthly budget of Chef is spent \(\$0\.001\)"),
+        "not_sent": "Message not sent",
     },
     "fr": {
         "tab": "Consommation",
@@ -46,6 +47,7 @@ WORDS: dict[str, dict[str, Any]] = {
         "mine": "Ma consommation",
         "composer": "Écrire à Chef…",
         "refused": re.compile(r"Le budget mensuel de Chef est épuisé \(0,001\u00a0\$US\)"),
+        "not_sent": "Message non envoyé",
     },
 }
 
@@ -116,6 +118,8 @@ async def test_usage_charts_render_and_a_spent_budget_refuses_the_next_message(
     await composer.fill("And dessert?")
     await composer.press("Enter")
     await expect(page.get_by_text(words["refused"]).first).to_be_visible()
+    await expect(toast(page, words["not_sent"])).to_be_visible()
+    await expect(composer).to_have_value("And dessert?")  # not lost: sent again once allowed
 
     await server.platform.kins.enqueue(
         kin_id, "The door bell rang", source="webhook", sender_id=None, sender_name="Door"

@@ -16,7 +16,8 @@ export interface ComposerProps {
   kinName: string;
   /** A turn is running: offer to stop it. */
   busy?: boolean;
-  onSend?: (text: string, attachments: string[]) => void | Promise<void>;
+  /** Sends the message; `false` when it was not sent (its text comes back into the box). */
+  onSend?: (text: string, attachments: string[]) => boolean | void | Promise<boolean | void>;
   onStop?: () => void;
   /** Uploads a file into the Kin's chat (the paperclip, or a file dropped on the chat). */
   files?: PendingFile[];
@@ -45,7 +46,7 @@ export function Composer({ kinName, busy, onSend, onStop, files = [], onAddFiles
     if (!canSend || !onSend) return;
     const value = text.trim();
     setText("");
-    await onSend(value, ready);
+    if ((await onSend(value, ready)) === false) setText((typed) => typed || value);
   };
   return (
     <form

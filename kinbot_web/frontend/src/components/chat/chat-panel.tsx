@@ -251,7 +251,8 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
     return () => observer.disconnect();
   }, [chat.nextBefore, loadOlder]);
 
-  async function send(content: string, attachments: string[]) {
+  /** Sends a message; `false` (and a toast saying why) when it was not sent. */
+  async function send(content: string, attachments: string[]): Promise<boolean> {
     try {
       const body = attachments.length ? { content, attachments } : { content };
       // One's own message is read at the bottom, with what answers it.
@@ -259,8 +260,10 @@ export function ChatPanel({ kin, me, kins = [], stream, onOpenSidebar }: { kin: 
       const { message } = await api<{ message: Message }>(`/api/kins/${kin.id}/messages`, { body });
       dispatch({ type: "message", message });
       uploads.clear();
+      return true;
     } catch (error) {
-      toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
+      toast({ title: t("chat.notSent"), description: errorText(t, error), tone: "error" });
+      return false;
     }
   }
 
