@@ -109,6 +109,8 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
     openai = page.locator('[data-provider="OpenAI"]')
     await expect(openai.get_by_text("recherche dans la mémoire", exact=True)).to_be_visible()
     await expect(page.get_by_text("Un modèle de conversation et la recherche")).to_be_visible()
+    # The offer of local models goes: it would say they were set up.
+    await expect(page.locator("[data-local-setup]")).to_have_count(0)
     await cont.click()
 
     # Screen 3: search providers, skipped; then the first Kin's dialog opens by itself.

@@ -46,6 +46,7 @@ WORDS = {
         "create_a_kin": "Create a Kin", "close": "Close", "first_kin": "Create your first Kin",
         "advanced": "Advanced", "summary": "Summary", "plugins": "Plugins",
         "address_hint": "Ollama's usual address is filled in",
+        "local_done": "Local models and memory search are set up.",
     },
     "fr": {
         "continue": "Continuer", "skip": "Passer", "use_local": "Utiliser les modèles locaux",
@@ -58,6 +59,7 @@ WORDS = {
         "create_a_kin": "Créer un Kin", "close": "Fermer", "first_kin": "Créez votre premier Kin",
         "advanced": "Avancé", "summary": "Résumé", "plugins": "Plugins",
         "address_hint": "L'adresse habituelle d'Ollama est déjà remplie",
+        "local_done": "Les modèles locaux et la recherche dans la mémoire sont prêts.",
     },
 }  # fmt: skip
 #: How long adding local embeddings may take: the first one loads the model in the process.
@@ -138,6 +140,7 @@ async def test_the_local_path_runs_from_an_empty_data_directory_to_a_first_reply
     )
     await expect(models.get_by_text(words["chat_model"], exact=True)).to_be_visible()
     await expect(page.get_by_text(words["ready"])).to_be_visible()
+    await expect(local.get_by_role("status")).to_have_text(words["local_done"])
     await page.get_by_role("button", name=words["continue"]).click()
 
     # Screen 3 skipped; the first Kin; its chat greets, the composer has the focus.

@@ -24,6 +24,8 @@ export function LocalSetup({ coverage, onChange }: { coverage: Coverage | null; 
   const [address, setAddress] = React.useState("");
   const [error, setError] = React.useState<string | null>(null);
   const [busy, setBusy] = React.useState(false);
+  /** Whether the local models were set up here (then it says so). */
+  const [setHere, setSetHere] = React.useState(false);
 
   React.useEffect(() => {
     void api<{ types: ProviderType[] }>("/api/providers/types").then(({ types: list }) => {
@@ -36,7 +38,8 @@ export function LocalSetup({ coverage, onChange }: { coverage: Coverage | null; 
   const memory = types?.find((type) => type.name === MEMORY_TYPE);
   if (!server || !memory) return null;
   const covered = (capability: string) => Boolean(coverage?.capabilities[capability]?.length);
-  const done = covered("llm") && covered("embedding");
+  // Chat and memory search covered by other providers (a cloud account): nothing to offer.
+  if (covered("llm") && covered("embedding") && !setHere) return null;
 
   async function addOne(type: ProviderType, config: Record<string, string>) {
     const { providers } = await api<{ providers: Provider[] }>("/api/providers");
@@ -56,6 +59,7 @@ export function LocalSetup({ coverage, onChange }: { coverage: Coverage | null; 
       }
       const now = await api<Coverage>("/api/providers/coverage");
       if (!now.capabilities.embedding?.length) await addOne(memory, {});
+      setSetHere(true);
     } catch (caught) {
       setError(errorText(t, caught));
     } finally {
@@ -73,7 +77,7 @@ export function LocalSetup({ coverage, onChange }: { coverage: Coverage | null; 
         <CardDescription>{t("firstRun.local.text")}</CardDescription>
       </CardHeader>
       <CardContent>
-        {done ? (
+        {setHere ? (
           <p className="flex items-center gap-2 text-sm text-success" role="status">
             <CheckCircle2Icon className="size-4" aria-hidden /> {t("firstRun.local.done")}
           </p>
