@@ -268,7 +268,8 @@ class Platform:
                 if not self.plugins.enable(name):
                     return self.plugins.info(name)
             else:
-                self.plugins.check_can_disable(name, self.registries.essential_to(name))
+                essential = self.registries.essential_to(name)
+                self.plugins.check_can_disable(name, essential[1] if essential else None)
             # Stored first: if that fails, nothing has changed.
             try:
                 await self.db.write(_persist_plugin_state, name, enabled)
@@ -304,10 +305,11 @@ class Platform:
     def _with_essential(self, info: PluginInfo) -> PluginInfo:
         if info.required or not info.enabled:
             return info
-        reason = self.registries.essential_to(info.name)
-        if reason is None:
+        essential = self.registries.essential_to(info.name)
+        if essential is None:
             return info
-        return PluginInfo(**{**info.__dict__, "required": reason})
+        code, reason = essential
+        return PluginInfo(**{**info.__dict__, "required": reason, "required_code": code})
 
     # -- failures ------------------------------------------------------------------------------
 

@@ -47,6 +47,7 @@ WORDS = {
         "advanced": "Advanced", "summary": "Summary", "plugins": "Plugins",
         "address_hint": "Ollama's usual address is filled in",
         "local_done": "Local models and memory search are set up.",
+        "only_memory": "Needed: it provides the only memory backend.",
     },
     "fr": {
         "continue": "Continuer", "skip": "Passer", "use_local": "Utiliser les modèles locaux",
@@ -60,6 +61,7 @@ WORDS = {
         "advanced": "Avancé", "summary": "Résumé", "plugins": "Plugins",
         "address_hint": "L'adresse habituelle d'Ollama est déjà remplie",
         "local_done": "Les modèles locaux et la recherche dans la mémoire sont prêts.",
+        "only_memory": "Indispensable : c'est le seul moteur de mémoire.",
     },
 }  # fmt: skip
 #: How long adding local embeddings may take: the first one loads the model in the process.
@@ -302,6 +304,9 @@ async def test_machine_details_of_the_settings_pages_wait_behind_advanced(
     await disclosure.focus()
     await page.keyboard.press("Enter")
     await expect(hooks).to_be_visible()
+    memory = page.locator('[data-plugin="sqlite_memory"]')  # what cannot be turned off, and why
+    await expect(memory).to_contain_text(words["only_memory"])
+    await expect(memory.get_by_role("switch")).to_be_disabled()
     await assert_fits(page, "settings, plugins")
 
     # A Kin's summary: the token counts and the threshold, likewise.

@@ -138,6 +138,8 @@ async def test_a_required_plugin_refuses_to_be_disabled_with_a_reason(settings: 
         listed = {info.name: info for info in platform.list_plugins()}
         assert listed["memory"].required == "it provides the only memory backend"
         assert listed["signer"].required == "it signs every outgoing message"
+        assert listed["memory"].required_code == "only_memory_backends"  # worded by the UI
+        assert listed["signer"].required_code is None  # shown in the plugin's own words
         assert platform.plugins.is_enabled("memory")
         with pytest.raises(UnknownPlugin):
             await platform.set_plugin_enabled("nonexistent", False)

@@ -63,6 +63,9 @@ class PluginInfo:
     builtin: bool
     #: Why it cannot be disabled, or ``None``.
     required: str | None
+    #: The same as a code the interface words (``only_<kind>``: it provides the only one of
+    #: a kind the platform needs); ``None`` for a reason the plugin declares in its own words.
+    required_code: str | None
     #: Why it could not be loaded, or ``None``.
     error: str | None
     #: The same as a code the interface words (``PLUGIN_ERROR_CODES``), or ``None``.
@@ -78,6 +81,7 @@ class PluginInfo:
             "enabled": self.enabled,
             "builtin": self.builtin,
             "required": self.required,
+            "required_code": self.required_code,
             "error": self.error,
             "error_code": self.error_code,
         }
@@ -268,6 +272,7 @@ class PluginManager:
             enabled=entry.enabled,
             builtin=entry.distribution == BUILTIN_DISTRIBUTION,
             required=self.required_reason(name) if entry.obj is not None else None,
+            required_code=None,
             error=entry.error,
             error_code=entry.error_code,
         )

@@ -159,10 +159,11 @@ class Registries:
         self._by_kind = fresh
         self.version += 1
 
-    def essential_to(self, plugin: str) -> str | None:
-        """Why the platform cannot run without ``plugin``'s contributions, or ``None``."""
+    def essential_to(self, plugin: str) -> tuple[str, str] | None:
+        """Why the platform cannot run without ``plugin``'s contributions, as a code the
+        interface words (``only_<kind>``) and an English sentence, or ``None``."""
         for kind, noun in ESSENTIAL_KINDS.items():
             registry = self._by_kind[kind]
             if registry.contributors == {plugin}:
-                return f"it provides the only {noun}"
+                return f"only_{kind}", f"it provides the only {noun}"
         return None

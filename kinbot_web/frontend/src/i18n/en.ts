@@ -99,7 +99,7 @@ const en = {
     enabled: "Enabled", disabled: "Disabled", capabilities: "Capabilities",
     back: "Back to the chat", key: "Key", value: "Value", description: "Description", noSecrets: "No secrets yet.",
     keyHint: "Upper case with underscores, e.g. GITHUB_TOKEN.", valueHint: "Hidden once saved: nobody can read it back here.",
-    adminOnly: "Only an administrator can change the settings.", hooks: "Hooks", builtin: "built in", toggle: "Enable {{name}}",
+    adminOnly: "Only an administrator can change the settings.", required: { only_memory_backends: "Needed: it provides the only memory backend." }, hooks: "Hooks", builtin: "built in", toggle: "Enable {{name}}",
     loadError: "Could not load: {{error}}",
     editSecret: "Edit {{key}}", newValue: "New value", newValueHint: "Leave empty to keep the current value.",
     deleteSecret: "Delete {{key}}?", deleteSecretHint: "Kins will no longer be able to read it. Messages keep showing its placeholder.",

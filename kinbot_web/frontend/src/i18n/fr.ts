@@ -100,7 +100,7 @@ const fr: Strings = {
     enabled: "Activé", disabled: "Désactivé", capabilities: "Capacités",
     back: "Retour au chat", key: "Clé", value: "Valeur", description: "Description", noSecrets: "Aucun secret pour l'instant.",
     keyHint: "Majuscules et soulignés, par ex. GITHUB_TOKEN.", valueHint: "Masquée une fois enregistrée : personne ne peut la relire ici.",
-    adminOnly: "Seul un administrateur peut modifier les réglages.", hooks: "Hooks", builtin: "intégré", toggle: "Activer {{name}}",
+    adminOnly: "Seul un administrateur peut modifier les réglages.", required: { only_memory_backends: "Indispensable : c'est le seul moteur de mémoire." }, hooks: "Hooks", builtin: "intégré", toggle: "Activer {{name}}",
     loadError: "Chargement impossible : {{error}}",
     editSecret: "Modifier {{key}}", newValue: "Nouvelle valeur", newValueHint: "Laissez vide pour garder la valeur actuelle.",
     deleteSecret: "Supprimer {{key}} ?", deleteSecretHint: "Les Kins ne pourront plus le lire. Les messages garderont son espace réservé.",

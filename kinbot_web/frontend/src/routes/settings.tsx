@@ -44,7 +44,9 @@ interface Plugin {
   hooks: string[];
   enabled: boolean;
   builtin: boolean;
+  /** Why it cannot be turned off: the plugin's own words, or `required_code` worded here. */
   required: string | null;
+  required_code: string | null;
   error: string | null;
   /** Why it could not be loaded, worded by `statusCodes.plugin`. */
   error_code: string | null;
@@ -81,7 +83,9 @@ function Plugins() {
               {plugin.name} <span className="font-normal text-muted-foreground">{plugin.version ?? ""}</span>{" "}
               {plugin.builtin ? <Badge variant="outline">{t("settings.builtin")}</Badge> : null}
             </p>
-            {plugin.required ? <p className="text-xs text-muted-foreground">{plugin.required}</p> : null}
+            {plugin.required ? (
+              <p className="text-xs text-muted-foreground">{plugin.required_code ? t(`settings.required.${plugin.required_code}`, { defaultValue: plugin.required }) : plugin.required}</p>
+            ) : null}
             {plugin.error ? (
               <>
                 <p className="text-xs text-destructive">{t(`statusCodes.plugin.${plugin.error_code ?? "plugin_load_failed"}`, { defaultValue: t("statusCodes.plugin.plugin_load_failed") })}</p>
