@@ -42,12 +42,16 @@ TEXTS = {
         "detail": f"The provider said: {PROVIDER_WORDS}",
         "unknown": "The task did not finish.",
         "old": f"Details: {OLD_WORDS}",
+        "missing": "This task is not here",
+        "open": "Open Chef",
     },
     "fr": {
         "reason": "Le fournisseur d'IA n'a pas su répondre au Kin qui s'en chargeait.",
         "detail": f"Le fournisseur a répondu : {PROVIDER_WORDS}",
         "unknown": "La tâche ne s'est pas terminée.",
         "old": f"Détails : {OLD_WORDS}",
+        "missing": "Cette tâche n'est pas là",
+        "open": "Ouvrir Chef",
     },
 }
 
@@ -97,6 +101,8 @@ async def test_a_failed_tasks_reason_reads_in_the_users_language(
     await expect(reason).to_have_text(words["reason"])
     main = page.get_by_role("main").first
     await expect(main).to_contain_text(words["detail"])
+    # Said once: the sub-Kin's failed turn that ended the task is not shown as well.
+    await expect(main.locator("[data-error-card]")).to_have_count(0)
     text = await main.inner_text()
     assert english not in text, text
     if language == "fr":
@@ -121,3 +127,9 @@ async def test_a_failed_tasks_reason_reads_in_the_users_language(
     await expect(page.get_by_test_id("task-end-detail")).to_have_text(words["old"])
     text = await main.inner_text()
     assert not re.search(r"127\.0\.0\.1|ClientResponseError", text), text
+
+    # A task's address that names nothing this person may see: said so, and a way back.
+    await page.goto(f"{server.url}/tasks/task_that_is_not_there")
+    await expect(page.get_by_role("heading", name=words["missing"])).to_be_visible()
+    await page.get_by_role("link", name=words["open"]).click()
+    await expect(page).to_have_url(re.compile(f"/kins/{kin['id']}$"))

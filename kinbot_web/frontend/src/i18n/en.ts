@@ -79,7 +79,7 @@ const en = {
     placeholder: "Message {{name}}…", send: "Send", attach: "Attach a file", stop: "Stop", waiting: "Waiting",
     typing: "{{name}} is typing", loadOlder: "Load earlier messages", beginning: "This is the beginning of {{name}}'s story.",
     task: "Task", cron: "Scheduled", system: "System", error: "Error", tool: "Tool", toolRunning: "Running {{name}}…", toolCalls_one: "{{count}} tool call", toolCalls_other: "{{count}} tool calls",
-    notSent: "Message not sent", reconnecting: "Connection lost, reconnecting…", cancelTask: "Cancel the task", taskOf: "Task of {{name}}",
+    taskUnavailable: { title: "This task is not here", text: "It was deleted, or its Kin is not shared with you.", open: "Open {{name}}" }, notSent: "Message not sent", reconnecting: "Connection lost, reconnecting…", cancelTask: "Cancel the task", taskOf: "Task of {{name}}",
     taskStatus: { pending: "pending", in_progress: "running", completed: "completed", failed: "failed", cancelled: "cancelled" },
     taskQuestion: "{{task}} asks a question", taskQuestionHint: "Answer in this chat: {{name}} passes your answer on to the task.",
     openTask: "Open the task", questionWaiting: "A question waits for an answer", answerIn: "Answer it in {{name}}'s chat",

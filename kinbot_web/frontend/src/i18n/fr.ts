@@ -80,7 +80,7 @@ const fr: Strings = {
     placeholder: "Écrire à {{name}}…", send: "Envoyer", attach: "Joindre un fichier", stop: "Arrêter", waiting: "En attente",
     typing: "{{name}} écrit", loadOlder: "Charger les messages précédents", beginning: "Ici commence l'histoire de {{name}}.",
     task: "Tâche", cron: "Planifié", system: "Système", error: "Erreur", tool: "Outil", toolRunning: "{{name}} en cours…", toolCalls_one: "{{count}} appel d'outil", toolCalls_other: "{{count}} appels d'outils",
-    notSent: "Message non envoyé", reconnecting: "Connexion perdue, reconnexion…", cancelTask: "Annuler la tâche", taskOf: "Tâche de {{name}}",
+    taskUnavailable: { title: "Cette tâche n'est pas là", text: "Elle a été supprimée, ou son Kin n'est pas partagé avec vous.", open: "Ouvrir {{name}}" }, notSent: "Message non envoyé", reconnecting: "Connexion perdue, reconnexion…", cancelTask: "Annuler la tâche", taskOf: "Tâche de {{name}}",
     taskQuestion: "{{task}} pose une question", taskQuestionHint: "Répondez dans ce chat : {{name}} transmet votre réponse à la tâche.",
     openTask: "Ouvrir la tâche", questionWaiting: "Une question attend une réponse", answerIn: "Répondez-y dans le chat de {{name}}",
     reportsTo: "Rend compte à {{name}}", session: "La session de la tâche", taskMode: { await: "attendue", async: "en arrière-plan", cron: "planifiée" },

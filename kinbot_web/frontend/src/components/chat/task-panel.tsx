@@ -3,11 +3,13 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 
+import { PhoneMenuBar } from "@/components/app/phone-menu-bar";
+
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ChatBubble } from "@/components/ui/chat-bubble";
 import { useToast } from "@/components/ui/toast";
-import { api } from "@/lib/api";
+import { ApiError, api } from "@/lib/api";
 import { formatDateTime } from "@/lib/format";
 import { errorText } from "@/lib/errors";
 import { chatReducer, emptyChat, type ChatAction, type Draft } from "@/lib/chat";
@@ -30,6 +32,8 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
   const { toast } = useToast();
   const labels = useBubbleLabels();
   const [task, setTask] = React.useState<Task | null>(null);
+  /** The task is not there for this person: deleted, or its Kin not shared with them. */
+  const [missing, setMissing] = React.useState(false);
   const [chat, dispatch] = React.useReducer(chatReducer, emptyChat);
 
   // The session's live events are listened to before the task is read, and those that come
@@ -77,15 +81,23 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
         void load();
       }),
     ];
-    void load().catch((error: Error) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }));
+    void load().catch((error: Error) => {
+      if (error instanceof ApiError && error.status === 404) setMissing(true);
+      else toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
+    });
     return () => off.forEach((unsubscribe) => unsubscribe());
   }, [stream, taskId, load, route, toast, t, taskReads]);
 
+  if (missing) return <TaskUnavailable firstKin={kins?.[0] ?? null} onOpenSidebar={onOpenSidebar} />;
   if (!task || !kins) return <main className="flex-1" />;
   const parent = kins.find((kin) => kin.id === task.kin_id);
   // Results go to parent_kin_id: a Kin of the sidebar, or (for a sub-task) another task's session.
   const reportsTo = kins.find((kin) => kin.id === task.parent_kin_id);
   const question = pendingQuestion(task, chat.messages);
+  // A failed turn that ended the task is told once, by the task's end below.
+  const last = chat.messages.at(-1);
+  const endedOnIt = Boolean(last?.is_error && (task.error || task.error_code));
+  const messages = endedOnIt ? chat.messages.slice(0, -1) : chat.messages;
   // The task's replies are drawn from the Kin doing it (its role picks the picture's icon).
   const speaker = { id: task.session_kin_id, name: task.title, avatar_url: null, role: parent?.role, expertise: parent?.expertise };
   async function cancel() {
@@ -143,8 +155,8 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
             </section>
           ) : null}
           <h2 className="text-xs font-bold tracking-wider text-muted-foreground uppercase">{t("chat.session")}</h2>
-          {chat.messages.length === 0 && Object.keys(chat.streaming).length === 0 ? <p className="text-sm text-muted-foreground">{t("chat.noSession")}</p> : null}
-          {chat.messages.map((message) => (
+          {messages.length === 0 && Object.keys(chat.streaming).length === 0 ? <p className="text-sm text-muted-foreground">{t("chat.noSession")}</p> : null}
+          {messages.map((message) => (
             <MessageView key={message.id} message={message} me={me} kin={speaker} />
           ))}
           <LiveTurns chat={chat} name={task.title} kin={speaker} />
@@ -159,6 +171,26 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
             </ChatBubble>
           ) : null}
         </div>
+      </div>
+    </main>
+  );
+}
+
+/** The task's place when its address names a task this person cannot see (deleted, or its
+ * Kin not shared with them): it says so, without telling which, and leads back to a Kin. */
+function TaskUnavailable({ firstKin, onOpenSidebar }: { firstKin: Kin | null; onOpenSidebar?: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <main className="flex flex-1 flex-col" data-task-unavailable>
+      {onOpenSidebar ? <PhoneMenuBar onOpenSidebar={onOpenSidebar} /> : null}
+      <div className="flex flex-1 flex-col items-center justify-center gap-3 px-6 text-center">
+        <h1 className="text-xl font-bold">{t("chat.taskUnavailable.title")}</h1>
+        <p className="max-w-sm text-sm text-muted-foreground">{t("chat.taskUnavailable.text")}</p>
+        {firstKin ? (
+          <Button asChild>
+            <Link to={`/kins/${firstKin.id}`}>{t("chat.taskUnavailable.open", { name: firstKin.name })}</Link>
+          </Button>
+        ) : null}
       </div>
     </main>
   );
