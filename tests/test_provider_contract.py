@@ -190,6 +190,19 @@ async def test_chat_failures_become_typed_errors(
 
 
 @both(LLM_SETUPS)
+async def test_a_server_refusing_the_connection_cannot_be_reached_rather_than_slow(
+    request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
+) -> None:
+    """Nothing listens at the address (Ollama not started, a wrong port): the person is told
+    the provider cannot be reached, not that it took too long (the openai SDK's aiohttp
+    transport names a refused connection a connect timeout)."""
+    fake.stop()
+    with pytest.raises(ProviderUnavailable) as raised:
+        await collect(provider, ask(request.node.callspec.params["provider"].model))
+    assert "cannot be reached" in raised.value.args[0]
+
+
+@both(LLM_SETUPS)
 async def test_answers_one_after_another_share_one_connection(
     request: pytest.FixtureRequest, fake: FakeServer, provider: Provider
 ) -> None:

@@ -149,8 +149,10 @@ def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> Prov
 
     if isinstance(exc, ProviderError):
         return exc
-    if isinstance(exc, sdk.APITimeoutError):
+    if isinstance(exc, sdk.APITimeoutError) and not _refused(exc):
         return ProviderTimeout(f"{label} did not answer in time.")
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderUnavailable(f"{label} cannot be reached.")
     if isinstance(exc, sdk.APIConnectionError):
         return ProviderUnavailable(f"{label} cannot be reached.")
     if isinstance(exc, sdk.APIStatusError):
@@ -172,6 +174,24 @@ def translate_stainless(exc: BaseException, sdk: ModuleType, label: str) -> Prov
     if isinstance(exc, httpx2.TransportError):
         return ProviderUnavailable(f"{label} cannot be reached.")
     return MalformedResponse(f"{label} failed unexpectedly ({type(exc).__name__}).")
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a timeout the SDK reports was a connection refused or failed at once: the
+    openai SDK's aiohttp transport maps aiohttp's ``ClientConnectorError`` (nothing listens
+    there, no such host) to a connect *timeout*."""
+    import aiohttp
+
+    cause: BaseException | None = exc
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, aiohttp.ClientConnectorError) and not isinstance(
+            cause, asyncio.TimeoutError
+        ):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _error_object(exc: Any) -> dict[str, Any] | None:
