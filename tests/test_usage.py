@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import pytest
 
 from kinbot_core.config import load_settings
 from kinbot_core.db import Database
-from kinbot_core.db.models import UsageRecord
+from kinbot_core.db.models import KinRecord, MessageRecord, TaskRecord, UsageRecord
 from kinbot_core.notifications.types import Notification
 from kinbot_core.platform import Platform
 from kinbot_core.usage import price_of, recorder
@@ -180,6 +182,55 @@ async def test_a_turn_with_a_tool_call_and_its_extraction_record_every_call(
         "text-embedding-3-small",
     }
     assert len(summary["by_day"]) == 1
+
+
+def spawned_task(kin_id: str) -> str:
+    """A task of ``kin_id``'s as ``TaskService.spawn`` leaves it, its sub-Kin's session
+    holding an exchange (database writer); returns the sub-Kin's hidden Kin id."""
+    task_id = f"task_{uuid.uuid4().hex}"
+    TaskRecord.create(
+        id=task_id, parent_kin=kin_id, kin=kin_id, title="Rates", description="Compare rates",
+        mode="await", model="gpt-4o", status="completed", depth=1, ended_at=time.time(),
+    )  # fmt: skip
+    session = uuid.uuid4().hex
+    KinRecord.create(id=session, name="Chef", model="gpt-4o", workspace="/tmp", task_id=task_id)
+    TaskRecord.update(session_kin=session).where(TaskRecord.id == task_id).execute()
+    MessageRecord.create(kin=session, role="user", source="kin", content="Compare the rates",
+                         position=1)  # fmt: skip
+    MessageRecord.create(kin=session, role="assistant", source="kin", content="Bank B is best",
+                         position=2)  # fmt: skip
+    return session
+
+
+async def test_a_sub_kins_history_indexing_counts_against_the_kin_it_belongs_to(
+    server: RunningServer,
+) -> None:
+    client = server.client
+    kin_id = await make_kin(client, model="gpt-4o")
+    budget = await client.put(
+        "/api/usage/budgets", json={"scope": "kin", "target_id": kin_id, "monthly_limit": 5}
+    )
+    assert budget.status_code == 200, budget.text
+    # Dear embeddings: what they cost shows in a budget's figures (rounded to 6 decimals).
+    priced = await client.put(
+        "/api/usage/prices/text-embedding-3-small", json={"input_per_million": 1000}
+    )
+    assert priced.status_code == 200, priced.text
+    for _ in range(2):
+        await server.platform.db.write(spawned_task, kin_id)
+
+    # Their sessions' history is embedded for search (memory extraction and compacting
+    # leave sub-Kins alone).
+    await memory_backend.indexer(server.platform).catch_up()
+
+    rows = await usage_rows(server)
+    assert {(row["origin"], row["kin_id"]) for row in rows} == {("indexing", kin_id)}
+    summary = (await client.get("/api/usage")).json()
+    assert [(k["kin_id"], k["name"], k["calls"]) for k in summary["by_kin"]] == [
+        (kin_id, "Chef", len(rows))
+    ]
+    spent = (await client.get("/api/usage/budgets")).json()["budgets"][0]["spent"]
+    assert spent == pytest.approx(sum(row["cost"] for row in rows), abs=1e-6) and spent > 0
 
 
 async def test_unknown_models_count_tokens_at_no_cost(

@@ -17,6 +17,7 @@ from kinbot_core.events import EventBus
 from kinbot_core.events.catalogue import KinCreated, KinDeleted, KinUpdated
 from kinbot_core.kins.claims import next_position
 from kinbot_core.kins.kept_views import KeptKinViews
+from kinbot_core.kins.owners import KinOwners
 from kinbot_core.kins.screening import Screen
 from kinbot_core.kins.sessions import AUTOMATIC_PRIORITY, USER_PRIORITY, KinSessions
 from kinbot_core.kins.views import KinError, KinNotFound, KinView, MessageView
@@ -76,6 +77,8 @@ class KinService(KinSessions):
         self.workers = None
         #: A turn reads its Kin four times: an unchanged row gets the view made before.
         self._kin_views = KeptKinViews(db)
+        #: Which Kin each Kin row works for (a sub-Kin's hidden row: its task's Kin).
+        self.owners = KinOwners(db)
         self.windows = windows
 
     # -- Kins --------------------------------------------------------------------------------

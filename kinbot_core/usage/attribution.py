@@ -55,7 +55,10 @@ usage_for: ContextVar[UsageFor] = ContextVar("kinbot_usage_for", default=UNATTRI
 def attributed(
     kin_id: str | None, *, origin: str, user_id: str | None = None
 ) -> Iterator[UsageFor]:
-    """Attribute the provider calls made inside the block (and in tasks created there)."""
+    """Attribute the provider calls made inside the block (and in tasks created there).
+
+    ``kin_id`` is the Kin that pays: for work on a sub-Kin's session, the Kin it belongs to
+    (``platform.kins.owners.of``), never the sub-Kin's hidden row."""
     if origin not in ORIGINS:
         raise ValueError(f"unknown usage origin {origin!r}")
     who = UsageFor(kin_id=kin_id, user_id=user_id, origin=origin)

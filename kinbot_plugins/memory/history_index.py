@@ -249,13 +249,22 @@ class HistoryIndexer:
         )
         if not batch:
             return 0
-        # One call per Kin, so that each Kin's history counts against it (kinbot_core.usage).
-        batch.sort(key=lambda item: item.kin_id or "")
+        # One call per Kin, so that each Kin's history counts against it, and a sub-Kin's
+        # against the Kin it belongs to (kinbot_core.usage).
+        owner_of = self._platform.kins.owners.of
+        owners: dict[str, str] = {
+            item.kin_id: owner_of(item.kin_id) for item in batch if item.kin_id
+        }
+
+        def owner(item: Pending) -> str:
+            return owners.get(item.kin_id or "", "")
+
+        batch.sort(key=owner)
         vectors: list[Vector] = []
-        for kin_id, items in groupby(batch, key=lambda item: item.kin_id):
+        for kin_id, items in groupby(batch, key=owner):
             texts = [item.text for item in items if item.content is not None]
             if texts:
-                with attributed(kin_id, origin="indexing"):
+                with attributed(kin_id or None, origin="indexing"):
                     vectors += await self._platform.providers.embed(texts)
         # A few messages per transaction, each after the writes already waiting: a turn's
         # writes never queue behind a whole batch (kinbot_core.db.Database.write_later).
