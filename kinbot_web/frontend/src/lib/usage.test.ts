@@ -23,6 +23,13 @@ describe("formatMoney", () => {
     expect(formatMoney(0, "EUR", "fr")).toBe("0,00\u00a0€");
   });
 
+  it("writes a few calls' thousandths of a cent, never as nothing", () => {
+    expect(formatMoney(0.00003, "USD", "en")).toBe("$0.00003");
+    expect(formatMoney(0.0000024, "USD", "fr")).toBe("0,0000024\u00a0$US");
+    expect(formatMoney(0.000123456, "USD", "en")).toBe("$0.00012");
+    expect(formatMoney(0.00000000001, "USD", "en")).toBe("$0.00");
+  });
+
   it("falls back to the code for a currency Intl does not know", () => {
     expect(formatMoney(1.5, "XXXX", "en")).toBe("1.5 XXXX");
   });

@@ -4,13 +4,19 @@
 import * as React from "react";
 import type uPlot from "uplot";
 
+import { amountAxisMax } from "@/lib/money-axis";
+
 interface UsageBarsProps {
   /** What the chart shows, for its accessible name ("Cost by day"). */
   title: string;
   labels: string[];
   values: number[];
-  /** How an amount reads (an axis tick, the accessible summary). */
+  /** How an amount reads (the accessible summary; the axis's ticks without `ticks`). */
   format: (value: number) => string;
+  /** How the axis's ticks read, all together (enough decimals to tell them apart). */
+  ticks?: (values: number[]) => string[];
+  /** The least top of the axis: a spend below it draws a bar as short as it is small. */
+  floor?: number;
   height?: number;
 }
 
@@ -20,7 +26,7 @@ function labelStep(count: number, width: number): number {
 }
 
 /** Bars of `values` over `labels`; the accessible name sums the data up in words. */
-export function UsageBars({ title, labels, values, format, height = 220 }: UsageBarsProps) {
+export function UsageBars({ title, labels, values, format, ticks, floor = 0, height = 220 }: UsageBarsProps) {
   const box = React.useRef<HTMLDivElement>(null);
   const [failed, setFailed] = React.useState(false);
 
@@ -43,7 +49,7 @@ export function UsageBars({ title, labels, values, format, height = 220 }: Usage
           height,
           legend: { show: false },
           cursor: { show: false },
-          scales: { x: { time: false, range: () => [-0.5, Math.max(0.5, labels.length - 0.5)] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+          scales: { x: { time: false, range: () => [-0.5, Math.max(0.5, labels.length - 0.5)] }, y: { range: (_u, _min, max) => [0, amountAxisMax(max, floor) || 1] } },
           series: [{}, { label: title, fill: bar, stroke: bar, width: 0, paths: UPlot.paths.bars?.({ size: [0.7, 48] }), points: { show: false } }],
           axes: [
             {
@@ -58,7 +64,7 @@ export function UsageBars({ title, labels, values, format, height = 220 }: Usage
               // Wide enough for the longest amount ("0,005 $US") at the axis font's size.
               size: (_u, values) => 16 + 7 * Math.max(4, ...(values ?? []).map((value) => value.length)),
               grid: { stroke: "rgba(128,128,128,0.15)" },
-              values: (_u, splits) => splits.map(format),
+              values: (_u, splits) => (ticks ? ticks(splits) : splits.map(format)),
             },
           ],
         };
@@ -72,7 +78,7 @@ export function UsageBars({ title, labels, values, format, height = 220 }: Usage
       observer?.disconnect();
       chart?.destroy();
     };
-  }, [title, labels, values, format, height]);
+  }, [title, labels, values, format, ticks, floor, height]);
 
   const summary = labels.map((label, index) => `${label} ${format(values[index] ?? 0)}`).join(", ");
   return (

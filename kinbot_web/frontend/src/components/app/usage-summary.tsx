@@ -9,6 +9,7 @@ import { Badge } from "@/components/ui/badge";
 import { NativeSelect } from "@/components/ui/native-select";
 import { formatDate, formatNumber } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
+import { formatMoneyTicks, minorUnit } from "@/lib/money-axis";
 import { PERIODS, type PeriodName, type UsageSummary, type UsageTotals } from "@/lib/usage";
 
 /** The period picker of the usage pages. */
@@ -83,6 +84,8 @@ export function UsageSummaryView({ summary, people = false }: { summary: UsageSu
   const { t, i18n } = useTranslation();
   const language = i18n.language;
   const money = React.useCallback((value: number) => formatMoney(value, summary.currency, language), [summary.currency, language]);
+  const moneyTicks = React.useCallback((ticks: number[]) => formatMoneyTicks(ticks, summary.currency, language), [summary.currency, language]);
+  const floor = minorUnit(summary.currency);
   const days = React.useMemo(() => summary.by_day.map((entry) => formatDate(`${entry.day}T12:00:00Z`, language).replace(/,? \d{4}$/, "")), [summary.by_day, language]);
   const dayCosts = React.useMemo(() => summary.by_day.map((entry) => entry.cost), [summary.by_day]);
   const kinNames = React.useMemo(() => summary.by_kin.map((entry) => entry.name ?? t("usage.deleted")), [summary.by_kin, t]);
@@ -110,8 +113,8 @@ export function UsageSummaryView({ summary, people = false }: { summary: UsageSu
       </dl>
       {totals.unpriced_calls > 0 ? <p className="text-sm text-muted-foreground">{t("usage.noPriceHint", { count: totals.unpriced_calls })}</p> : null}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-        <UsageBars title={t("usage.costByDay")} labels={days} values={dayCosts} format={money} />
-        <UsageBars title={t("usage.costByKin")} labels={kinNames} values={kinCosts} format={money} />
+        <UsageBars title={t("usage.costByDay")} labels={days} values={dayCosts} format={money} ticks={moneyTicks} floor={floor} />
+        <UsageBars title={t("usage.costByKin")} labels={kinNames} values={kinCosts} format={money} ticks={moneyTicks} floor={floor} />
       </div>
       {people ? (
         <UsageTable
