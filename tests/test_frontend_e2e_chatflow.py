@@ -179,14 +179,14 @@ async def test_a_kin_answering_in_another_chat_gets_an_unread_badge_and_a_count_
     # Opening a chat puts the cursor in its message box.
     if not screen.phone:
         await expect(page.locator("#composer")).to_be_focused()
-    await expect(page).to_have_title("KinBot")
+    await expect(page).to_have_title("Chef · KinBot")  # the tab names the open chat
 
     for question in ("How much for groceries?", "And for the holidays?"):
         sent = await server.client.post(
             f"/api/kins/{penny['id']}/messages", json={"content": question}
         )
         assert sent.status_code == 202, sent.text
-    await expect(page).to_have_title("(2) KinBot")
+    await expect(page).to_have_title("(2) Chef · KinBot")
 
     if screen.phone:
         await page.get_by_role("button", name=screen.text["open_menu"]).click()
@@ -198,21 +198,23 @@ async def test_a_kin_answering_in_another_chat_gets_an_unread_badge_and_a_count_
 
     # Kept across a reload (per browser), then cleared by opening Penny's chat.
     await page.reload()
-    await expect(page).to_have_title("(2) KinBot")
+    await expect(page).to_have_title("(2) Chef · KinBot")
     if screen.phone:
         await page.get_by_role("button", name=screen.text["open_menu"]).click()
     await sidebar.locator(f"[data-kin-id='{penny['id']}']").click()
     await expect(page.get_by_role("heading", name="Penny", exact=True)).to_be_visible()
-    await expect(page).to_have_title("KinBot")
+    await expect(page).to_have_title("Penny · KinBot")
     await expect(page.locator(f"[data-unread-kin='{penny['id']}']")).to_have_count(0)
     # A reply in the open chat is read as it comes: no badge, no count.
     sent = await server.client.post(f"/api/kins/{penny['id']}/messages", json={"content": "Thanks"})
     assert sent.status_code == 202
     await expect(bubble(page, "assistant", "Hello from the fake")).to_have_count(3)
-    await expect(page).to_have_title("KinBot")
+    await expect(page).to_have_title("Penny · KinBot")
     await page.reload()
     await expect(page.get_by_role("heading", name="Penny", exact=True)).to_be_visible()
-    await expect(page).to_have_title("KinBot")
+    await expect(page).to_have_title("Penny · KinBot")
+    await page.goto(server.url + "/account")  # a page of its own: its name
+    await expect(page).to_have_title(re.compile(r"^(My account|Mon compte) · KinBot$"))
 
 
 async def test_new_messages_below_show_a_marker_instead_of_moving_what_one_reads(

@@ -233,6 +233,25 @@ async def test_a_sub_kins_history_indexing_counts_against_the_kin_it_belongs_to(
     assert spent == pytest.approx(sum(row["cost"] for row in rows), abs=1e-6) and spent > 0
 
 
+async def test_a_persons_search_and_drawn_avatar_count_against_the_kin_and_them(
+    server: RunningServer,
+) -> None:
+    """Not against nobody: the usage pages listed such calls under a Kin "Deleted"."""
+    client = server.client
+    kin_id = await make_kin(client, model="gpt-4o")
+    me = (await client.get("/api/me")).json()["user"]["id"]
+    searched = await client.get(f"/api/kins/{kin_id}/history/search", params={"q": "leeks"})
+    assert searched.status_code == 200, searched.text
+    drawn = await client.post(f"/api/kins/{kin_id}/avatar/generate", json={"mode": "auto"})
+    assert drawn.status_code == 200, drawn.text
+
+    rows = await usage_rows(server)
+    assert {(row["kind"], row["kin_id"], row["user_id"], row["origin"]) for row in rows} == {
+        ("embedding", kin_id, me, "user"),
+        ("image", kin_id, me, "user"),
+    }
+
+
 async def test_unknown_models_count_tokens_at_no_cost(
     server: RunningServer, fakes: tuple[FakeOpenAI, FakeBrave]
 ) -> None:

@@ -12,6 +12,7 @@ from quart_schema import validate_querystring
 from kinbot_core.kins.history_window import metas_of
 from kinbot_core.memory import HistoryHit
 from kinbot_web.app_context import current_platform
+from kinbot_web.asked_by import asked_by_person
 from kinbot_web.auth import signed_in
 from kinbot_web.errors import ApiError
 
@@ -79,6 +80,7 @@ async def search_history(kin_id: str, query_args: HistorySearchQuery) -> dict[st
         raise ApiError(400, "invalid_request", "Say what to search for (q).")
     platform = current_platform()
     await platform.kins.get(kin_id)  # a Kin's session, as its chat shows it (sub-Kins: 404)
-    hits = await platform.memory.search_history(kin_id, query, limit=query_args.limit)
+    with asked_by_person(kin_id):  # the query's embedding counts against the Kin and them
+        hits = await platform.memory.search_history(kin_id, query, limit=query_args.limit)
     metas = await metas_of(platform.db, kin_id, [hit.message_id for hit in hits])
     return {"results": [_result(hit, query, metas.get(hit.message_id)) for hit in hits]}

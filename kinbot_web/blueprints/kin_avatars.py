@@ -15,6 +15,7 @@ from quart_schema import validate_request
 
 from kinbot_core.kins.service import KinView
 from kinbot_web.app_context import current_platform
+from kinbot_web.asked_by import asked_by_person
 from kinbot_web.auth import signed_in
 from kinbot_web.errors import ApiError
 
@@ -97,7 +98,8 @@ async def generate_avatar(kin_id: str, data: AvatarGenerateIn) -> dict[str, obje
             409, "no_image_provider", "Configure a provider with image generation first."
         )
     prompt = avatar_prompt(kin) if data.mode == "auto" else (data.prompt or "").strip()
-    generated = await platform.providers.generate_image(prompt)
+    with asked_by_person(kin_id):
+        generated = await platform.providers.generate_image(prompt)
     try:
         image = await asyncio.to_thread(_shrunk, generated.data)
     except Exception:  # Pillow raises many kinds (OSError, ValueError, SyntaxError…)

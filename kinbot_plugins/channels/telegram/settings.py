@@ -79,7 +79,8 @@ class TelegramSettings(BaseModel):
         json_schema_extra=_fr(
             "Adresse publique de KinBot (webhook)",
             "L'adresse https où Telegram joint ce KinBot, par ex. https://kinbot.example.org. "
-            "Seulement pour le mode webhook.",
+            "Seulement pour le mode webhook (http est accepté avec un serveur Bot API "
+            "auto-hébergé).",
         ),
     )
     base_url: str = Field(

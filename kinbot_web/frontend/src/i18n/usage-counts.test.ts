@@ -14,6 +14,11 @@ describe("usage counts", () => {
     expect(fr("usage.noPriceHint", { count: 3 })).toBe("3 appels de modèles sans prix comptent pour zéro : ajoutez leur prix ci-dessous.");
   });
 
+  it("send a member to an administrator for prices", () => {
+    expect(en("usage.noPriceMine", { count: 1 })).toBe("1 call of a model without a price counts at no cost: an administrator can set its price.");
+    expect(fr("usage.noPriceMine", { count: 2 })).toBe("2 appels de modèles sans prix comptent pour zéro : un administrateur peut fixer leur prix.");
+  });
+
   it("say one image or search, or several", () => {
     expect(en("usage.units", { count: 1 })).toBe("1 image or search");
     expect(en("usage.units", { count: 2 })).toBe("2 images or searches");

@@ -123,9 +123,11 @@ export default function AppShell() {
   const unread = useUnread(me?.id ?? null, stream, !taskId && selected ? selected.id : null);
   const unreadCounts = React.useMemo(() => Object.fromEntries(kins.map((kin) => [kin.id, unread[kin.id]?.length ?? 0])), [kins, unread]);
   const unreadTotal = totalUnread(unread, kins.map((kin) => kin.id));
+  // The browser's tab names the Kin whose chat is open, after the count of unread messages.
+  const pageTitle = selected && !taskId ? `${selected.name} · ${t("app.name")}` : t("app.name");
   React.useEffect(() => {
-    document.title = titleWith(unreadTotal, t("app.name"));
-  }, [unreadTotal, t]);
+    document.title = titleWith(unreadTotal, pageTitle);
+  }, [unreadTotal, pageTitle]);
   React.useEffect(() => () => void (document.title = t("app.name")), [t]);
   React.useEffect(() => {
     if (me && !kinId && !taskId && kins.length > 0) navigate(`/kins/${kins[0].id}`, { replace: true });

@@ -150,10 +150,15 @@ export function BackupsAdmin() {
           <Button type="submit" disabled={busy || data === null}>
             {t("backups.save")}
           </Button>
-          <Button type="button" variant="outline" onClick={() => void backUpNow()} disabled={running || !schedule?.passphrase_set}>
+          <Button type="button" variant="outline" onClick={() => void backUpNow()} disabled={running || !schedule?.passphrase_set} aria-describedby={schedule && !schedule.passphrase_set ? "backup-now-needs" : undefined}>
             <DownloadCloudIcon /> {t("backups.now")}
           </Button>
         </div>
+        {schedule && !schedule.passphrase_set ? (
+          <p id="backup-now-needs" className="text-xs text-muted-foreground">
+            {t("backups.nowNeedsPassphrase")}
+          </p>
+        ) : null}
       </form>
       <section className="flex flex-col gap-2">
         <h3 className="font-semibold">{t("backups.recentTitle")}</h3>

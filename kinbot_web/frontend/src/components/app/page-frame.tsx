@@ -9,6 +9,9 @@ import { Button } from "@/components/ui/button";
 /** A full page away from the chat (My account, Settings): title, a way back, the content. */
 export function PageFrame({ title, back = "/", children }: { title: string; back?: string; children: React.ReactNode }) {
   const { t } = useTranslation();
+  React.useEffect(() => {
+    document.title = `${title} · ${t("app.name")}`; // the browser's tab says which page
+  }, [title, t]);
   return (
     <main className="mx-auto flex min-h-dvh max-w-5xl flex-col gap-6 p-4 sm:p-8">
       <header className="flex flex-wrap items-center gap-3">

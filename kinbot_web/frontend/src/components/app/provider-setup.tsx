@@ -131,63 +131,73 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
             </CardDescription>
           ) : null}
         </CardHeader>
-        <CardContent className="flex flex-col gap-3">
-          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-            <Field label={t("onboarding.providers.type")} htmlFor={`${ids}-type`}>
-              <NativeSelect id={`${ids}-type`} value={typeName} onChange={(event) => chooseType(event.target.value)}>
-                {types.map((candidate) => (
-                  <option key={candidate.name} value={candidate.name}>
-                    {typeLabel(t, candidate)}
-                  </option>
-                ))}
-              </NativeSelect>
-            </Field>
-            <Field label={`${t("onboarding.providers.name")} (${t("common.optional")})`} htmlFor={`${ids}-name`} hint={fallbackName ? t("firstRun.nameHint", { name: fallbackName }) : undefined}>
-              <Input id={`${ids}-name`} value={name} placeholder={fallbackName} maxLength={64} onChange={(event) => setName(event.target.value)} />
-            </Field>
-            {type?.config_fields.map((field) => (
-              <Field key={`${typeName}-${field.name}`} label={field.required ? fieldLabel(t, field) : `${fieldLabel(t, field)} (${t("common.optional")})`} htmlFor={`${ids}-${field.name}`} hint={fieldHint(t, type, field)}>
-                <Input
-                  id={`${ids}-${field.name}`}
-                  type={field.secret ? "password" : "text"}
-                  autoComplete="off"
-                  required={field.required}
-                  value={config[field.name] ?? ""}
-                  placeholder={field.default ?? undefined}
-                  onChange={(event) => setConfig((current) => ({ ...current, [field.name]: event.target.value }))}
-                />
+        <CardContent>
+          {/* Enter in a field adds the provider, as the Add button does (the server checks it). */}
+          <form
+            className="flex flex-col gap-3"
+            noValidate
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (!busy && type) void add();
+            }}
+          >
+            <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+              <Field label={t("onboarding.providers.type")} htmlFor={`${ids}-type`}>
+                <NativeSelect id={`${ids}-type`} value={typeName} onChange={(event) => chooseType(event.target.value)}>
+                  {types.map((candidate) => (
+                    <option key={candidate.name} value={candidate.name}>
+                      {typeLabel(t, candidate)}
+                    </option>
+                  ))}
+                </NativeSelect>
               </Field>
-            ))}
-          </div>
-          {report ? (
-            <p className={report.ok ? "flex items-center gap-2 text-sm text-success" : "flex items-center gap-2 text-sm text-destructive"} role="status">
-              {report.ok ? <CheckCircle2Icon className="size-4" aria-hidden /> : <CircleAlertIcon className="size-4" aria-hidden />}
-              {connectionText(t, report)}
-              {report.capabilities.map((capability) => (
-                <Badge key={capability} variant="success" data-capability={capability}>
-                  {capabilityWord(t, capability)}
-                </Badge>
+              <Field label={`${t("onboarding.providers.name")} (${t("common.optional")})`} htmlFor={`${ids}-name`} hint={fallbackName ? t("firstRun.nameHint", { name: fallbackName }) : undefined}>
+                <Input id={`${ids}-name`} value={name} placeholder={fallbackName} maxLength={64} onChange={(event) => setName(event.target.value)} />
+              </Field>
+              {type?.config_fields.map((field) => (
+                <Field key={`${typeName}-${field.name}`} label={field.required ? fieldLabel(t, field) : `${fieldLabel(t, field)} (${t("common.optional")})`} htmlFor={`${ids}-${field.name}`} hint={fieldHint(t, type, field)}>
+                  <Input
+                    id={`${ids}-${field.name}`}
+                    type={field.secret ? "password" : "text"}
+                    autoComplete="off"
+                    required={field.required}
+                    value={config[field.name] ?? ""}
+                    placeholder={field.default ?? undefined}
+                    onChange={(event) => setConfig((current) => ({ ...current, [field.name]: event.target.value }))}
+                  />
+                </Field>
               ))}
-            </p>
-          ) : null}
-          {reportDetail ? (
-            <p className="text-sm break-words text-muted-foreground" data-testid="connection-detail">
-              {reportDetail}
-            </p>
-          ) : null}
-          {error ? (
-            <p className="text-sm font-medium text-destructive" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <div className="flex flex-wrap gap-2">
-            <Button type="button" variant="outline" onClick={() => void test()} disabled={busy || !type}>
-              <PlugZapIcon /> {t("common.test")}
-            </Button>
-            <Button type="button" onClick={() => void add()} disabled={busy || !type}>
-              <PlusIcon /> {t("common.add")}
-            </Button>
-          </div>
+            </div>
+            {report ? (
+              <p className={report.ok ? "flex flex-wrap items-center gap-2 text-sm text-success" : "flex flex-wrap items-center gap-2 text-sm text-destructive"} role="status">
+                {report.ok ? <CheckCircle2Icon className="size-4" aria-hidden /> : <CircleAlertIcon className="size-4" aria-hidden />}
+                {connectionText(t, report)}
+                {report.capabilities.map((capability) => (
+                  <Badge key={capability} variant="success" data-capability={capability}>
+                    {capabilityWord(t, capability)}
+                  </Badge>
+                ))}
+              </p>
+            ) : null}
+            {reportDetail ? (
+              <p className="text-sm break-words text-muted-foreground" data-testid="connection-detail">
+                {reportDetail}
+              </p>
+            ) : null}
+            {error ? (
+              <p className="text-sm font-medium text-destructive" role="alert">
+                {error}
+              </p>
+            ) : null}
+            <div className="flex flex-wrap gap-2">
+              <Button type="button" variant="outline" onClick={() => void test()} disabled={busy || !type}>
+                <PlugZapIcon /> {t("common.test")}
+              </Button>
+              <Button type="submit" disabled={busy || !type}>
+                <PlusIcon /> {t("common.add")}
+              </Button>
+            </div>
+          </form>
         </CardContent>
       </Card>
     </div>

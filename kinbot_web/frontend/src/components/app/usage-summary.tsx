@@ -88,7 +88,7 @@ export function UsageSummaryView({ summary, people = false }: { summary: UsageSu
   const floor = minorUnit(summary.currency);
   const days = React.useMemo(() => summary.by_day.map((entry) => formatDate(`${entry.day}T12:00:00Z`, language).replace(/,? \d{4}$/, "")), [summary.by_day, language]);
   const dayCosts = React.useMemo(() => summary.by_day.map((entry) => entry.cost), [summary.by_day]);
-  const kinNames = React.useMemo(() => summary.by_kin.map((entry) => entry.name ?? t("usage.deleted")), [summary.by_kin, t]);
+  const kinNames = React.useMemo(() => summary.by_kin.map((entry) => (entry.kin_id === null ? t("usage.noKin") : (entry.name ?? t("usage.deleted")))), [summary.by_kin, t]);
   const kinCosts = React.useMemo(() => summary.by_kin.map((entry) => entry.cost), [summary.by_kin]);
   const totals = summary.totals;
   if (totals.calls === 0) return <p className="text-sm text-muted-foreground">{t("usage.empty")}</p>;
@@ -111,7 +111,7 @@ export function UsageSummaryView({ summary, people = false }: { summary: UsageSu
           <dd className="text-sm font-medium tabular-nums">{t("usage.tokensInOut", { input: formatNumber(totals.input_tokens, language), output: formatNumber(totals.output_tokens, language) })}</dd>
         </div>
       </dl>
-      {totals.unpriced_calls > 0 ? <p className="text-sm text-muted-foreground">{t("usage.noPriceHint", { count: totals.unpriced_calls })}</p> : null}
+      {totals.unpriced_calls > 0 ? <p className="text-sm text-muted-foreground">{t(people ? "usage.noPriceHint" : "usage.noPriceMine", { count: totals.unpriced_calls })}</p> : null}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <UsageBars title={t("usage.costByDay")} labels={days} values={dayCosts} format={money} ticks={moneyTicks} floor={floor} />
         <UsageBars title={t("usage.costByKin")} labels={kinNames} values={kinCosts} format={money} ticks={moneyTicks} floor={floor} />

@@ -58,14 +58,15 @@ function Users({ me }: { me: User }) {
           return (
             <li key={user.id} aria-label={name} className="flex flex-wrap items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3">
               <Avatar name={user.pseudonym || user.first_name} src={user.avatar_url} size="sm" />
-              <div className="min-w-0 flex-1">
+              {/* Room for the name before the controls: on a phone, they go to a line below. */}
+              <div className="min-w-0 flex-1 basis-44">
                 <p className="truncate font-semibold">
                   {name} {user.id === me.id ? <span className="font-normal text-muted-foreground">({t("chat.you")})</span> : null}
                 </p>
                 <p className="truncate text-xs text-muted-foreground">{user.email}</p>
               </div>
               {user.is_active ? null : <Badge variant="outline">{t("settings.disabled")}</Badge>}
-              <NativeSelect aria-label={t("users.roleOf", { name })} value={user.role} onChange={(event) => void patch(user, { role: event.target.value })} className="w-40">
+              <NativeSelect aria-label={t("users.roleOf", { name })} value={user.role} disabled={user.id === me.id} onChange={(event) => void patch(user, { role: event.target.value })} className="w-40">
                 <option value="member">{t("users.member")}</option>
                 <option value="admin">{t("users.admin")}</option>
               </NativeSelect>

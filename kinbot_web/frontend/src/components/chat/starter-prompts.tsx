@@ -40,7 +40,7 @@ export function StarterPrompts({ kin, onPick }: { kin: Kin; onPick: (text: strin
   const { t } = useTranslation();
   return (
     <section className="flex flex-col items-center gap-4 py-10 text-center" aria-labelledby="starter-greeting" data-starter-prompts>
-      <Avatar name={kin.name} src={kin.avatar_url} size="lg" />
+      <Avatar name={kin.name} src={kin.avatar_url} kin={kin} size="lg" />
       <div className="flex flex-col gap-1">
         <h2 id="starter-greeting" className="text-lg font-bold">
           {t("firstRun.starter.greeting", { name: kin.name })}

@@ -58,8 +58,10 @@ export function DialogContent({ className, children, closeLabel = "Close", onOpe
 export function DialogHeader({ className, ...props }: React.HTMLAttributes<HTMLDivElement>) {
   return <div className={cn("flex flex-col gap-1.5 pr-8", className)} {...props} />;
 }
+/** The dialog's buttons: they stay in view at the panel's bottom edge while a long dialog
+ * scrolls (its padding, p-6, is what the negative margins take back). */
 export function DialogFooter({ className, ...props }: React.HTMLAttributes<HTMLDivElement>) {
-  return <div className={cn("flex flex-col-reverse gap-2 sm:flex-row sm:justify-end", className)} {...props} />;
+  return <div className={cn("sticky -bottom-6 z-10 -mx-6 -mb-6 flex flex-col-reverse gap-2 bg-popover px-6 pt-3 pb-6 sm:flex-row sm:justify-end", className)} {...props} />;
 }
 export function DialogTitle({ className, ...props }: React.ComponentProps<typeof DialogPrimitive.Title>) {
   return <DialogPrimitive.Title className={cn("text-lg font-bold tracking-tight", className)} {...props} />;
