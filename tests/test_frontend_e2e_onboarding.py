@@ -48,6 +48,7 @@ WORDS = {
         "address_hint": "Ollama's usual address is filled in",
         "local_done": "Local models and memory search are set up.",
         "only_memory": "Needed: it provides the only memory backend.",
+        "providers_title": "Connect your AI providers",
     },
     "fr": {
         "continue": "Continuer", "skip": "Passer", "use_local": "Utiliser les modèles locaux",
@@ -62,6 +63,7 @@ WORDS = {
         "address_hint": "L'adresse habituelle d'Ollama est déjà remplie",
         "local_done": "Les modèles locaux et la recherche dans la mémoire sont prêts.",
         "only_memory": "Indispensable : c'est le seul moteur de mémoire.",
+        "providers_title": "Connectez vos fournisseurs d'IA",
     },
 }  # fmt: skip
 #: How long adding local embeddings may take: the first one loads the model in the process.
@@ -126,7 +128,11 @@ async def test_the_local_path_runs_from_an_empty_data_directory_to_a_first_reply
     await page.locator("#password_confirmation").fill(PASSWORD)
     await page.get_by_role("button", name=words["continue"]).click()
 
-    # Screen 2: the local path in one step: the server's address, one button.
+    # Screen 2 starts at its top, its title focused: the keyboard goes on from there.
+    await expect(page.locator(":focus")).to_have_text(words["providers_title"])
+    assert await page.evaluate("window.scrollY") == 0
+
+    # The local path in one step: the server's address, one button.
     local = page.locator("[data-local-setup]")
     address = local.get_by_role("textbox")
     await expect(address).to_have_value("http://127.0.0.1:11434/v1")  # Ollama's, suggested

@@ -161,6 +161,22 @@ export default function OnboardingPage() {
     void next();
   }, [next]);
 
+  // Each new step starts at its top, its title taking the focus (the keyboard goes on from it).
+  const card = React.useRef<HTMLDivElement>(null);
+  const shownStep = React.useRef<Step | null>(null);
+  React.useEffect(() => {
+    if (step === null) return;
+    const first = shownStep.current === null;
+    shownStep.current = step;
+    if (first) return;
+    window.scrollTo({ top: 0 });
+    const title = card.current?.querySelector<HTMLElement>("h1, h2, h3");
+    if (title) {
+      title.tabIndex = -1;
+      title.focus({ preventScroll: true });
+    }
+  }, [step]);
+
   if (step === null) return null;
   const index = ORDER.indexOf(step);
   const done = () => void next();
@@ -175,7 +191,7 @@ export default function OnboardingPage() {
           <span className="text-2xl font-extrabold tracking-tight">KinBot</span>
         </div>
         <Steps current={index} total={ORDER.length} />
-        <Card className="w-full animate-rise-in" key={step}>
+        <Card className="w-full animate-rise-in" key={step} ref={card}>
           {step === "identity" ? <IdentityStep codeRequired={codeRequired} onDone={done} /> : step === "providers" ? <ProvidersStep onDone={done} /> : <SearchStep onDone={done} />}
         </Card>
       </div>

@@ -2,7 +2,7 @@ import * as React from "react";
 
 import { cn } from "@/lib/utils";
 
-type DivProps = React.HTMLAttributes<HTMLDivElement>;
+type DivProps = React.ComponentProps<"div">;
 
 /** A soft, rounded surface. */
 export function Card({ className, ...props }: DivProps) {
