@@ -194,6 +194,12 @@ async def test_stop_keeps_the_streamed_text_as_the_reply_and_a_restart_does_not_
         assert kept["content"] == "".join(deltas)
         assert len(kept["content"]) >= 40 and whole.startswith(kept["content"])
         assert len(kept["content"]) < len(whole)
+        # The provider bills what it streamed: the stopped answer counts, as estimated.
+        await server.platform.usage.recorder.flush()
+        models = (await server.client.get("/api/usage")).json()["by_model"]
+        chat = next(model for model in models if model["model"] == "gpt-4o")
+        assert chat["calls"] == 1 and chat["output_tokens"] >= len(kept["content"]) // 4
+        assert chat["input_tokens"] > 0
 
         # What it said stays in its context.
         fake_llm.enqueue(Reply(text="Yes, soup."))

@@ -44,6 +44,7 @@ from kinbot_core.providers.types import (
     ChatRequest,
     GeneratedImage,
     SearchResult,
+    TextDelta,
     Usage,
     Vector,
 )
@@ -236,11 +237,14 @@ class ProviderService(ProviderConfigs, ModelResolution):
         def failed(error: ProviderError, retrying: bool) -> None:
             self._report(resolved.provider_id, error, secrets, retrying)
 
+        counted = False
+        streamed = 0  # characters of the answer received
         try:
             async for event in stream_with_retries(
                 lambda: resolved.llm.chat(call), self.retry_policy, failed
             ):
                 if isinstance(event, Usage):
+                    counted = True
                     self.usage.chat(
                         resolved.provider_id,
                         resolved.model,
@@ -250,12 +254,31 @@ class ProviderService(ProviderConfigs, ModelResolution):
                     self.windows.ratios.observe(
                         resolved.provider_id, resolved.model, call, event.input_tokens, estimate
                     )
+                elif isinstance(event, TextDelta):
+                    streamed += len(event.text)
                 yield event
         except ProviderError as error:
             if isinstance(error, ContextOverflowError):
                 # A refusal's words teach the window and the ratio as an answer's usage does.
                 self.windows.learn_from_refusal(resolved.provider_id, resolved.model, call, error)
             raise self._sanitised(error, secrets) from None
+        finally:
+            if streamed and not counted:  # stopped mid-answer: the provider bills it anyway
+                provider_id, model_id = resolved.provider_id, resolved.model
+                self._estimated_usage(provider_id, model_id, call, estimate, streamed)
+
+    def _estimated_usage(
+        self, provider_id: str, model: str, call: ChatRequest, estimate: int | None, streamed: int
+    ) -> None:
+        """Record what an answer cut short (a stopped turn) used, which the provider counts
+        but never said: the prompt as estimated, the characters received as tokens, both at
+        the ratio the model's reported counts taught."""
+        from kinbot_core.compacting.tokens import CHARS_PER_TOKEN, request_tokens
+
+        ratio = self.windows.ratios.ratio(provider_id, model)
+        prompt = estimate if estimate is not None else request_tokens(call)
+        answer = -(-streamed // CHARS_PER_TOKEN)
+        self.usage.chat(provider_id, model, round(prompt * ratio), round(answer * ratio))
 
     async def embed(self, texts: list[str]) -> Sequence[Vector]:
         """Embed with the first configured provider that has the embedding capability."""
