@@ -150,6 +150,40 @@ async def test_always_allow_stops_asking_for_this_kin(data_dir: Path, fake_llm: 
         assert await server.platform.approvals.needs_approval(other, "delete_file")
 
 
+async def test_only_an_administrator_always_allows(data_dir: Path, fake_llm: FakeOpenAI) -> None:
+    """An "always" sets the Kin's rule, an administrator's choice: a member who may use the Kin
+    is refused it (403, the rule stays "ask", the request still waits) and allows once."""
+    async with serve_with_openai(data_dir, fake_llm) as server:
+        client = server.client
+        kin_id = await make_kin(client)
+        await ask_before(client, kin_id, "delete_file")
+        folder = await workspace(server, kin_id, "a.txt")
+        fake_llm.enqueue(
+            Reply(tool_calls=[("delete_file", {"path": "a.txt"})]), Reply(text="Deleted a.")
+        )
+        async with server.new_client() as member, sse_stream(client) as stream:
+            await register(client, member)
+            first = await tell(member, kin_id, "Delete a.txt")
+            approval = await waiting_request(stream, kin_id, first)
+
+            refused = await decide(member, approval["id"], decision="always")
+            assert refused.status_code == 403, refused.text
+            assert refused.json()["error"]["code"] == "approval_always_admin_only"
+            rules = (await client.get(f"/api/kins/{kin_id}/approval-rules")).json()["rules"]
+            assert rules == {"delete_file": "ask"}
+            pending = (await member.get(f"/api/kins/{kin_id}/approvals")).json()["approvals"]
+            assert [p["id"] for p in pending] == [approval["id"]]
+            assert (folder / "a.txt").exists()
+
+            allowed = await decide(member, approval["id"], decision="allow_once")
+            assert allowed.status_code == 200, allowed.text
+            await stream.wait_for(status_of(first, "done"))
+        assert not (folder / "a.txt").exists()
+        rules = (await client.get(f"/api/kins/{kin_id}/approval-rules")).json()["rules"]
+        assert rules == {"delete_file": "ask"}
+        assert await server.platform.approvals.needs_approval(kin_id, "delete_file")
+
+
 async def test_a_declined_call_gives_the_model_the_reason(
     data_dir: Path, fake_llm: FakeOpenAI
 ) -> None:

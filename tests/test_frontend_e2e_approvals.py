@@ -1,21 +1,23 @@
 """Tool approvals in Debian's Chromium, on a desktop in English and a phone in French: a Kin
 asks before deleting a file of its workspace; the card in the chat says what it wants to do;
 "allow once" runs the call (and the card leaves every open browser), the next call asks
-again; a decline's reason reaches the model; "always allow" stops the asking; and a request
-waiting while the server process is killed and started again is decided after the restart."""
+again; a decline's reason reaches the model; "always allow" stops the asking, and only an
+administrator is offered it (a member allows once or declines); and a request waiting while
+the server process is killed and started again is decided after the restart."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
 from tests import test_frontend_e2e as e2e
-from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
-from tests.support.browser import NEEDS_BROWSER
+from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
+from tests.support.browser import NEEDS_BROWSER, open_page
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.kin_chat import make_kin, tell
 from tests.support.provider_setups import add_openai_provider
@@ -75,6 +77,7 @@ def tool_results_sent(fake: FakeOpenAI) -> list[str]:
 async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
     server: RunningServer,
     fake_llm: FakeOpenAI,
+    browser: Browser,
     page: Page,
     language: str,
     width: int,
@@ -88,19 +91,22 @@ async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
     kin_id = (await client.get("/api/kins")).json()["kins"][0]["id"]
     await ask_before_deleting(client, kin_id)
     workspace = Path((await server.platform.kins.get(kin_id)).workspace)
-    for name in ("a.txt", "b.txt", "c.txt", "d.txt"):
+    for name in ("a.txt", "b.txt", "c.txt", "d.txt", "e.txt"):
         (workspace / name).write_text(name)
     fake_llm.enqueue(
         Reply(tool_calls=[("delete_file", {"path": "a.txt"})]),
         Reply(text="Deleted a."),
         Reply(tool_calls=[("delete_file", {"path": "b.txt"})]),
         Reply(text="Kept b."),
+        Reply(tool_calls=[("delete_file", {"path": "e.txt"})]),
+        Reply(text="Deleted e."),
         Reply(tool_calls=[("delete_file", {"path": "c.txt"})]),
         Reply(text="Deleted c."),
         Reply(tool_calls=[("delete_file", {"path": "d.txt"})]),
         Reply(text="Deleted d."),
     )
     words = WORDS[language]
+
     await page.goto(f"{server.url}/kins/{kin_id}")
     other = await page.context.new_page()  # a second tab of the same person
     try:
@@ -142,6 +148,27 @@ async def test_allow_once_asks_again_decline_with_a_reason_and_always_allow(
     await declined.locator("summary").click()
     await expect(declined.locator("[data-tool-result]")).to_contain_text(REASON)
     await expect(declined.locator("[data-tool-result]")).to_contain_text(words["did_not"])
+
+    # A member may allow once or decline, not change the Kin's rule: no "always" for her.
+    async with server.new_client() as marie_client:
+        await register(client, marie_client, {**MARIE, "language": language})
+    viewport = {"width": width, "height": height}
+    async with open_page(browser, viewport=viewport) as marie:
+        await marie.goto(server.url + "/signin")
+        await marie.get_by_label("Email").fill(MARIE["email"])
+        await marie.get_by_label("Password").fill(PASSWORD)
+        await marie.get_by_role("button", name="Sign in").click()
+        await expect(marie).to_have_url(re.compile(r"/kins/"))
+        await marie.goto(f"{server.url}/kins/{kin_id}")
+        await tell(client, kin_id, "Delete e.txt")
+        hers = card(marie, language, "e.txt")
+        await expect(hers.get_by_role("button", name=words["allow_once"])).to_be_visible()
+        await expect(hers.get_by_role("button", name=words["decline"])).to_be_visible()
+        await expect(hers.get_by_role("button", name=words["always"])).to_have_count(0)
+        await hers.get_by_role("button", name=words["allow_once"]).click()
+        await expect(bubble(marie, "assistant", "Deleted e.")).to_be_visible()
+        await expect(hers).to_have_count(0)
+    assert not (workspace / "e.txt").exists()
 
     # Always allow for this Kin: the call after it does not ask.
     await tell(client, kin_id, "Delete c.txt")

@@ -11,6 +11,7 @@ from kinbot_core.approvals.gate import (
 from kinbot_core.approvals.service import (
     DECISIONS,
     MODES,
+    ApprovalAlwaysForbidden,
     ApprovalDecided,
     ApprovalNotFound,
     ApprovalService,
@@ -20,6 +21,7 @@ from kinbot_core.approvals.service import (
 __all__ = [
     "DECISIONS",
     "MODES",
+    "ApprovalAlwaysForbidden",
     "ApprovalDecided",
     "ApprovalNotFound",
     "ApprovalPending",

@@ -45,6 +45,14 @@ class ApprovalNotFound(KinError):
     status = 404
 
 
+class ApprovalAlwaysForbidden(KinError):
+    """Only an administrator may answer ``always``: it sets the Kin's rule for the tool,
+    which is theirs to choose (anyone who may use the Kin allows once or declines)."""
+
+    code = "approval_always_admin_only"
+    status = 403
+
+
 class ApprovalDecided(KinError):
     """The request was already decided (by someone else, or it expired)."""
 
@@ -251,13 +259,24 @@ class ApprovalService:
         return ApprovalView.of(row)
 
     async def decide(
-        self, approval_id: str, decision: str, *, user_id: str, reason: str | None = None
+        self,
+        approval_id: str,
+        decision: str,
+        *,
+        user_id: str,
+        reason: str | None = None,
+        may_set_rules: bool = False,
     ) -> ApprovalView:
         """Decide a pending request (``DECISIONS``) and queue its turn again. ``always``
-        also sets the Kin's rule for the tool to ``allow``. ``ApprovalDecided`` when it was
-        already decided or expired."""
+        also sets the Kin's rule for the tool to ``allow``, so it needs ``may_set_rules``
+        (an administrator deciding): ``ApprovalAlwaysForbidden`` otherwise.
+        ``ApprovalDecided`` when it was already decided or expired."""
         if decision not in DECISIONS:
             raise KinError(f"Unknown decision {decision!r}.", code="approval_decision_invalid")
+        if decision == "always" and not may_set_rules:
+            raise ApprovalAlwaysForbidden(
+                "Only an administrator can always allow a tool: allow it once or decline."
+            )
         now = self._platform.clock.time()
 
         def write() -> ToolApprovalRecord:

@@ -1,5 +1,6 @@
 """Tool approvals (docs/api.md "Tool approvals"): the requests waiting in a Kin's chat and
-the decisions on them (anyone who may use the Kin), and the administrators' rules of which
+the decisions on them (anyone who may use the Kin allows once or declines; "always", which
+sets the Kin's rule, is an administrator's), and the administrators' rules of which
 tools ask first, platform-wide or for one Kin."""
 
 from __future__ import annotations
@@ -73,11 +74,18 @@ async def pending_approvals(kin_id: str) -> dict[str, object]:
 @signed_in
 @validate_request(DecisionIn)
 async def decide(approval_id: str, data: DecisionIn) -> dict[str, object]:
-    """Allow once, always allow for this Kin, or decline (with a reason the Kin receives);
-    the waiting turn resumes. 409 ``approval_decided`` when it was already answered."""
+    """Allow once, always allow for this Kin (administrators only: it sets the Kin's rule;
+    403 ``approval_always_admin_only`` for anyone else), or decline (with a reason the Kin
+    receives); the waiting turn resumes. 409 ``approval_decided`` when it was already
+    answered."""
     await _usable_approval(approval_id)
+    user = current_user()
     decided = await current_platform().approvals.decide(
-        approval_id, data.decision, user_id=current_user().id, reason=data.reason
+        approval_id,
+        data.decision,
+        user_id=user.id,
+        reason=data.reason,
+        may_set_rules=user.is_admin,
     )
     return {"approval": decided.to_dict()}
 

@@ -210,7 +210,7 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
   if (origin === "assistant" && !message.content && message.tool_calls?.length) {
     return (
       <div className={cn("pl-11.5", dimmed)} data-tool-cards>
-        <ToolCards message={message} />
+        <ToolCards message={message} canAlwaysAllow={me?.role === "admin"} />
         {isSuperseded(message) ? <MessageFooter message={message} kin={kin} latest={false} /> : null}
       </div>
     );
@@ -243,7 +243,7 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
       {cameFrom ? <OriginBadge origin={cameFrom} direction={origin === "assistant" ? "delivered" : "received"} className="mb-1" /> : null}
       {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} breaks={message.role === "user"} /> : null}
       {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
-      {origin === "assistant" ? <ToolCards message={message} /> : null}
+      {origin === "assistant" ? <ToolCards message={message} canAlwaysAllow={me?.role === "admin"} /> : null}
       {message.kin_message_type === "task_input" ? <TaskQuestionHint message={message} kinName={kin.name} /> : null}
       <MessageFooter message={message} kin={kin} latest={latestId === message.id} />
     </ChatBubble>

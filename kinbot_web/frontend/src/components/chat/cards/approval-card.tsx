@@ -1,6 +1,7 @@
 /** A tool call waiting for a person's approval, in the chat under the call: what the Kin
- * wants to do and with what, and the three answers (allow once, always allow for this Kin,
- * decline with a reason the Kin receives). It disappears once anyone answers. */
+ * wants to do and with what, and the answers (allow once, decline with a reason the Kin
+ * receives, and for an administrator always allow for this Kin, which sets its rule). It
+ * disappears once anyone answers. */
 
 import { CheckIcon, ShieldQuestionIcon, XIcon } from "lucide-react";
 import * as React from "react";
@@ -14,7 +15,7 @@ import { decideApproval, type Approval, type Decision } from "@/lib/approvals";
 import { errorText } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 
-export function ApprovalCard({ approval, kinName }: { approval: Approval; kinName: string }) {
+export function ApprovalCard({ approval, kinName, canAlwaysAllow }: { approval: Approval; kinName: string; canAlwaysAllow: boolean }) {
   const { t, i18n } = useTranslation();
   const { toast } = useToast();
   const [declining, setDeclining] = React.useState(false);
@@ -81,9 +82,11 @@ export function ApprovalCard({ approval, kinName }: { approval: Approval; kinNam
           <Button size="sm" disabled={busy} onClick={() => void answer("allow_once")}>
             <CheckIcon /> {t("approvals.card.allowOnce")}
           </Button>
-          <Button size="sm" variant="outline" disabled={busy} onClick={() => void answer("always")}>
-            {t("approvals.card.always", { kin: kinName })}
-          </Button>
+          {canAlwaysAllow ? (
+            <Button size="sm" variant="outline" disabled={busy} onClick={() => void answer("always")}>
+              {t("approvals.card.always", { kin: kinName })}
+            </Button>
+          ) : null}
           <Button size="sm" variant="ghost" disabled={busy} onClick={() => setDeclining(true)}>
             {t("approvals.card.decline")}
           </Button>

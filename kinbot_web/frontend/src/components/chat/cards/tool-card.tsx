@@ -91,15 +91,16 @@ export function ToolCard({ message, call }: { message: Message; call: ToolCall }
   );
 }
 
-/** The tool calls of an assistant reply, one card each. */
-export function ToolCards({ message }: { message: Message }) {
+/** The tool calls of an assistant reply, one card each. `canAlwaysAllow`: the reader is an
+ * administrator, who may answer a call waiting for approval with "always allow". */
+export function ToolCards({ message, canAlwaysAllow = false }: { message: Message; canAlwaysAllow?: boolean }) {
   const calls = message.tool_calls ?? [];
   if (calls.length === 0) return null;
   return (
     <ul className="mt-1 flex w-full flex-col gap-1">
       {calls.map((call) => (
         <li key={call.id}>
-          <CallOrApproval message={message} call={call} />
+          <CallOrApproval message={message} call={call} canAlwaysAllow={canAlwaysAllow} />
         </li>
       ))}
     </ul>
@@ -108,8 +109,8 @@ export function ToolCards({ message }: { message: Message }) {
 
 /** A call waiting for a person shows only its approval card (the call's own sentence says
  * what it did, which has not happened yet); any other call, its tool card. */
-function CallOrApproval({ message, call }: { message: Message; call: ToolCall }) {
+function CallOrApproval({ message, call, canAlwaysAllow }: { message: Message; call: ToolCall; canAlwaysAllow: boolean }) {
   const approval = usePendingApproval(message.turn_of, call.id);
-  if (approval) return <ApprovalCard approval={approval} kinName={message.sender_name ?? ""} />;
+  if (approval) return <ApprovalCard approval={approval} kinName={message.sender_name ?? ""} canAlwaysAllow={canAlwaysAllow} />;
   return <ToolCard message={message} call={call} />;
 }
