@@ -1,6 +1,6 @@
 """A Kin's settings in Debian's Chromium: the crons tab following the live feed, custom tools
 removed from the tools tab, roles written in French sentences, the internet for its scripts
-switched only by an administrator or its creator."""
+switched, and the Kin deleted, only by an administrator or its creator."""
 
 from __future__ import annotations
 
@@ -171,6 +171,7 @@ async def test_only_an_administrator_or_its_creator_gives_a_kins_scripts_the_int
     await sign_in(page, server)
     kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
     await open_tab(page, "Profil")
+    await expect(page.get_by_role("button", name="Supprimer ce Kin")).to_be_visible()
     switch = page.get_by_role("switch", name="Les scripts de Chef peuvent utiliser internet")
     await expect(switch).not_to_be_checked()
     await switch.click()
@@ -181,6 +182,8 @@ async def test_only_an_administrator_or_its_creator_gives_a_kins_scripts_the_int
     # Marie, a member who did not create Chef, sees the setting but cannot change it.
     async with server.new_client() as marie_api:
         await register(server.client, marie_api, MARIE)
+        diary = await marie_api.post("/api/kins", json={"name": "Diary", "model": "gpt-4o"})
+        assert diary.status_code == 201, diary.text
     context = await browser.new_context(locale="en-US")
     try:
         marie = await context.new_page()
@@ -196,5 +199,10 @@ async def test_only_an_administrator_or_its_creator_gives_a_kins_scripts_the_int
         await expect(
             marie.get_by_text("Only an administrator or the person who created Chef")
         ).to_be_visible()
+        # Nor may she delete Chef (and its whole history); a Kin she created, she may.
+        await expect(marie.get_by_role("button", name="Delete this Kin")).to_have_count(0)
+        await marie.goto(f"{server.url}/kins/{diary.json()['kin']['id']}/settings")
+        await expect(marie.get_by_role("heading", name="Diary's settings")).to_be_visible()
+        await expect(marie.get_by_role("button", name="Delete this Kin")).to_be_visible()
     finally:
         await context.close()

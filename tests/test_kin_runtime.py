@@ -16,7 +16,7 @@ from kinbot_core.config import Settings, load_settings
 from kinbot_core.platform import Platform
 from kinbot_core.tools import ToolContext
 from kinbot_core.usage import recorder
-from tests.support.accounts import MARIE, register, set_up_admin
+from tests.support.accounts import MARIE, person, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.gate_tool import gated_server
 from tests.support.kin_chat import counted_writes, reply_to
@@ -496,6 +496,36 @@ async def test_kins_are_validated_and_shared(server: RunningServer, fake_llm: Fa
     assert empty.json()["error"]["code"] == "message_empty"
     assert (await server.client.delete(f"/api/kins/{kin['id']}")).status_code == 204
     assert (await server.client.get(f"/api/kins/{kin['id']}")).status_code == 404
+
+
+async def test_only_an_administrator_or_its_creator_deletes_a_kin(
+    server: RunningServer, fake_llm: FakeOpenAI
+) -> None:
+    """A shared Kin and its whole history are not any member's to delete."""
+    chef = await make_kin(server.client)  # the administrator's
+    async with server.new_client() as marie, server.new_client() as paul:
+        await register(server.client, marie, MARIE)
+        await register(server.client, paul, person("Paul"))
+        refused = await marie.delete(f"/api/kins/{chef['id']}")
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["error"]["code"] == "kin_delete_forbidden"
+        assert (await server.client.get(f"/api/kins/{chef['id']}")).status_code == 200
+
+        diary = await make_kin(marie, name="Diary")
+        assert diary["created_by"] == (await marie.get("/api/me")).json()["user"]["id"]
+        by_paul = await paul.delete(f"/api/kins/{diary['id']}")
+        assert (by_paul.status_code, by_paul.json()["error"]["code"]) == (
+            403,
+            "kin_delete_forbidden",
+        )
+        assert (await marie.delete(f"/api/kins/{diary['id']}")).status_code == 204
+        assert (await marie.get(f"/api/kins/{diary['id']}")).status_code == 404
+        assert (await marie.delete("/api/kins/nope")).status_code == 404
+
+        notes = await make_kin(marie, name="Notes")
+    # An administrator deletes any Kin, a member's too.
+    assert (await server.client.delete(f"/api/kins/{notes['id']}")).status_code == 204
+    assert (await server.client.delete(f"/api/kins/{chef['id']}")).status_code == 204
 
 
 async def test_history_pages_backwards(server: RunningServer, fake_llm: FakeOpenAI) -> None:

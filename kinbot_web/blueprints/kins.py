@@ -103,6 +103,14 @@ async def vault_error(exc: VaultError) -> Response:
     return error_response(409 if isinstance(exc, SecretKeyTaken) else 400, exc.code, exc.message)
 
 
+async def _admin_or_creator(kin_id: str) -> bool:
+    """Whether the signed-in person is an administrator or created the Kin (404 for a Kin
+    that does not exist)."""
+    user = current_user()
+    kin = await current_platform().kins.get(kin_id)
+    return user.is_admin or (kin.created_by is not None and kin.created_by == user.id)
+
+
 @blueprint.get("/api/kins")
 @signed_in
 async def list_kins() -> dict[str, object]:
@@ -140,12 +148,8 @@ async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
     model; its ``network_access`` only for an administrator or the user who created it."""
     changes = data.model_dump(exclude_unset=True, exclude_none=True)
     platform = current_platform()
-    if "network_access" in changes:
-        user = current_user()
-        if not user.is_admin and (await platform.kins.get(kin_id)).created_by != user.id:
-            raise ApiError(
-                403, "forbidden", "Only an administrator or its creator can change this."
-            )
+    if "network_access" in changes and not await _admin_or_creator(kin_id):
+        raise ApiError(403, "forbidden", "Only an administrator or its creator can change this.")
     kin = await platform.kins.update(kin_id, changes)
     return {"kin": kin.to_dict()}
 
@@ -154,7 +158,14 @@ async def update_kin(kin_id: str, data: KinUpdate) -> dict[str, object]:
 @signed_in
 async def delete_kin(kin_id: str) -> Response:
     """Delete a Kin and its session (and the sub-Kins working for it or as it), with the
-    files uploaded into its chat."""
+    files uploaded into its chat: an administrator, or the person who created it (403
+    ``kin_delete_forbidden`` for anyone else)."""
+    if not await _admin_or_creator(kin_id):
+        raise ApiError(
+            403,
+            "kin_delete_forbidden",
+            "Only an administrator or the person who created this Kin can delete it.",
+        )
     platform = current_platform()
     uploads = upload_store()
     uploaded = await uploads.ids_of(kin_id)

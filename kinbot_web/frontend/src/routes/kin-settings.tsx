@@ -27,6 +27,7 @@ import { useToast } from "@/components/ui/toast";
 import { setLanguage } from "@/i18n";
 import { api } from "@/lib/api";
 import { formatDateTime, formatNumber } from "@/lib/format";
+import { ownsKin } from "@/lib/kin-owner";
 import { errorText } from "@/lib/errors";
 import { EventStream } from "@/lib/events";
 import type { Kin, User } from "@/lib/types";
@@ -52,6 +53,34 @@ function useFailure() {
   const { toast } = useToast();
   const { t } = useTranslation();
   return React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
+}
+
+/** "Delete this Kin" and its confirmation (shown only to an administrator or its creator). */
+function DeleteKin({ kin, onDelete }: { kin: Kin; onDelete: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <Dialog>
+      <DialogTrigger asChild>
+        <Button type="button" variant="ghost" className="text-destructive">
+          <Trash2Icon /> {t("kinSettings.deleteKin")}
+        </Button>
+      </DialogTrigger>
+      <DialogContent closeLabel={t("common.close")}>
+        <DialogHeader>
+          <DialogTitle>{t("kinSettings.deleteKin")}</DialogTitle>
+          <DialogDescription>{t("kinSettings.deleteConfirm", { name: kin.name })}</DialogDescription>
+        </DialogHeader>
+        <DialogFooter>
+          <DialogClose asChild>
+            <Button variant="secondary">{t("common.cancel")}</Button>
+          </DialogClose>
+          <Button variant="destructive" onClick={onDelete}>
+            {t("common.delete")}
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
 }
 
 function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChange: (kin: Kin) => void }) {
@@ -144,27 +173,7 @@ function Profile({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
             </Field>
           </CardContent>
           <CardFooter className="justify-between">
-            <Dialog>
-              <DialogTrigger asChild>
-                <Button type="button" variant="ghost" className="text-destructive">
-                  <Trash2Icon /> {t("kinSettings.deleteKin")}
-                </Button>
-              </DialogTrigger>
-              <DialogContent closeLabel={t("common.close")}>
-                <DialogHeader>
-                  <DialogTitle>{t("kinSettings.deleteKin")}</DialogTitle>
-                  <DialogDescription>{t("kinSettings.deleteConfirm", { name: kin.name })}</DialogDescription>
-                </DialogHeader>
-                <DialogFooter>
-                  <DialogClose asChild>
-                    <Button variant="secondary">{t("common.cancel")}</Button>
-                  </DialogClose>
-                  <Button variant="destructive" onClick={() => void remove()}>
-                    {t("common.delete")}
-                  </Button>
-                </DialogFooter>
-              </DialogContent>
-            </Dialog>
+            {ownsKin(user, kin) ? <DeleteKin kin={kin} onDelete={() => void remove()} /> : <span />}
             <Button type="submit">{t("common.save")}</Button>
           </CardFooter>
         </form>
@@ -208,7 +217,7 @@ function Network({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
   const { t } = useTranslation();
   const fail = useFailure();
   const [state, setState] = React.useState<string | null>(null);
-  const allowed = user !== null && (user.role === "admin" || user.id === kin.created_by);
+  const allowed = ownsKin(user, kin);
   React.useEffect(() => {
     // "off", "unavailable" (allowed, but this server cannot hold scripts to its proxy) or "proxy"; nothing while the plugin is off.
     api<{ network: string }>(`/api/kins/${kin.id}/custom-tools`)
