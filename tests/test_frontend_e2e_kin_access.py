@@ -1,6 +1,7 @@
 """Who can use a Kin, in Debian's Chromium (desktop in English, phone in French): the
 administrator restricts a Kin to themselves in its settings; Marie, who had it open in her
-sidebar, sees it vanish at once and cannot open it any more; the administrator's sidebar
+sidebar, sees it vanish at once and cannot open it any more (its chat's and its settings'
+addresses say it is not here and lead back to a Kin she has); the administrator's sidebar
 shows it with a lock, and so does the list of every Kin's access in Settings."""
 
 from __future__ import annotations
@@ -102,9 +103,15 @@ async def test_an_admin_restricts_a_kin_and_the_other_member_no_longer_sees_it(
         # Marie's sidebar loses it at once; its address is as unknown as any other.
         await expect(in_marie_list).to_have_count(0)
         await expect(marie.get_by_role("button", name=re.compile("^Chef"))).to_be_visible()
-        await marie.goto(f"{server.url}/kins/{budget_id}/settings")
-        await expect(marie.get_by_role("tab", name=words["tab"])).to_have_count(0)
-        assert "Budget" not in await marie.content()
+        # Its settings' address says only that it is not here, as for one deleted, and leads
+        # back to a Kin she has.
+        for gone in (budget_id, "no-such-kin"):
+            await marie.goto(f"{server.url}/kins/{gone}/settings")
+            await expect(marie.get_by_role("heading", name=words["unavailable"])).to_be_visible()
+            await expect(marie.get_by_role("tab", name=words["tab"])).to_have_count(0)
+            assert "Budget" not in await marie.content()
+        await marie.get_by_role("button", name=words["open_chef"]).click()
+        await expect(marie).to_have_url(re.compile(r"/kins/(?!" + budget_id + r")[^/]+$"))
         # Its chat's address says only that it is not here, and leads back to a Kin she has.
         await marie.goto(f"{server.url}/kins/{budget_id}")
         await expect(marie.get_by_role("heading", name=words["unavailable"])).to_be_visible()

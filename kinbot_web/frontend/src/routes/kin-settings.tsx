@@ -12,6 +12,7 @@ import { KinCrons } from "@/components/app/kin-crons";
 import { KinExport } from "@/components/app/kin-export";
 import { KinMemories } from "@/components/app/kin-memories";
 import { KinTools } from "@/components/app/kin-tools";
+import { KinUnavailable } from "@/components/app/kin-unavailable";
 import { PageFrame } from "@/components/app/page-frame";
 import { Avatar } from "@/components/ui/avatar";
 import { Badge } from "@/components/ui/badge";
@@ -25,7 +26,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { setLanguage } from "@/i18n";
-import { api } from "@/lib/api";
+import { api, ApiError } from "@/lib/api";
 import { formatDateTime, formatNumber } from "@/lib/format";
 import { ownsKin } from "@/lib/kin-owner";
 import { errorText } from "@/lib/errors";
@@ -314,7 +315,10 @@ export default function KinSettingsPage() {
   const { t } = useTranslation();
   const { kinId } = useParams();
   const fail = useFailure();
+  const navigate = useNavigate();
   const [kin, setKin] = React.useState<Kin | null>(null);
+  // Deleted, or not this person's to use (the server answers both 404): the Kins to go to instead.
+  const [elsewhere, setElsewhere] = React.useState<Kin[] | null>(null);
   const [user, setUser] = React.useState<User | null>(null);
   // The page's own live stream (the chat's closes when the shell is left); the tabs listen to it.
   const stream = React.useMemo(() => new EventStream(), []);
@@ -323,13 +327,27 @@ export default function KinSettingsPage() {
     return () => stream.close();
   }, [stream]);
   React.useEffect(() => {
-    api<{ kin: Kin }>(`/api/kins/${kinId}`).then(({ kin: found }) => setKin(found)).catch(fail);
+    setKin(null);
+    setElsewhere(null);
+    api<{ kin: Kin }>(`/api/kins/${kinId}`)
+      .then(({ kin: found }) => setKin(found))
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiError && error.status === 404)) return fail(error);
+        api<{ kins: Kin[] }>("/api/kins").then(({ kins }) => setElsewhere(kins), fail);
+      });
     // Opened directly (a reload, a link): speak the user's language.
     api<{ user: User }>("/api/me").then(({ user: me }) => {
       setUser(me);
       setLanguage(me.language);
     }, fail);
   }, [kinId, fail]);
+  if (elsewhere) {
+    return (
+      <div className="flex min-h-dvh flex-col">
+        <KinUnavailable firstKin={elsewhere[0] ?? null} onOpenKin={(id) => navigate(`/kins/${id}`)} />
+      </div>
+    );
+  }
   if (!kin) return null;
   return (
     <PageFrame title={t("kinSettings.title", { name: kin.name })} back={`/kins/${kin.id}`}>
