@@ -26,9 +26,16 @@ describe("what a call waiting for approval would do", () => {
     expect(say("run_custom_tool", { tool_name: "sum_bills" })).toBe("Run its own tool sum bills");
   });
 
+  it("names another built-in tool as the interface does, in the reader's language", () => {
+    expect(say("write_file", { path: "notes.md", content: "Soup" }, "fr")).toBe("Écrire un fichier");
+    expect(say("write_file", { path: "notes.md", content: "Soup" })).toBe("Write a file");
+    expect(say("fetch_page", { url: "https://example.org" }, "fr")).toBe("Lire une page web");
+  });
+
   it("names an MCP server's tool and any other tool without its id", () => {
     expect(say("home__turn_on_light", { room: "kitchen" })).toBe("Use turn on light from home");
-    expect(say("fetch_page", { url: "https://example.org" }, "fr")).toBe("Utiliser l'outil fetch page");
+    expect(say("sum_bills", { month: "May" }, "fr")).toBe("Utiliser l'outil sum bills");
+    expect(say("constructor", {}, "fr")).toBe("Utiliser l'outil constructor");
   });
 
   it("lists the arguments with readable labels", () => {

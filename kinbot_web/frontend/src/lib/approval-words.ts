@@ -1,9 +1,12 @@
 /**
- * What a call waiting for approval would do, in words (the i18n key under
- * `approvals.card.actions` and its parameters): a sentence of its own for the tools worth
- * asking about, "Use {{tool}} from {{server}}" for an MCP server's, "Use the tool {{name}}"
- * for any other. Ids in the arguments never become parameters.
+ * What a call waiting for approval would do, in words (an i18n key and its parameters): a
+ * sentence of its own for the tools worth asking about (`approvals.card.actions`), the
+ * translated name of any other built-in tool ("Write a file", `toolNames`, as Settings ›
+ * Approvals names it), "Use {{tool}} from {{server}}" for an MCP server's, "Use the tool
+ * {{name}}" for any other. Ids in the arguments never become parameters.
  */
+
+import { en as toolWords } from "@/i18n/tool-names";
 
 import { quote, readableName } from "./tool-descriptions";
 
@@ -31,6 +34,7 @@ const ACTIONS: Record<string, (args: Args) => Record<string, string>> = {
 export function actionWords(name: string, args: Args): ActionWords {
   const action = Object.prototype.hasOwnProperty.call(ACTIONS, name) ? ACTIONS[name] : undefined;
   if (action) return { key: `approvals.card.actions.${name}`, params: action(args) };
+  if (Object.prototype.hasOwnProperty.call(toolWords.toolNames, name)) return { key: `toolNames.${name}.label`, params: {} };
   const separator = name.indexOf("__");
   if (separator > 0 && separator < name.length - 2) {
     return { key: "approvals.card.actions.mcp", params: { tool: readableName(name.slice(separator + 2)), server: readableName(name.slice(0, separator)) } };
