@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, ConsoleMessage, Page, expect
 
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import MARIE, PASSWORD, invite, register
@@ -187,6 +187,15 @@ async def test_only_an_administrator_or_its_creator_gives_a_kins_scripts_the_int
     context = await browser.new_context(locale="en-US")
     try:
         marie = await context.new_page()
+        asked: list[str] = []
+        marie.on("request", lambda request: asked.append(request.url))
+        console_errors: list[str] = []
+
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type == "error":
+                console_errors.append(message.text)
+
+        marie.on("console", on_console)
         await marie.goto(f"{server.url}/signin")
         await marie.get_by_label("Email").fill(MARIE["email"])
         await marie.get_by_label("Password").fill(PASSWORD)
@@ -201,6 +210,12 @@ async def test_only_an_administrator_or_its_creator_gives_a_kins_scripts_the_int
         ).to_be_visible()
         # Nor may she delete Chef (and its whole history); a Kin she created, she may.
         await expect(marie.get_by_role("button", name="Delete this Kin")).to_have_count(0)
+        # Its Tools tab does not ask for the administrators' approval rules (403) nor show them.
+        async with marie.expect_response(re.compile(r"/api/kins/[^/]+/mcp-servers$")):
+            await marie.get_by_role("tab", name="Tools").click()
+        await expect(marie.get_by_role("heading", name="Approvals")).to_have_count(0)
+        assert not [url for url in asked if "approval-rules" in url], asked
+        assert console_errors == []
         await marie.goto(f"{server.url}/kins/{diary.json()['kin']['id']}/settings")
         await expect(marie.get_by_role("heading", name="Diary's settings")).to_be_visible()
         await expect(marie.get_by_role("button", name="Delete this Kin")).to_be_visible()

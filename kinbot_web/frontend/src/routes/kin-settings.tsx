@@ -376,7 +376,7 @@ export default function KinSettingsPage() {
           <KinCrons kin={kin} stream={stream} />
         </TabsContent>
         <TabsContent value="tools">
-          <KinTools kin={kin} />
+          <KinTools kin={kin} admin={user?.role === "admin"} />
         </TabsContent>
         <TabsContent value="access">
           <KinAccessCard kin={kin} user={user} onChange={(access) => setKin({ ...kin, access })} />

@@ -28,8 +28,9 @@ const SANDBOX_NAME = { bubblewrap: "bubblewrap", landlock: "Landlock" } as const
 
 const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline" } as const;
 
-/** A Kin's MCP servers (switched on and off for it) and its custom tools (listed, removed). */
-export function KinTools({ kin }: { kin: Kin }) {
+/** A Kin's MCP servers (switched on and off for it), its custom tools (listed, removed) and,
+ * for an administrator (`admin`), which tools it asks about first. */
+export function KinTools({ kin, admin }: { kin: Kin; admin: boolean }) {
   const { t } = useTranslation();
   const { toast } = useToast();
   const [servers, setServers] = React.useState<McpServer[] | null>(null);
@@ -134,7 +135,7 @@ export function KinTools({ kin }: { kin: Kin }) {
           </ul>
         </CardContent>
       </Card>
-      <KinApprovalRules kin={kin} />
+      {admin ? <KinApprovalRules kin={kin} /> : null}
       <ConfirmDelete
         target={removing}
         title={t("kinTools.remove", { name: removing?.name ?? "" })}
