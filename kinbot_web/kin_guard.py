@@ -4,8 +4,10 @@ Runs before every ``/api`` request, after the access policy: a request that name
 in its path (``kin_id``), through one of the Kin's tasks, crons, uploads or webhooks
 (``task_id``, ``cron_id``, ``upload_id``, ``webhook_id``), in its query (``?kin_id=``) or in
 its JSON body (``kin_id``, ``kin_ids``) — is answered 404 ``not_found``, exactly as for a Kin
-that does not exist, unless its user may use every Kin it names. Routes that list several
-Kins' things filter them with ``usable``.
+that does not exist, unless its user may use every Kin it names. A task or cron of such a Kin
+is answered exactly as a task or cron that does not exist (``TaskNotFound.of``,
+``CronNotFound.of``): worded for what was asked, and telling nothing more. Routes that list
+several Kins' things filter them with ``usable``.
 
 A view marked ``manages_kin_access`` (reading or changing who may use a Kin) is reachable by
 administrators for any Kin, so that a mistake can always be fixed.
@@ -85,15 +87,28 @@ PATH_KINS: dict[str, Callable[[Platform, str], Awaitable[list[str]]]] = {
 }
 
 
-async def kins_named(platform: Platform, *, skip_path_kin: bool = False) -> list[str]:
+#: What a missing object of a path parameter is answered (the message of its own "not
+#: found"); a hidden one is answered the same. Any other: "No such Kin."
+MISSING_ANSWERS: dict[str, Callable[[str], str]] = {
+    "task_id": lambda task_id: TaskNotFound.of(task_id).message,
+    "cron_id": lambda cron_id: CronNotFound.of(cron_id).message,
+}
+NO_SUCH_KIN = "No such Kin."
+
+
+async def kins_named(
+    platform: Platform, *, skip_path_kin: bool = False
+) -> list[tuple[list[str], str]]:
     """Every Kin the current request names in its path (directly or through a task, cron,
-    upload or webhook of it)."""
-    named: list[str] = []
+    upload or webhook of it), each group with the answer a person who may not use one of
+    them receives: the one a missing object of that parameter receives."""
+    named: list[tuple[list[str], str]] = []
     for name, value in (request.view_args or {}).items():
         if name in PATH_KINS and isinstance(value, str):
             if name == "kin_id" and skip_path_kin:
                 continue
-            named += await PATH_KINS[name](platform, value)
+            answer = MISSING_ANSWERS[name](value) if name in MISSING_ANSWERS else NO_SUCH_KIN
+            named.append((await PATH_KINS[name](platform, value), answer))
     return named
 
 
@@ -123,10 +138,12 @@ def install(app: Quart) -> None:
         view = app.view_functions.get(request.endpoint)
         platform = current_platform()
         skip = user.is_admin and getattr(view, MANAGES_KIN_ACCESS, False)
-        named = await kins_named(platform, skip_path_kin=skip) + await kins_given()
-        for kin_id in named:
-            if not await may_use(platform, user, kin_id):
-                raise ApiError(404, "not_found", "No such Kin.")
+        named = await kins_named(platform, skip_path_kin=skip)
+        named.append((await kins_given(), NO_SUCH_KIN))
+        for kin_ids, answer in named:
+            for kin_id in kin_ids:
+                if not await may_use(platform, user, kin_id):
+                    raise ApiError(404, "not_found", answer)
 
 
 def usable(user: AccountView, items: Iterable[T], *kin_ids: Callable[[T], str | None]) -> list[T]:

@@ -91,7 +91,7 @@ class CronService:
         """One cron, or ``CronNotFound``."""
         row = await self._platform.db.read(lambda: CronRecord.get_or_none(CronRecord.id == cron_id))
         if row is None:
-            raise CronNotFound(f"There is no cron with id {cron_id!r}.")
+            raise CronNotFound.of(cron_id)
         return CronView.of(row)
 
     async def runs(self, cron_id: str, limit: int = 50) -> builtins.list[dict[str, Any]]:
@@ -235,7 +235,7 @@ class CronService:
             lambda: CronRecord.delete().where(CronRecord.id == cron_id).execute()
         )
         if not deleted:
-            raise CronNotFound(f"There is no cron with id {cron_id!r}.")
+            raise CronNotFound.of(cron_id)
         self._platform.bus.emit(CronDeleted(cron_id=cron_id, kin_id=current.kin_id))
         self._platform.live.publish("cron.deleted", {"cron_id": cron_id, "kin_id": current.kin_id})
         self.scheduler.cron_changed(cron_id, None)
@@ -264,7 +264,7 @@ class CronService:
 
         row = await self._platform.db.write(update)
         if row is None:
-            raise CronNotFound(f"There is no cron with id {current.id!r}.")
+            raise CronNotFound.of(current.id)
         view = CronView.of(row)
         self._platform.bus.emit(CronUpdated(cron_id=view.id, kin_id=view.kin_id))
         self._changed(view, "cron.updated")

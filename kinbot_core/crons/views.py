@@ -24,6 +24,11 @@ class CronNotFound(CronError):
     status = 404
     code = "not_found"
 
+    @classmethod
+    def of(cls, cron_id: str) -> CronNotFound:
+        """The answer for a cron id that names no cron (or one the person may not see)."""
+        return cls(f"There is no cron with id {cron_id!r}.")
+
 
 class CronForbidden(CronError):
     status = 403

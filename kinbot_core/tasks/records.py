@@ -64,6 +64,11 @@ class TaskError(Exception):
 class TaskNotFound(TaskError):
     code = "not_found"
 
+    @classmethod
+    def of(cls, task_id: str) -> TaskNotFound:
+        """The answer for a task id that names no task (or one the person may not see)."""
+        return cls(f"There is no task {task_id!r}.")
+
 
 @dataclass(frozen=True)
 class TaskSpec:

@@ -64,7 +64,7 @@ class TaskService(TaskConversation):
         """One task, or ``TaskNotFound``."""
         row = await self._platform.db.read(lambda: TaskRecord.get_or_none(TaskRecord.id == task_id))
         if row is None:
-            raise TaskNotFound(f"There is no task {task_id!r}.")
+            raise TaskNotFound.of(task_id)
         return TaskView.of(row)
 
     async def of_session(self, session_kin_id: str) -> TaskView | None:
