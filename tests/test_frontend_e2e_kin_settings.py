@@ -1,6 +1,7 @@
 """A Kin's settings in Debian's Chromium: the crons tab following the live feed, custom tools
-removed from the tools tab, roles written in French sentences, the internet for its scripts
-switched, and the Kin deleted, only by an administrator or its creator."""
+removed from the tools tab (every tab in sight at phone width), roles written in French
+sentences, the internet for its scripts switched, and the Kin deleted, only by an
+administrator or its creator."""
 
 from __future__ import annotations
 
@@ -123,6 +124,11 @@ async def test_a_custom_tool_is_removed_from_the_tools_tab_at_phone_width(
     await expect(bubble(page, "assistant", "Outil prêt.")).to_be_visible()
 
     await open_tab(page, "Outils")
+    # Every tab of the row shows whole at phone width (it wraps: none is cut off unseen).
+    tabs = page.get_by_role("tab")
+    await expect(tabs).to_have_count(6)
+    for tab in await tabs.all():
+        await expect(tab).to_be_in_viewport(ratio=1)
     double = page.get_by_role("listitem", name="double", exact=True)
     await expect(double.get_by_text("Doubles a number.")).to_be_visible()
     arguments = double.get_by_role("list", name="Arguments de double")

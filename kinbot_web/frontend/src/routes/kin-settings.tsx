@@ -352,7 +352,7 @@ export default function KinSettingsPage() {
   return (
     <PageFrame title={t("kinSettings.title", { name: kin.name })} back={`/kins/${kin.id}`}>
       <Tabs defaultValue="profile">
-        <TabsList className="max-w-full overflow-x-auto">
+        <TabsList className="h-auto max-w-full flex-wrap">
           <TabsTrigger value="profile">{t("kinSettings.profile")}</TabsTrigger>
           <TabsTrigger value="memories">{t("kinSettings.memories")}</TabsTrigger>
           <TabsTrigger value="compacting">{t("kinSettings.compacting")}</TabsTrigger>
