@@ -252,6 +252,12 @@ async def test_an_administrator_marks_tools_platform_wide_and_for_one_kin(
     choice = page.get_by_role("combobox", name=words["mode_notify"])
     await expect(choice).to_have_value("")
     await expect(choice.locator("option:checked")).to_have_text(words["inherit_ask"])
+    # The words have their line (on a phone the control goes below them, not beside).
+    words_box = await page.locator('[data-approval-tool="notify"] > div').first.bounding_box()
+    assert words_box is not None and words_box["width"] >= min(width - 150, 400), words_box
+    # A built-in plugin's tool offered to this Kin is a built-in tool, not the Kin's own.
+    drawing = page.locator('[data-approval-tool="generate_image"]')
+    await expect(drawing).to_contain_text(words["built_in"])
     await choice.select_option("allow")
     await expect(choice).to_have_value("allow")
     rules = (await client.get(f"/api/kins/{kin_id}/approval-rules")).json()
@@ -268,6 +274,7 @@ RULE_WORDS = {
         "mode_notify": "Approval for “Send a notification”",
         "inherit_ask": "As for every Kin (asks)",
         "delete_file": "Delete a file",
+        "built_in": "Built-in tool",
     },
     "fr": {
         "tab": "Approbations",
@@ -277,5 +284,6 @@ RULE_WORDS = {
         "mode_notify": "Approbation pour «\u00a0Envoyer une notification\u00a0»",
         "inherit_ask": "Comme pour tous les Kins (demande)",
         "delete_file": "Supprimer un fichier",
+        "built_in": "Outil intégré",
     },
 }

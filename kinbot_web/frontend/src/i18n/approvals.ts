@@ -141,7 +141,7 @@ export const fr = {
       title: "Outils qui demandent d'abord",
       hint: "Un Kin qui appelle l'un de ces outils attend que quelqu'un pouvant utiliser ce Kin autorise ou refuse l'appel dans la conversation. Par défaut, rien ne demande.",
       kinTitle: "Approbations",
-      kinHint: "Les outils pour lesquels {{kin}} demande avant de s'en servir. « Comme pour tous les Kins » suit le réglage commun (Paramètres › Approbations).",
+      kinHint: "Les outils pour lesquels {{kin}} demande avant de s'en servir. « Comme pour tous les Kins » suit le réglage commun (Réglages › Approbations).",
       ask: "Demander d'abord",
       allow: "Ne jamais demander",
       inherit: "Comme pour tous les Kins",

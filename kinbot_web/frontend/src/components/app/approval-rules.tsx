@@ -76,14 +76,17 @@ function useToolWords(): (tool: ToolEntry) => { label: string; description: stri
 
 /** One tool's line: its name in words, its description, and the control. */
 function ToolLine({ tool, children }: { tool: ToolEntry; children: React.ReactNode }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const words = useToolWords()(tool);
+  // A built-in plugin's tool offered per Kin (generate_image, web_search) is built in too.
+  const builtIn = tool.source === "native" || i18n.exists(`toolNames.${tool.name}.label`);
   return (
     <li className="flex flex-wrap items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-approval-tool={tool.name}>
-      <div className="min-w-0 flex-1">
+      {/* Room for the words before the control: on a phone, it goes to a line below. */}
+      <div className="min-w-0 flex-1 basis-56">
         <p className="font-semibold first-letter:uppercase">{words.label}</p>
         <p className="mt-0.5 text-xs break-words text-muted-foreground">{words.description}</p>
-        <p className="mt-0.5 text-xs text-muted-foreground">{tool.source === "native" ? t("approvals.rules.builtIn") : t("approvals.rules.kinTool")}</p>
+        <p className="mt-0.5 text-xs text-muted-foreground">{builtIn ? t("approvals.rules.builtIn") : t("approvals.rules.kinTool")}</p>
       </div>
       {children}
     </li>
