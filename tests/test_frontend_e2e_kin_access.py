@@ -110,13 +110,13 @@ async def test_an_admin_restricts_a_kin_and_the_other_member_no_longer_sees_it(
             await expect(marie.get_by_role("heading", name=words["unavailable"])).to_be_visible()
             await expect(marie.get_by_role("tab", name=words["tab"])).to_have_count(0)
             assert "Budget" not in await marie.content()
-        await marie.get_by_role("button", name=words["open_chef"]).click()
+        await marie.get_by_role("link", name=words["open_chef"]).click()
         await expect(marie).to_have_url(re.compile(r"/kins/(?!" + budget_id + r")[^/]+$"))
         # Its chat's address says only that it is not here, and leads back to a Kin she has.
         await marie.goto(f"{server.url}/kins/{budget_id}")
         await expect(marie.get_by_role("heading", name=words["unavailable"])).to_be_visible()
         assert "Budget" not in await marie.content()
-        await marie.get_by_role("button", name=words["open_chef"]).click()
+        await marie.get_by_role("link", name=words["open_chef"]).click()
         await expect(marie).to_have_url(re.compile(r"/kins/(?!" + budget_id + ")"))
 
         # Nicolas's sidebar shows the lock beside it, and not beside Chef.

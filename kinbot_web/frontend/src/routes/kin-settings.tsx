@@ -315,7 +315,6 @@ export default function KinSettingsPage() {
   const { t } = useTranslation();
   const { kinId } = useParams();
   const fail = useFailure();
-  const navigate = useNavigate();
   const [kin, setKin] = React.useState<Kin | null>(null);
   // Deleted, or not this person's to use (the server answers both 404): the Kins to go to instead.
   const [elsewhere, setElsewhere] = React.useState<Kin[] | null>(null);
@@ -344,7 +343,7 @@ export default function KinSettingsPage() {
   if (elsewhere) {
     return (
       <div className="flex min-h-dvh flex-col">
-        <KinUnavailable firstKin={elsewhere[0] ?? null} onOpenKin={(id) => navigate(`/kins/${id}`)} />
+        <KinUnavailable firstKin={elsewhere[0] ?? null} />
       </div>
     );
   }

@@ -199,7 +199,7 @@ export default function AppShell() {
       ) : loaded && kins.length === 0 ? (
         <NoKins onCreate={() => setCreating(true)} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : loaded && kinId ? (
-        <KinUnavailable firstKin={kins[0] ?? null} onOpenKin={(id) => navigate(`/kins/${id}`)} onOpenSidebar={() => setSidebarOpen(true)} />
+        <KinUnavailable firstKin={kins[0] ?? null} onOpenSidebar={() => setSidebarOpen(true)} />
       ) : (
         <main className="flex flex-1 items-center justify-center text-muted-foreground">{loaded ? t("chat.select") : null}</main>
       )}

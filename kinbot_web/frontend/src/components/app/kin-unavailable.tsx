@@ -5,22 +5,32 @@ import { PhoneMenuBar } from "@/components/app/phone-menu-bar";
 import { Button } from "@/components/ui/button";
 import type { Kin } from "@/lib/types";
 
+/** What the page says is not there: a Kin (its chat, its settings) or a task. */
+const WORDS = {
+  kin: { title: "kinAccess.unavailable.title", text: "kinAccess.unavailable.text", open: "kinAccess.unavailable.open" },
+  task: { title: "chat.taskUnavailable.title", text: "chat.taskUnavailable.text", open: "chat.taskUnavailable.open" },
+} as const;
+
 /**
- * The chat's place when the address names a Kin this person cannot see: one deleted, or
- * restricted to other people (a shared link, an old bookmark, access taken away while open).
- * Also a Kin's settings page for such a Kin (no sidebar there: no `onOpenSidebar`). It says so
- * without telling which, and leads back to a Kin they have (or to the chat when they have none).
+ * The page's place when its address names a Kin (or a task of a Kin) this person cannot see:
+ * one deleted, or restricted to other people (a shared link, an old bookmark, access taken
+ * away while open). It says so without telling which, and leads back to a Kin they have (or
+ * to the chat when they have none). `onOpenSidebar`: where there is a sidebar to open (the
+ * chat, a task), the phone's menu button.
  */
-export function KinUnavailable({ firstKin, onOpenKin, onOpenSidebar }: { firstKin: Kin | null; onOpenKin: (id: string) => void; onOpenSidebar?: () => void }) {
+export function KinUnavailable({ firstKin, about = "kin", onOpenSidebar }: { firstKin: Kin | null; about?: keyof typeof WORDS; onOpenSidebar?: () => void }) {
   const { t } = useTranslation();
+  const words = WORDS[about];
   return (
-    <main className="flex flex-1 flex-col" data-kin-unavailable>
+    <main className="flex flex-1 flex-col" data-unavailable={about}>
       {onOpenSidebar ? <PhoneMenuBar onOpenSidebar={onOpenSidebar} /> : null}
       <div className="flex flex-1 flex-col items-center justify-center gap-3 px-6 text-center">
-        <h1 className="text-xl font-bold">{t("kinAccess.unavailable.title")}</h1>
-        <p className="max-w-sm text-sm text-muted-foreground">{t("kinAccess.unavailable.text")}</p>
+        <h1 className="text-xl font-bold">{t(words.title)}</h1>
+        <p className="max-w-sm text-sm text-muted-foreground">{t(words.text)}</p>
         {firstKin ? (
-          <Button onClick={() => onOpenKin(firstKin.id)}>{t("kinAccess.unavailable.open", { name: firstKin.name })}</Button>
+          <Button asChild>
+            <Link to={`/kins/${firstKin.id}`}>{t(words.open, { name: firstKin.name })}</Link>
+          </Button>
         ) : (
           <Button asChild variant="outline">
             <Link to="/">{t("settings.back")}</Link>

@@ -3,7 +3,7 @@ import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 
-import { PhoneMenuBar } from "@/components/app/phone-menu-bar";
+import { KinUnavailable } from "@/components/app/kin-unavailable";
 
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -88,7 +88,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
     return () => off.forEach((unsubscribe) => unsubscribe());
   }, [stream, taskId, load, route, toast, t, taskReads]);
 
-  if (missing) return <TaskUnavailable firstKin={kins?.[0] ?? null} onOpenSidebar={onOpenSidebar} />;
+  if (missing) return <KinUnavailable about="task" firstKin={kins?.[0] ?? null} onOpenSidebar={onOpenSidebar} />;
   if (!task || !kins) return <main className="flex-1" />;
   const parent = kins.find((kin) => kin.id === task.kin_id);
   // Results go to parent_kin_id: a Kin of the sidebar, or (for a sub-task) another task's session.
@@ -171,26 +171,6 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
             </ChatBubble>
           ) : null}
         </div>
-      </div>
-    </main>
-  );
-}
-
-/** The task's place when its address names a task this person cannot see (deleted, or its
- * Kin not shared with them): it says so, without telling which, and leads back to a Kin. */
-function TaskUnavailable({ firstKin, onOpenSidebar }: { firstKin: Kin | null; onOpenSidebar?: () => void }) {
-  const { t } = useTranslation();
-  return (
-    <main className="flex flex-1 flex-col" data-task-unavailable>
-      {onOpenSidebar ? <PhoneMenuBar onOpenSidebar={onOpenSidebar} /> : null}
-      <div className="flex flex-1 flex-col items-center justify-center gap-3 px-6 text-center">
-        <h1 className="text-xl font-bold">{t("chat.taskUnavailable.title")}</h1>
-        <p className="max-w-sm text-sm text-muted-foreground">{t("chat.taskUnavailable.text")}</p>
-        {firstKin ? (
-          <Button asChild>
-            <Link to={`/kins/${firstKin.id}`}>{t("chat.taskUnavailable.open", { name: firstKin.name })}</Link>
-          </Button>
-        ) : null}
       </div>
     </main>
   );
