@@ -131,6 +131,10 @@ def upload_kind(mime_type: str) -> str:
     return "pdf" if mime_type == "application/pdf" else "document"
 
 
+#: What a missing upload is answered (and one of a Kin its asker may not use).
+NO_SUCH_UPLOAD = "No such upload."
+
+
 @dataclass(frozen=True)
 class UploadView:
     """An uploaded file as the API shows it."""
@@ -298,7 +302,7 @@ class UploadStore:
         """One upload, or ``UploadError`` (404)."""
         row = await self._db.read(lambda: UploadRecord.get_or_none(UploadRecord.id == upload_id))
         if row is None:
-            raise UploadError(404, "not_found", "No such upload.")
+            raise UploadError(404, "not_found", NO_SUCH_UPLOAD)
         return UploadView.of(row)
 
     async def references(self, kin_id: str, upload_ids: list[str]) -> list[dict[str, Any]]:

@@ -4,9 +4,10 @@ Runs before every ``/api`` request, after the access policy: a request that name
 in its path (``kin_id``), through one of the Kin's tasks, crons, uploads or webhooks
 (``task_id``, ``cron_id``, ``upload_id``, ``webhook_id``), in its query (``?kin_id=``) or in
 its JSON body (``kin_id``, ``kin_ids``) — is answered 404 ``not_found``, exactly as for a Kin
-that does not exist, unless its user may use every Kin it names. A task or cron of such a Kin
-is answered exactly as a task or cron that does not exist (``TaskNotFound.of``,
-``CronNotFound.of``): worded for what was asked, and telling nothing more. Routes that list
+that does not exist, unless its user may use every Kin it names. A task, cron, upload or
+webhook of such a Kin is answered exactly as one that does not exist (``TaskNotFound.of``,
+``CronNotFound.of``, ``NO_SUCH_UPLOAD``, ``NO_SUCH_WEBHOOK``): worded for what was asked,
+and telling nothing more. Routes that list
 several Kins' things filter them with ``usable``.
 
 A view marked ``manages_kin_access`` (reading or changing who may use a Kin) is reachable by
@@ -26,8 +27,9 @@ from kinbot_core.kins.access import may_use, usable_ids
 from kinbot_core.platform import Platform
 from kinbot_core.tasks import TaskNotFound
 from kinbot_core.upload_content import UploadError
-from kinbot_core.uploads import UploadStore
+from kinbot_core.uploads import NO_SUCH_UPLOAD, UploadStore
 from kinbot_core.webhooks import WebhookError
+from kinbot_core.webhooks.service import NO_SUCH_WEBHOOK
 from kinbot_web.app_context import current_platform
 from kinbot_web.errors import ApiError
 
@@ -92,6 +94,8 @@ PATH_KINS: dict[str, Callable[[Platform, str], Awaitable[list[str]]]] = {
 MISSING_ANSWERS: dict[str, Callable[[str], str]] = {
     "task_id": lambda task_id: TaskNotFound.of(task_id).message,
     "cron_id": lambda cron_id: CronNotFound.of(cron_id).message,
+    "upload_id": lambda _: NO_SUCH_UPLOAD,
+    "webhook_id": lambda _: NO_SUCH_WEBHOOK,
 }
 NO_SUCH_KIN = "No such Kin."
 

@@ -441,9 +441,9 @@ async def test_a_member_not_allowed_sees_nothing_of_a_restricted_kin(
                     json_made_up = body_made_up if method != "GET" else None
                     missing = await paul.request(method, made_up, json=json_made_up)
                     assert (missing.status_code, missing.json()) == (404, answer.json()), where
-                    # A made-up task or cron is answered as the hidden one, worded for what
-                    # was asked (only the id it echoes differs).
-                    for name in ("task_id", "cron_id"):
+                    # A made-up task, cron, upload or webhook is answered as the hidden one,
+                    # worded for what was asked (only the id it echoes differs).
+                    for name in ("task_id", "cron_id", "upload_id", "webhook_id"):
                         if f"<{name}>" not in rule.rule:
                             continue
                         plain: dict[str, object] | None = None if method == "GET" else {}
@@ -454,7 +454,7 @@ async def test_a_member_not_allowed_sees_nothing_of_a_restricted_kin(
                         assert absent.status_code == hidden.status_code == 404, where
                         worded = absent.text.replace("no-such-one", ids[name])
                         assert worded == hidden.text, where
-                        assert ("task" if name == "task_id" else "cron") in hidden.text, where
+                        assert name.removesuffix("_id") in hidden.text, where
                     allowed = await marie.request(method, url) if method == "GET" else None
                     assert allowed is None or allowed.status_code != 404, f"Marie: {where}"
             elif kind == ADMIN:

@@ -47,6 +47,10 @@ _NO_HASH = "0" * 64
 EDITABLE = ("name", "enabled", "max_body_bytes", "signing_secret")
 
 
+#: What a missing webhook is answered (and one of a Kin its asker may not use).
+NO_SUCH_WEBHOOK = "No such webhook."
+
+
 class WebhookError(Exception):
     """A request about a webhook that cannot be done; the message says why."""
 
@@ -175,7 +179,7 @@ class WebhookService:
         """One webhook, or ``WebhookNotFound``."""
         row = await self._db.read(lambda: WebhookRecord.get_or_none(WebhookRecord.id == webhook_id))
         if row is None:
-            raise WebhookNotFound("No such webhook.")
+            raise WebhookNotFound(NO_SUCH_WEBHOOK)
         return WebhookView.of(row)
 
     async def create(
@@ -236,7 +240,7 @@ class WebhookService:
             lambda: WebhookRecord.delete().where(WebhookRecord.id == webhook_id).execute()
         )
         if not deleted:
-            raise WebhookNotFound("No such webhook.")
+            raise WebhookNotFound(NO_SUCH_WEBHOOK)
 
     async def _change(self, webhook_id: str, values: dict[str, Any]) -> WebhookView:
         def update() -> WebhookRecord | None:
@@ -247,7 +251,7 @@ class WebhookService:
 
         row = await self._db.write(update)
         if row is None:
-            raise WebhookNotFound("No such webhook.")
+            raise WebhookNotFound(NO_SUCH_WEBHOOK)
         return WebhookView.of(row)
 
     def _seal(self, webhook_id: str, secret: str | None) -> bytes | None:
