@@ -18,6 +18,12 @@ export function modelChoiceLabel(model: ProviderModel, providerName: string): st
   return model.context_window ? `${base} · ${i18n.t("contextWindow.tokens", { tokens: formatNumber(model.context_window) })}` : base;
 }
 
+/** A model's reference ("OpenAI/gpt-4o") as the model lists write it: "gpt-4o · OpenAI". */
+export function modelRefLabel(ref: string): string {
+  const cut = ref.indexOf("/");
+  return cut > 0 ? `${ref.slice(cut + 1)} · ${ref.slice(0, cut)}` : ref;
+}
+
 /** Where a window's figure comes from (`GET /api/kins/<id>/context-window`). */
 type WindowSource = "server" | "provider" | "known_model" | "admin" | "fallback";
 
@@ -107,7 +113,7 @@ function SetByHand({ kinId, found, onChange }: { kinId: string; found: ContextWi
     <form className="mt-2 flex flex-col gap-3 border-t pt-4" data-context-window-form onSubmit={(event) => void send("PUT", event)}>
       <h3 className="font-semibold">{t("contextWindow.byHand")}</h3>
       <p className="text-muted-foreground">{t("contextWindow.byHandHint")}</p>
-      <Field label={t("contextWindow.field", { model: found.model })} htmlFor={id} error={error ?? undefined}>
+      <Field label={t("contextWindow.field", { model: modelRefLabel(found.model) })} htmlFor={id} error={error ?? undefined}>
         <Input
           id={id}
           type="number"
