@@ -18,7 +18,7 @@ from quart import Quart, Response, jsonify
 from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
-from kinbot_core.accounts import AccountError, RateLimited
+from kinbot_core.accounts import AccountError, PasswordRejected, RateLimited
 from kinbot_core.contacts import ContactError, ContactNotFound
 from kinbot_core.kins import KinError
 from kinbot_core.memory import MemoryError, MemoryNotFound
@@ -123,6 +123,8 @@ def register(app: Quart) -> None:
             response = error_response(status, exc.code, exc.message, retry_after=retry_after)
             _retry_after(response, exc.retry_after)
             return response
+        if isinstance(exc, PasswordRejected):  # the sentence says how long, in any language
+            return error_response(status, exc.code, exc.message, min_length=exc.minimum)
         return error_response(status, exc.code, exc.message)
 
     @app.errorhandler(ProviderError)

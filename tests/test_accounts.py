@@ -59,6 +59,7 @@ async def test_identity_is_validated(server: RunningServer) -> None:
     )
     assert short.status_code == 400
     assert short.json()["error"]["code"] == "password_rejected"
+    assert short.json()["error"]["details"] == {"min_length": 10}  # the sentence says how long
     assert (await server.client.get("/api/onboarding")).json()["step"] == "identity"
 
 

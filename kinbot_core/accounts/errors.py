@@ -38,7 +38,13 @@ class EmailTaken(AccountError):
 
 
 class PasswordRejected(AccountError):
+    """A password shorter than ``minimum`` characters (``password_min_length``)."""
+
     code = "password_rejected"
+
+    def __init__(self, message: str, minimum: int) -> None:
+        super().__init__(message)
+        self.minimum = minimum
 
 
 class WrongPassword(AccountError):

@@ -274,7 +274,7 @@ class AccountService(AccountInvitations, UserAdministration):
     def _check_password(self, password: str) -> None:
         minimum = self._settings.password_min_length
         if len(password) < minimum:
-            raise PasswordRejected(f"The password needs at least {minimum} characters.")
+            raise PasswordRejected(f"The password needs at least {minimum} characters.", minimum)
 
     def _insert_user(self, identity: Identity, password_hash: str, *, role: str) -> User:
         email = _normalise_email(identity.email)

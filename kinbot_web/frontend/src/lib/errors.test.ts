@@ -15,6 +15,12 @@ describe("errorText words an API error's code in the interface's language", () =
     expect(errorText(en, error)).toBe("An account already uses this email.");
   });
 
+  it("says how long a password must be", () => {
+    const short = new ApiError(400, "password_rejected", "The password needs at least 10 characters.", { min_length: 10 });
+    expect(errorText(fr, short)).toBe("Ce mot de passe est trop court : utilisez au moins 10 caractères.");
+    expect(errorText(en, short)).toBe("This password is too short: use at least 10 characters.");
+  });
+
   it("names the invalid fields with their rule and limit", () => {
     const error = new ApiError(400, "invalid_request", "The request is not valid.", {
       fields: [
