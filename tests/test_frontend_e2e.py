@@ -319,6 +319,7 @@ async def test_a_file_dropped_on_the_chat_goes_along_with_the_next_message(
     await page.get_by_role("button", name="Envoyer").click()
     sent = bubble(page, "me", "La liste")
     await expect(sent.get_by_role("link", name="list.txt")).to_be_visible()
+    await expect(bubble(page, "assistant", "Noted.")).to_be_visible()  # the model was asked
     await expect(attached).to_have_count(0)
     prompt = fake_llm.requests_to("chat")[-1].body["messages"]
     assert "leeks, cream" in str(prompt[-1]["content"])

@@ -130,7 +130,7 @@ async def test_the_local_path_runs_from_an_empty_data_directory_to_a_first_reply
 
     # Screen 2 starts at its top, its title focused: the keyboard goes on from there.
     await expect(page.locator(":focus")).to_have_text(words["providers_title"])
-    assert await page.evaluate("window.scrollY") == 0
+    await page.wait_for_function("window.scrollY === 0")
 
     # The local path in one step: the server's address, one button.
     local = page.locator("[data-local-setup]")

@@ -47,7 +47,7 @@ describe("KinContextWindow", () => {
     expect(await screen.findByText("2,048 tokens, reported by the server")).toBeTruthy();
     expect(screen.getByText(/the size the server really runs the model with/)).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Use what the server says" })).toBeNull();
-    const field = screen.getByLabelText("Window of Local/qwen2.5:7b (tokens)") as HTMLInputElement;
+    const field = screen.getByLabelText("Window of qwen2.5:7b · Local (tokens)") as HTMLInputElement;
     const save = screen.getByRole("button", { name: "Save the window" }) as HTMLButtonElement;
     expect(save.disabled).toBe(true);
     fireEvent.change(field, { target: { value: "8192" } });
@@ -69,7 +69,7 @@ describe("KinContextWindow", () => {
     await act(() => i18n.changeLanguage("fr"));
     serve(SERVER, () => new Response(JSON.stringify({ error: { code: "context_window_invalid", message: "No.", details: { min: 256, max: 100000000 } } }), { status: 400 }));
     show();
-    const field = (await screen.findByLabelText("Fenêtre de Local/qwen2.5:7b (jetons)")) as HTMLInputElement;
+    const field = (await screen.findByLabelText("Fenêtre de qwen2.5:7b · Local (jetons)")) as HTMLInputElement;
     fireEvent.change(field, { target: { value: "12" } });
     fireEvent.click(screen.getByRole("button", { name: "Enregistrer la fenêtre" }));
     expect((await screen.findByRole("alert")).textContent).toBe("Une fenêtre de contexte est un nombre entier de jetons, de 256 à 100\u202f000\u202f000.");
