@@ -32,15 +32,22 @@ def session_cookie(response: httpx.Response) -> SimpleCookie:
 
 async def test_onboarding_starts_with_the_identity_screen(server: RunningServer) -> None:
     before = (await server.client.get("/api/onboarding")).json()
-    assert before == {"step": "identity", "completed": [], "setup_code_required": False}
+    assert before == {
+        "step": "identity", "completed": [], "setup_code_required": False, "signed_in": False
+    }  # fmt: skip
     admin = await set_up_admin(server.client)
     assert admin["role"] == "admin"
     assert admin["pseudonym"] == "Nico" and admin["language"] == "fr"
     assert "password_hash" not in admin and "password" not in admin
     after = (await server.client.get("/api/onboarding")).json()
-    assert after == {"step": "providers", "completed": ["identity"], "setup_code_required": False}
+    assert after == {
+        "step": "providers", "completed": ["identity"], "setup_code_required": False,
+        "signed_in": True,  # the identity screen signed its author in
+    }  # fmt: skip
     me = (await server.client.get("/api/me")).json()["user"]
     assert me["email"] == "nicolas@example.org"
+    async with server.new_client() as stranger:
+        assert (await stranger.get("/api/onboarding")).json()["signed_in"] is False
 
 
 async def test_identity_is_validated(server: RunningServer) -> None:

@@ -134,6 +134,7 @@ async def test_onboarding_from_an_empty_data_directory_to_a_first_reply(
         "step": "done",
         "completed": ["identity", "providers", "search_providers", "first_kin"],
         "setup_code_required": False,
+        "signed_in": False,  # the test's own client, not the browser
     }
 
 
@@ -141,8 +142,12 @@ async def test_sign_in_talk_to_a_kin_and_see_everyone_in_the_chat(
     server: RunningServer, fake_llm: FakeOpenAI, page: Page
 ) -> None:
     kin = await make_kin(server)
+    console_errors: list[str] = []
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     await page.goto(server.url + "/")
     await expect(page).to_have_url(re.compile(r"/signin$"))
+    await expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    assert console_errors == []  # a signed-out visit is not an error (no 401 from /api/me)
     await page.get_by_label("Email").fill(NICOLAS["email"])
     await page.get_by_label("Password").fill(PASSWORD)
     await page.get_by_role("button", name="Sign in").click()

@@ -97,6 +97,7 @@ async def test_onboarding_needs_llm_and_embedding(
         "step": "first_kin",
         "completed": ["identity", "providers", "search_providers"],
         "setup_code_required": False,
+        "signed_in": True,
     }
     created = await client.post(
         "/api/kins", json={"name": "Chef", "model": "Claude/claude-sonnet-4-5"}
@@ -106,6 +107,7 @@ async def test_onboarding_needs_llm_and_embedding(
         "step": "done",
         "completed": ["identity", "providers", "search_providers", "first_kin"],
         "setup_code_required": False,
+        "signed_in": True,
     }
 
 

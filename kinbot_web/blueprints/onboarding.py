@@ -8,7 +8,7 @@ instance.
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, Response, current_app, jsonify
+from quart import Blueprint, Response, current_app, g, jsonify
 from quart_schema import validate_request, validate_response
 
 from kinbot_web.app_context import current_platform
@@ -29,6 +29,9 @@ class OnboardingStatus(BaseModel):
     completed: list[str]
     #: Whether this client must give the set-up code to create the first administrator.
     setup_code_required: bool = False
+    #: Whether the request came with a valid session: the web interface asks who is signed
+    #: in only then, rather than asking and being answered 401.
+    signed_in: bool = False
 
 
 class FirstAdminIn(IdentityIn):
@@ -41,7 +44,8 @@ class FirstAdminIn(IdentityIn):
 @public
 @validate_response(OnboardingStatus)
 async def status() -> OnboardingStatus:
-    """The next onboarding step (``done`` when finished) and the steps completed so far."""
+    """The next onboarding step (``done`` when finished), the steps completed so far, and
+    whether the client is signed in."""
     platform = current_platform()
     done = {
         "identity": await platform.accounts.has_users(),
@@ -55,6 +59,7 @@ async def status() -> OnboardingStatus:
         step=pending[0] if pending else "done",
         completed=completed,
         setup_code_required=not done["identity"] and not request_from_loopback(platform.settings),
+        signed_in=g.user is not None,
     )
 
 

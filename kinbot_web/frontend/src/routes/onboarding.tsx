@@ -138,13 +138,19 @@ export default function OnboardingPage() {
   const [codeRequired, setCodeRequired] = React.useState(false);
 
   const next = React.useCallback(async () => {
-    const status = await api<{ step: Step; setup_code_required: boolean }>("/api/onboarding");
+    const status = await api<{ step: Step; setup_code_required: boolean; signed_in: boolean }>(
+      "/api/onboarding",
+    );
     if (status.step === "first_kin" || status.step === "done") {
       navigate("/", { replace: true });
       return;
     }
     if (status.step !== "identity") {
       // Later steps are an administrator's: make sure someone is signed in.
+      if (!status.signed_in) {
+        navigate("/signin", { replace: true });
+        return;
+      }
       try {
         const { user } = await api<{ user: User }>("/api/me");
         setLanguage(user.language); // a reload of a later step: the administrator's language

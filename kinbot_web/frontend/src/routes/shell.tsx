@@ -67,16 +67,20 @@ export default function AppShell() {
   React.useEffect(() => {
     let cancelled = false;
     (async () => {
-      // Asked alongside who is signed in: an administrator's unfinished onboarding comes first.
-      const onboarding = api<{ step: string }>("/api/onboarding");
-      onboarding.catch(() => undefined); // only awaited for an administrator, or signed out
+      // Asked first: whether anyone is signed in (asking /api/me regardless would log a 401
+      // on every signed-out visit), and an administrator's unfinished onboarding.
+      const { step, signed_in } = await api<{ step: string; signed_in: boolean }>("/api/onboarding");
+      if (cancelled) return;
+      if (!signed_in) {
+        navigate(step === "identity" ? "/onboarding" : "/signin", { replace: true });
+        return;
+      }
       try {
         const { user } = await api<{ user: User }>("/api/me");
         if (cancelled) return;
         setLanguage(user.language);
         setMe(user);
         if (user.role === "admin") {
-          const { step } = await onboarding;
           if (step === "providers" || step === "search_providers") {
             navigate("/onboarding", { replace: true });
             return;
@@ -90,9 +94,8 @@ export default function AppShell() {
         await loadLists(() => !cancelled && setLoaded(true));
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 401) throw error;
-        const { step } = await onboarding;
-        if (cancelled) return;
-        navigate(step === "identity" ? "/onboarding" : "/signin", { replace: true });
+        if (cancelled) return; // the session ended in between
+        navigate("/signin", { replace: true });
       }
     })();
     return () => {
