@@ -182,6 +182,9 @@ async def test_a_turn_with_a_tool_call_and_its_extraction_record_every_call(
         "text-embedding-3-small",
     }
     assert len(summary["by_day"]) == 1
+    # A few embedded tokens cost a fraction of a micro-dollar, not a rounded-off nothing.
+    embedding = next(m for m in summary["by_model"] if m["model"] == "text-embedding-3-small")
+    assert embedding["cost"] == pytest.approx(len(embeddings) * 12 * 0.02 / 1e6)
 
 
 def spawned_task(kin_id: str) -> str:

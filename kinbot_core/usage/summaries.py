@@ -46,7 +46,7 @@ def _totals(row: Any) -> dict[str, Any]:
     calls, cost, tokens_in, tokens_out, units, unpriced = row
     return {
         "calls": calls or 0,
-        "cost": round(cost or 0.0, 6),
+        "cost": round(cost or 0.0, 10),  # a few tokens of an embedding cost 1e-7
         "input_tokens": tokens_in or 0,
         "output_tokens": tokens_out or 0,
         "units": units or 0,
