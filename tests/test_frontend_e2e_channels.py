@@ -35,13 +35,14 @@ WORDS = {
         "api": "Bot API address", "files": "Bot API file address",
         "wait": "Polling wait (seconds)", "submit": "Add", "running": "Running", "link": "Link",
         "member": "Member", "linked": "You are linked", "settings": "Settings",
+        "link_to": "Link to", "to_contact": "A contact of a Kin",
     },
     "fr": {
         "tab": "Canaux", "add": "Ajouter un canal", "name": "Nom", "token": "Jeton du bot",
         "api": "Adresse de l'API Bot", "files": "Adresse des fichiers de l'API Bot",
         "wait": "Attente de l'interrogation (secondes)", "submit": "Ajouter",
         "running": "En marche", "link": "Lier", "member": "Membre", "linked": "Vous êtes lié",
-        "settings": "Réglages",
+        "settings": "Réglages", "link_to": "Lier à", "to_contact": "Un contact d'un Kin",
     },
 }  # fmt: skip
 CASES = {
@@ -135,6 +136,27 @@ async def test_an_administrator_adds_telegram_links_a_member_and_her_messages_sh
     await expect(page.locator('[data-identity="Marie Durand"]')).to_be_visible()
     await expect(waiting).to_have_count(0)
     await telegram.sent_when(to(marie_tg.id, words["linked"]))
+
+    # Grandma writes too; Nicolas makes her a contact of Chef. The page asks for the channels
+    # again every few seconds: the dialog keeps his choice through that (it once fell back
+    # to linking her as the administrator himself).
+    telegram.user_sends(TOKEN, TelegramUser(5151, "Mamie", "Durand"), "Coucou")
+    grandma = page.locator('[data-pairing="Mamie Durand"]')
+    await grandma.get_by_role("button", name=words["link"], exact=True).click()
+    await expect(dialog.get_by_role("button", name=words["link"], exact=True)).to_be_disabled()
+    await dialog.get_by_label(words["link_to"]).select_option(label=words["to_contact"])
+    async with page.expect_response(re.compile(r"/api/channels$")):
+        pass  # the list's next refresh
+    await dialog.get_by_role("button", name=words["link"], exact=True).click()
+    linked = page.locator('[data-identity="Mamie Durand"]')
+    await expect(linked).to_contain_text("Chef")
+    await expect(linked).not_to_contain_text("Nico")
+    grandma_link = (await server.client.get("/api/channels/identities")).json()["identities"]
+    assert [
+        (i["user_id"], i["contact_name"])
+        for i in grandma_link
+        if i["display_name"] == "Mamie Durand"
+    ] == [(None, "Mamie Durand")]
 
     # Her question reaches the Kin; the answer goes back to Telegram; both are in the chat.
     fake_llm.enqueue(Reply(text="Lasagne tonight."))

@@ -121,19 +121,26 @@ function LinkPairing({ pairing, channel, users, kins, onClose, onLinked }: { pai
   const [contacts, setContacts] = React.useState<ChannelContact[]>([]);
   const [error, setError] = React.useState<string | null>(null);
   const bound = kins.filter((kin) => channel?.kin_ids.includes(kin.id));
+  const chosenKin = bound.some((kin) => kin.id === kinId) ? kinId : (bound[0]?.id ?? "");
+  const pairingId = pairing?.id;
+  const channelId = channel?.id;
+  // Only opening the dialog for a sender starts it afresh: the page's lists come again every
+  // few seconds, and what the administrator chose must survive them. No member is chosen
+  // for them: linking someone as the wrong person gives them that person's Kins.
   React.useEffect(() => {
     setTarget("member");
-    setUserId(users[0]?.id ?? "");
-    setKinId(channel?.kin_ids[0] ?? "");
+    setUserId("");
+    setKinId("");
     setContactId("");
     setError(null);
-    if (channel) void api<{ contacts: ChannelContact[] }>(`/api/channels/${channel.id}/contacts`).then(({ contacts: found }) => setContacts(found));
-  }, [pairing, channel, users]);
+    setContacts([]);
+    if (channelId) void api<{ contacts: ChannelContact[] }>(`/api/channels/${channelId}/contacts`).then(({ contacts: found }) => setContacts(found));
+  }, [pairingId, channelId]);
 
   async function link(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!pairing) return;
-    const body = target === "member" ? { user_id: userId } : { kin_id: kinId, ...(contactId ? { contact_id: contactId } : {}) };
+    const body = target === "member" ? { user_id: userId } : { kin_id: chosenKin, ...(contactId ? { contact_id: contactId } : {}) };
     try {
       await api(`/api/channels/pairings/${pairing.id}/link`, { body });
       onLinked();
@@ -159,7 +166,10 @@ function LinkPairing({ pairing, channel, users, kins, onClose, onLinked }: { pai
             </Field>
             {target === "member" ? (
               <Field label={t("channels.member")} htmlFor="link-user">
-                <NativeSelect id="link-user" value={userId} onChange={(event) => setUserId(event.target.value)}>
+                <NativeSelect id="link-user" value={userId} required onChange={(event) => setUserId(event.target.value)}>
+                  <option value="" disabled>
+                    {t("channels.chooseMember")}
+                  </option>
                   {users.map((user) => (
                     <option key={user.id} value={user.id}>
                       {user.pseudonym} ({user.first_name} {user.last_name})
@@ -170,7 +180,7 @@ function LinkPairing({ pairing, channel, users, kins, onClose, onLinked }: { pai
             ) : (
               <>
                 <Field label={t("channels.kin")} htmlFor="link-kin">
-                  <NativeSelect id="link-kin" value={kinId} onChange={(event) => { setKinId(event.target.value); setContactId(""); }}>
+                  <NativeSelect id="link-kin" value={chosenKin} onChange={(event) => { setKinId(event.target.value); setContactId(""); }}>
                     {bound.map((kin) => (
                       <option key={kin.id} value={kin.id}>
                         {kin.name}
@@ -182,7 +192,7 @@ function LinkPairing({ pairing, channel, users, kins, onClose, onLinked }: { pai
                   <NativeSelect id="link-contact" value={contactId} onChange={(event) => setContactId(event.target.value)}>
                     <option value="">{t("channels.newContact", { name: pairing.display_name })}</option>
                     {contacts
-                      .filter((contact) => contact.kin_id === kinId)
+                      .filter((contact) => contact.kin_id === chosenKin)
                       .map((contact) => (
                         <option key={contact.id} value={contact.id}>
                           {contact.name}
@@ -203,7 +213,9 @@ function LinkPairing({ pairing, channel, users, kins, onClose, onLinked }: { pai
                   {t("common.cancel")}
                 </Button>
               </DialogClose>
-              <Button type="submit">{t("channels.link")}</Button>
+              <Button type="submit" disabled={target === "member" ? !userId : !chosenKin}>
+                {t("channels.link")}
+              </Button>
             </DialogFooter>
           </form>
         ) : null}
