@@ -268,9 +268,9 @@ async def test_my_account_switches_the_language(server: RunningServer, page: Pag
     await page.get_by_role("button", name="Nico").click()
     await page.get_by_role("menuitem", name="Mon compte").click()
     await expect(page.get_by_role("heading", name="Mon compte")).to_be_visible()
+    # Chosen is kept: the page speaks it at once, and a reload without Save keeps it.
     await page.get_by_label("Langue").select_option("en")
-    await page.get_by_role("button", name="Save").click()
-    await expect(toast(page, "Saved")).to_be_visible()
+    await expect(toast(page, "Language saved")).to_be_visible()
     me = (await server.client.get("/api/me")).json()["user"]
     assert me["language"] == "en"
     await page.reload()
@@ -456,13 +456,26 @@ async def test_a_kins_settings_edit_it_and_forget_a_memory(
     await expect(page.locator("[data-memory]").first).to_contain_text("spicy")
     await page.get_by_label("Chercher dans les souvenirs").fill("")
     await page.get_by_label("Chercher dans les souvenirs").press("Enter")
+    # Deleting asks first (archiving is the gentler choice), and Cancel keeps the memory.
     await peanuts.get_by_role("button", name="Supprimer ce souvenir").click()
+    confirm = page.get_by_role("dialog", name="Supprimer ce souvenir\u00a0?")
+    await expect(confirm).to_contain_text("«\u00a0Marie is allergic to peanuts\u00a0»")
+    await confirm.get_by_role("button", name="Annuler").click()
+    await expect(confirm).to_have_count(0)
+    await expect(peanuts).to_be_visible()
+    await peanuts.get_by_role("button", name="Supprimer ce souvenir").click()
+    await confirm.get_by_role("button", name="Supprimer", exact=True).click()
     await expect(peanuts).to_have_count(0)
     left = (await server.client.get(f"/api/kins/{kin_id}/memories")).json()["memories"]
     assert [m["content"] for m in left] == ["Léo does not like spicy food"]
 
     await page.get_by_role("tab", name="Résumé").click()
     await expect(page.get_by_text("Pas encore de résumé")).to_be_visible()
+    # Too short a conversation to summarise: said as a state, not as an error.
+    await page.get_by_role("button", name="Résumer maintenant").click()
+    await expect(toast(page, "Rien à résumer pour l'instant")).to_be_visible()
+    toasts = page.get_by_role("region", name=re.compile(r"^Notifications"))
+    await expect(toasts.get_by_text("Une erreur est survenue")).to_have_count(0)
     await page.get_by_role("link", name="Retour au chat").click()
     await expect(page).to_have_url(re.compile(f"/kins/{kin_id}$"))
     sidebar = page.get_by_role("navigation", name="KinBot")

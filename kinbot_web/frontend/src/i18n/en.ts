@@ -109,7 +109,7 @@ const en = {
     avatar: "Avatar", upload: "Upload a picture", generate: "Generate one", promptPlaceholder: "A cheerful chef cat, flat illustration",
     generateFromPrompt: "Generate from this description", deleteKin: "Delete this Kin", deleteConfirm: "Delete {{name}} and its whole session? This cannot be undone.",
     searchMemories: "Search the memories", noMemories: "No memories yet.", deleteMemory: "Delete this memory",
-    contextTokens: "{{tokens}} tokens in context, compacted past {{threshold}}", compactNow: "Compact now", purge: "Start from a blank summary",
+    contextTokens: "{{tokens}} tokens in context, compacted past {{threshold}}", compactNow: "Compact now", nothingToCompact: "Nothing to summarise yet", nothingToCompactHint: "The most recent messages always stay word for word; a summary begins once the conversation is longer.", purge: "Start from a blank summary",
     rollback: "Make it active", active: "Active", noSnapshots: "No summary yet: the whole session is in context.",
     messagesFolded: "{{count}} messages folded", purgeSnapshot: "Blank summary (purge)",
     crons: "Crons", noCrons: "No crons yet.", newCron: "New cron", editCron: "Edit the cron", cronName: "Name",
@@ -162,7 +162,7 @@ const en = {
     status: { pending: "Pending", used: "Used", revoked: "Revoked", expired: "Expired" },
   },
   account: {
-    title: "My account", profile: "Profile", saved: "Saved", photo: "Photo", password: "Password", current: "Current password",
+    title: "My account", profile: "Profile", saved: "Saved", languageSaved: "Language saved", photo: "Photo", password: "Password", current: "Current password",
     newPassword: "New password", confirmation: "Confirm the new password", changePassword: "Change password",
     passwordChanged: "Password changed. Other browsers were signed out.",
   },

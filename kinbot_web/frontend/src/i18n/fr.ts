@@ -110,7 +110,7 @@ const fr: Strings = {
     avatar: "Avatar", upload: "Choisir une image", generate: "En générer un", promptPlaceholder: "Un chat cuisinier joyeux, illustration à plat",
     generateFromPrompt: "Générer d'après cette description", deleteKin: "Supprimer ce Kin", deleteConfirm: "Supprimer {{name}} et toute sa session ? C'est définitif.",
     searchMemories: "Chercher dans les souvenirs", noMemories: "Pas encore de souvenirs.", deleteMemory: "Supprimer ce souvenir",
-    contextTokens: "{{tokens}} tokens en contexte, résumé au-delà de {{threshold}}", compactNow: "Résumer maintenant", purge: "Repartir d'un résumé vide",
+    contextTokens: "{{tokens}} tokens en contexte, résumé au-delà de {{threshold}}", compactNow: "Résumer maintenant", nothingToCompact: "Rien à résumer pour l'instant", nothingToCompactHint: "Les messages les plus récents restent toujours mot pour mot ; un résumé commence quand la conversation est plus longue.", purge: "Repartir d'un résumé vide",
     rollback: "Le rendre actif", active: "Actif", noSnapshots: "Pas encore de résumé : toute la session est en contexte.",
     messagesFolded: "{{count}} messages résumés", purgeSnapshot: "Résumé vide (purge)",
     crons: "Crons", noCrons: "Pas encore de cron.", newCron: "Nouveau cron", editCron: "Modifier le cron", cronName: "Nom",
@@ -163,7 +163,7 @@ const fr: Strings = {
     status: { pending: "En attente", used: "Utilisée", revoked: "Révoquée", expired: "Expirée" },
   },
   account: {
-    title: "Mon compte", profile: "Profil", saved: "Enregistré", photo: "Photo", password: "Mot de passe", current: "Mot de passe actuel",
+    title: "Mon compte", profile: "Profil", saved: "Enregistré", languageSaved: "Langue enregistrée", photo: "Photo", password: "Mot de passe", current: "Mot de passe actuel",
     newPassword: "Nouveau mot de passe", confirmation: "Confirmer le nouveau mot de passe", changePassword: "Changer le mot de passe",
     passwordChanged: "Mot de passe changé. Les autres navigateurs ont été déconnectés.",
   },

@@ -20,7 +20,7 @@ import type { Language, User } from "@/lib/types";
 /** `/account`: names, pseudonym, photo, language and password of the signed-in user, and
  * their notifications. */
 export default function AccountPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { toast } = useToast();
   const [me, setMe] = React.useState<User | null>(null);
   const [version, setVersion] = React.useState(0); // bumps the photo's URL after an upload
@@ -48,6 +48,19 @@ export default function AccountPage() {
       });
       updated(user);
       toast({ title: t("account.saved"), tone: "success" });
+    } catch (caught) {
+      setError(errorText(t, caught));
+    }
+  }
+
+  /** The language is kept as soon as it is chosen, as the page already speaks it. */
+  async function chooseLanguage(language: Language) {
+    setLanguage(language);
+    setError(null);
+    try {
+      const { user } = await api<{ user: User }>("/api/me", { method: "PATCH", body: { language } });
+      updated(user);
+      toast({ title: i18n.t("account.languageSaved"), tone: "success" }); // in the new language, not the render's
     } catch (caught) {
       setError(errorText(t, caught));
     }
@@ -113,7 +126,7 @@ export default function AccountPage() {
                   <Input id="pseudonym" name="pseudonym" defaultValue={me.pseudonym} required />
                 </Field>
                 <Field label={t("language.label")} htmlFor="language">
-                  <NativeSelect id="language" name="language" defaultValue={me.language} onChange={(event) => setLanguage(event.target.value as Language)}>
+                  <NativeSelect id="language" name="language" defaultValue={me.language} onChange={(event) => void chooseLanguage(event.target.value as Language)}>
                     <option value="fr">{t("language.fr")}</option>
                     <option value="en">{t("language.en")}</option>
                   </NativeSelect>

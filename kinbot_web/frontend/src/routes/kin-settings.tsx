@@ -260,6 +260,7 @@ function Network({ kin, user, onChange }: { kin: Kin; user: User | null; onChang
 
 function Summary({ kin }: { kin: Kin }) {
   const { t } = useTranslation();
+  const { toast } = useToast();
   const fail = useFailure();
   const [state, setState] = React.useState<Compacting | null>(null);
   const load = React.useCallback(() => void api<Compacting>(`/api/kins/${kin.id}/compacting`).then(setState).catch(fail), [kin.id, fail]);
@@ -268,7 +269,9 @@ function Summary({ kin }: { kin: Kin }) {
     try {
       await api(`/api/kins/${kin.id}/compacting${path}`, { method: "POST", body });
     } catch (error) {
-      fail(error);
+      // A short conversation has nothing to fold yet: a state to tell, not a failure.
+      if (error instanceof ApiError && error.code === "nothing_to_compact") toast({ title: t("kinSettings.nothingToCompact"), description: t("kinSettings.nothingToCompactHint") });
+      else fail(error);
     }
     load();
   }

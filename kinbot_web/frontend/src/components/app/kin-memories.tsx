@@ -2,6 +2,7 @@ import { ArchiveIcon, ArchiveRestoreIcon, PinIcon, PinOffIcon, SearchIcon, Trash
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { ConfirmDelete } from "@/components/app/confirm-delete";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
@@ -70,6 +71,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
   const [query, setQuery] = React.useState("");
   const [filter, setFilter] = React.useState<MemoryFilter>("all");
   const [memories, setMemories] = React.useState<KinMemory[] | null>(null);
+  const [deleting, setDeleting] = React.useState<KinMemory | null>(null);
   // Only the latest search is shown: an earlier one may answer after it.
   const searches = React.useRef(0);
   const load = React.useCallback(
@@ -160,7 +162,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
                 <Button variant="ghost" size="icon-sm" aria-label={t(archived ? "memoryUse.restore" : "memoryUse.archive")} onClick={() => void change(memory.id, { archived: !archived })}>
                   {archived ? <ArchiveRestoreIcon /> : <ArchiveIcon />}
                 </Button>
-                <Button variant="ghost" size="icon-sm" aria-label={t("kinSettings.deleteMemory")} onClick={() => void remove(memory.id)}>
+                <Button variant="ghost" size="icon-sm" aria-label={t("kinSettings.deleteMemory")} onClick={() => setDeleting(memory)}>
                   <Trash2Icon />
                 </Button>
               </div>
@@ -168,6 +170,13 @@ export function KinMemories({ kin }: { kin: Kin }) {
           );
         })}
       </ul>
+      <ConfirmDelete
+        target={deleting}
+        title={t("memoryUse.deleteTitle")}
+        description={deleting ? t("memoryUse.deleteHint", { memory: deleting.content, name: kin.name }) : ""}
+        onClose={() => setDeleting(null)}
+        onConfirm={(memory) => void remove(memory.id)}
+      />
     </div>
   );
 }
