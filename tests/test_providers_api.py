@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from kinbot_core.config import load_settings
+from kinbot_core.db.models import ProviderRecord
 from kinbot_core.events import Event
 from kinbot_core.platform import Platform
 from kinbot_core.providers import (
@@ -146,6 +147,25 @@ async def test_api_keys_are_masked_encrypted_and_never_logged(
     assert fakes["anthropic"].requests[0].api_key == API_KEY
 
 
+async def test_a_short_keys_hint_shows_none_of_it_even_as_saved_before(
+    server: RunningServer, fakes: dict[str, Any]
+) -> None:
+    body = anthropic_body(fakes)
+    body["config"]["api_key"] = "sk-loc-42"  # a local server's key: 9 characters
+    provider = (await server.client.post("/api/providers", json=body)).json()["provider"]
+    assert provider["secrets"] == {"api_key": "…"}
+    # A hint stored by an older version (then: the last four characters of any key over 8).
+    await server.platform.db.write(
+        lambda: (
+            ProviderRecord.update(secret_hints='{"api_key": "…c-42"}')
+            .where(ProviderRecord.id == provider["id"])
+            .execute()
+        )
+    )
+    shown = (await server.client.get(f"/api/providers/{provider['id']}")).json()["provider"]
+    assert shown["secrets"] == {"api_key": "…"}
+
+
 async def test_a_failed_connection_test_saves_nothing(
     server: RunningServer, fakes: dict[str, Any]
 ) -> None:
@@ -270,7 +290,7 @@ async def test_rename_reconfigure_remove_and_events(
     rekeyed = await server.client.patch(
         f"/api/providers/{provider['id']}", json={"config": {"api_key": "sk-another-key-9876"}}
     )
-    assert rekeyed.json()["provider"]["secrets"] == {"api_key": "…9876"}
+    assert rekeyed.json()["provider"]["secrets"] == {"api_key": "…876"}  # a sixth at most
     assert fakes["anthropic"].requests[-1].api_key == "sk-another-key-9876"
     clash = await server.client.post("/api/providers", json=anthropic_body(fakes, "claude HOME"))
     assert clash.status_code == 400

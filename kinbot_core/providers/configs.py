@@ -346,7 +346,10 @@ class ProviderConfigs:
             config=public_config(
                 {k: v for k, v in config.items() if k not in secret_names and not looks_secret(k)}
             ),
-            secrets=json.loads(row.secret_hints),
+            # Worded again from the key (the stored hints are those of when it was saved).
+            secrets=secret_hints(provider_type, config)
+            if provider_type
+            else json.loads(row.secret_hints),
             models_fetched_at=row.models_fetched_at,
             created_at=row.created_at,
         )

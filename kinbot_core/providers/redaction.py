@@ -15,13 +15,26 @@ def looks_secret(key: str) -> bool:
     return any(word in key.lower() for word in ("key", "token", "secret", "password"))
 
 
+#: The largest share of a secret its hint shows, and the most characters it shows.
+HINT_MAX_SHARE = 1 / 6
+HINT_MAX_CHARS = 4
+
+
+def secret_hint(value: str) -> str:
+    """``value`` masked: "…" and its last characters, four of a long secret, fewer of a
+    shorter one (never more than ``HINT_MAX_SHARE`` of it), none of one under 12 characters
+    (the interface then says only that a key is saved)."""
+    shown = min(HINT_MAX_CHARS, int(len(value) * HINT_MAX_SHARE))
+    return "…" + value[-shown:] if shown >= 2 else "…"
+
+
 def secret_hints(provider_type: ProviderType, config: Mapping[str, Any]) -> dict[str, str]:
-    """A masked hint of each secret of ``config`` (its last four characters at most)."""
+    """A masked hint of each secret of ``config`` (``secret_hint``)."""
     hints = {}
     for config_field in provider_type.config_fields:
         value = config.get(config_field.name)
         if config_field.secret and isinstance(value, str) and value:
-            hints[config_field.name] = "…" + value[-4:] if len(value) > 8 else "…"
+            hints[config_field.name] = secret_hint(value)
     return hints
 
 

@@ -131,6 +131,7 @@ const en = {
   },
   providers: {
     editHint: "A changed key or address is tested before it is saved.", secretKept: "Leave empty to keep the current one ({{hint}}).",
+    keyEnding: "key ending in {{tail}}", keySaved: "key saved",
     deleteConfirm: "Remove {{name}}? Kins using its models will need another model.",
   },
   kinTools: {

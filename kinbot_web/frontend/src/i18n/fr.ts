@@ -132,6 +132,7 @@ const fr: Strings = {
   },
   providers: {
     editHint: "Une clé ou une adresse modifiée est testée avant d'être enregistrée.", secretKept: "Laissez vide pour garder l'actuelle ({{hint}}).",
+    keyEnding: "clé se terminant par {{tail}}", keySaved: "clé enregistrée",
     deleteConfirm: "Supprimer {{name}} ? Les Kins qui utilisent ses modèles devront en choisir un autre.",
   },
   kinTools: {

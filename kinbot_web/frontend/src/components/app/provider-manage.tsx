@@ -27,6 +27,15 @@ export function providerPatch(provider: Provider, type: ProviderType | undefined
   return patch;
 }
 
+/**
+ * A saved secret's masked hint (`Provider.secrets`: "…" and at most its last four characters)
+ * in words: "key ending in 9f3a", or "key saved" when it shows none of a short key.
+ */
+export function secretHintText(t: (key: string, options?: Record<string, unknown>) => string, hint: string | undefined): string {
+  const tail = (hint ?? "").replace(/^…/, "").trim();
+  return tail ? t("providers.keyEnding", { tail }) : t("providers.keySaved");
+}
+
 /** Edit (rename, change a key: tested again by the server) and remove one provider. */
 export function ProviderActions({ base, provider, type, onChange }: { base: string; provider: Provider; type: ProviderType | undefined; onChange: () => void }) {
   const { t } = useTranslation();
@@ -86,13 +95,13 @@ export function ProviderActions({ base, provider, type, onChange }: { base: stri
               <Input id={`${ids}-name`} value={name} onChange={(event) => setName(event.target.value)} required />
             </Field>
             {type?.config_fields.map((field) => (
-              <Field key={field.name} label={fieldLabel(t, field)} htmlFor={`${ids}-${field.name}`} hint={field.secret ? t("providers.secretKept", { hint: provider.secrets[field.name] ?? "" }) : type && fieldHint(t, type, field)}>
+              <Field key={field.name} label={fieldLabel(t, field)} htmlFor={`${ids}-${field.name}`} hint={field.secret ? t("providers.secretKept", { hint: secretHintText(t, provider.secrets[field.name]) }) : type && fieldHint(t, type, field)}>
                 <Input
                   id={`${ids}-${field.name}`}
                   type={field.secret ? "password" : "text"}
                   autoComplete="off"
                   value={values[field.name] ?? ""}
-                  placeholder={field.secret ? (provider.secrets[field.name] ?? "") : (field.default ?? undefined)}
+                  placeholder={field.secret ? (provider.secrets[field.name] ?? "").replace(/^…$/, "") : (field.default ?? undefined)}
                   onChange={(event) => setValues((current) => ({ ...current, [field.name]: event.target.value }))}
                 />
               </Field>

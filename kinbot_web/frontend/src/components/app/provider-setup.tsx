@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
-import { ProviderActions } from "@/components/app/provider-manage";
+import { ProviderActions, secretHintText } from "@/components/app/provider-manage";
 import { capabilityList, capabilityWord, defaultProviderName, fieldHint, fieldLabel, initialConfig, needsAccount, typeLabel } from "@/components/app/provider-words";
 import { api } from "@/lib/api";
 import { connectionDetail, connectionText, errorText } from "@/lib/errors";
@@ -100,7 +100,7 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
             <li key={provider.id} className="flex flex-wrap items-center gap-2 rounded-xl bg-muted px-3 py-2" data-provider={provider.name}>
               <CheckCircle2Icon className="size-4 text-success" aria-hidden />
               <span className="font-semibold">{provider.name}</span>
-              <span className="text-xs text-muted-foreground">{Object.values(provider.secrets).join(" ")}</span>
+              <span className="text-xs text-muted-foreground">{Object.values(provider.secrets).map((hint) => secretHintText(t, hint)).join(" · ")}</span>
               <span className="flex-1" />
               {provider.capabilities.map((capability) => (
                 <Badge key={capability} variant="success" data-capability={capability}>
