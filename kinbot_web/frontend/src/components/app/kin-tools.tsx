@@ -23,8 +23,8 @@ interface McpServer {
   status: McpStatus & { tools: { name: string; description: string }[] };
 }
 
-/** How the confining modes are named (proper names, not translated); `none` and `refused` have sentences of their own. */
-const SANDBOX_NAME = { bubblewrap: "bubblewrap", landlock: "Landlock" } as const;
+/** The modes that confine scripts: the same for a person, whichever tool confines. */
+const CONFINED = new Set(["bubblewrap", "landlock"]);
 
 const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline" } as const;
 
@@ -119,12 +119,12 @@ export function KinTools({ kin, admin }: { kin: Kin; admin: boolean }) {
           {toolsOff ? <p className="text-sm text-muted-foreground">{t("kinTools.pluginOff")}</p> : null}
           {tools ? (
             <p className="flex items-center gap-2 text-sm" data-sandbox={tools.sandbox}>
-              {tools.sandbox in SANDBOX_NAME ? <ShieldCheckIcon className="size-4 shrink-0 text-success" aria-hidden /> : <ShieldAlertIcon className="size-4 shrink-0 text-warning" aria-hidden />}
-              {tools.sandbox in SANDBOX_NAME
-                ? t("kinTools.sandboxOn", { sandbox: SANDBOX_NAME[tools.sandbox as keyof typeof SANDBOX_NAME] })
+              {CONFINED.has(tools.sandbox) ? <ShieldCheckIcon className="size-4 shrink-0 text-success" aria-hidden /> : <ShieldAlertIcon className="size-4 shrink-0 text-warning" aria-hidden />}
+              {CONFINED.has(tools.sandbox)
+                ? t("kinTools.sandboxOn", { name: kin.name })
                 : tools.sandbox === "none"
                   ? t("kinTools.sandboxNone")
-                  : t("kinTools.sandboxRefused")}
+                  : t(admin ? "kinTools.sandboxRefusedAdmin" : "kinTools.sandboxRefused")}
             </p>
           ) : null}
           {tools?.tools.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinTools.noCustom")}</p> : null}
