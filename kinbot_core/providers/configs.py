@@ -272,18 +272,24 @@ class ProviderConfigs:
         return listed
 
     async def _test(self, provider: Provider, config: Mapping[str, Any]) -> ConnectionReport:
-        """Test ``provider``. A failure keeps the provider's own words as ``params["detail"]``,
-        without secrets or addresses of this machine's network (``shown_detail``)."""
+        """Test ``provider``. A failure keeps its parameters (secrets masked), and the
+        provider's own words as ``params["detail"]``, without secrets or addresses of this
+        machine's network (``shown_detail``)."""
         try:
             report = await provider.test_connection()
         except ProviderError as error:
             sanitised = self._sanitised(error, config)
             detail = shown_detail(sanitised.detail)
+            params = {
+                key: redact(value, config) if isinstance(value, str) else value
+                for key, value in error.params.items()
+                if key != "detail"
+            }
             return ConnectionReport(
                 ok=False,
                 message=sanitised.message,
                 code=error.code,
-                params={"detail": detail} if detail else {},
+                params={**params, "detail": detail} if detail else params,
             )
         params = {
             key: redact(value, config) if isinstance(value, str) else value

@@ -99,6 +99,29 @@ def public_url(url: str) -> str:
     return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
 
 
+def missing_v1(error: ProviderError, base_url: str) -> ProviderError:
+    """What a failed connection test says: ``error``, unless it is a 404 at an address whose
+    path does not end in ``/v1`` (no path, or another one), where an OpenAI-compatible server's
+    API usually lives: then a ``BadRequest`` coded ``provider_base_url_missing_v1`` with the
+    address to try (``params["suggested_base_url"]``: the address with ``/v1`` added)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parsed = urlsplit(public_url(base_url))
+    path = parsed.path.rstrip("/")
+    if error.status != 404 or path.endswith("/v1"):
+        return error
+    address = urlunsplit((parsed.scheme, parsed.netloc, path, "", ""))
+    suggested = f"{address}/v1"
+    return BadRequest(
+        f"Nothing answers at {address}/models. OpenAI-compatible servers usually end in /v1: "
+        f"try {suggested}",
+        detail=error.detail,
+        status=error.status,
+        code="provider_base_url_missing_v1",
+        params={"suggested_base_url": suggested},
+    )
+
+
 def retry_after(headers: Mapping[str, str] | None) -> float | None:
     """Seconds from a Retry-After (or retry-after-ms) header, when present and numeric."""
     if not headers:

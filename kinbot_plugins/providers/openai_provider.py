@@ -30,6 +30,7 @@ from kinbot_core.providers.types import FinishReason
 from kinbot_plugins.providers._common import (
     API_KEY,
     base_url_field,
+    missing_v1,
     quiet_call_headers,
     quiet_client_headers,
     translate_stainless,
@@ -258,7 +259,10 @@ class OpenAIProvider:
         return models
 
     async def test_connection(self) -> ConnectionReport:
-        models = await self.all_models()
+        try:
+            models = await self.all_models()
+        except ProviderError as error:
+            raise missing_v1(error, str(self._client.base_url)) from error
         capabilities = self.detected_capabilities(models)
         return ConnectionReport(
             ok=True,

@@ -111,6 +111,22 @@ describe("connectionText words a provider's connection test", () => {
     expect(connectionDetail(fr, report)).toBeNull();
   });
 
+  it("says an OpenAI-compatible address may lack its /v1, and which one to try", () => {
+    const params = { suggested_base_url: "http://127.0.0.1:8080/v1", detail: "Not Found" };
+    const report = { ok: false, code: "provider_base_url_missing_v1", message: "", params };
+    expect(connectionText(en, report)).toBe(
+      "The connection failed: Nothing answers at this address. OpenAI-compatible servers usually end in /v1: try “http://127.0.0.1:8080/v1”.",
+    );
+    expect(connectionText(fr, report)).toBe(
+      "La connexion a échoué : Rien ne répond à cette adresse. Les serveurs compatibles OpenAI se terminent généralement par /v1 : essayez « http://127.0.0.1:8080/v1 ».",
+    );
+    // Refused when saving: why the test failed, with the address to try.
+    const refused = new ApiError(400, "provider_test_failed", "", { failure: "provider_base_url_missing_v1", ...params });
+    expect(errorText(fr, refused)).toBe(
+      "Le test de connexion a échoué : rien n'a été enregistré. Rien ne répond à cette adresse. Les serveurs compatibles OpenAI se terminent généralement par /v1 : essayez « http://127.0.0.1:8080/v1 ». Le fournisseur a répondu : Not Found",
+    );
+  });
+
   it("keeps the provider's own words for a second line", () => {
     const report = { ok: false, code: "provider_unavailable", message: "", params: { detail: "Model is loading, try again." } };
     expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur est injoignable.");

@@ -85,7 +85,7 @@ function apiErrorText(t: Translate, error: ApiError): string {
   const parts = [say(t, `apiErrors.codes.${error.code}`, sentenceParams(t, details))];
   // Why a connection test failed, then the provider's own words (provider_test_failed).
   if (typeof details.failure === "string" && details.failure !== error.code && has(t, `apiErrors.codes.${details.failure}`)) {
-    parts.push(say(t, `apiErrors.codes.${details.failure}`));
+    parts.push(say(t, `apiErrors.codes.${details.failure}`, sentenceParams(t, details)));
   }
   const said = providerSaid(t, details.detail);
   if (said) parts.push(said);
@@ -118,6 +118,12 @@ export function connectionDetail(t: Translate, report: Pick<ConnectionReport, "o
   return report.ok ? null : providerSaid(t, report.params?.detail);
 }
 
+/** A failed test's parameters for its sentence, the provider's own words left for the second line (`connectionDetail`). */
+function withoutDetail(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { detail: _detail, ...rest } = params ?? {};
+  return rest;
+}
+
 /** A connection test's result in words: its success code with parameters, or why it failed
  * (the provider's own words are `connectionDetail`'s second line). */
 export function connectionText(t: Translate, report: Pick<ConnectionReport, "ok" | "code" | "params" | "message">): string {
@@ -129,6 +135,6 @@ export function connectionText(t: Translate, report: Pick<ConnectionReport, "ok"
   if (report.ok) {
     return report.code && has(t, `apiErrors.connection.${report.code}`, params) ? say(t, `apiErrors.connection.${report.code}`, params) : say(t, "apiErrors.connection.ok");
   }
-  const reason = apiErrorText(t, new ApiError(0, report.code || "provider_error", report.message));
+  const reason = apiErrorText(t, new ApiError(0, report.code || "provider_error", report.message, withoutDetail(report.params)));
   return say(t, "apiErrors.connection.failed", { reason });
 }
