@@ -255,7 +255,7 @@ async def test_settings_keep_secrets_masked_and_disable_plugins(
     # Plugins: switching one off takes effect at once (its routes answer 404).
     assert (await server.client.get("/api/ext/metrics/prometheus")).status_code == 200
     await page.get_by_role("tab", name="Plugins").click()
-    switch = page.get_by_role("switch", name="Activer metrics")
+    switch = page.get_by_role("switch", name="Activer Compteurs de supervision")
     await expect(switch).to_be_checked()
     await switch.click()
     await expect(switch).not_to_be_checked()

@@ -310,7 +310,7 @@ async def test_menus_tabs_and_dialogs_work_from_the_keyboard(
     await expect(search).to_have_attribute("aria-selected", "true")
     await expect(page.get_by_role("tabpanel")).to_have_count(1)
     await page.get_by_role("tab", name="Plugins").click()
-    switch = page.get_by_role("switch", name="Enable metrics")
+    switch = page.get_by_role("switch", name="Enable Monitoring counters")
     await expect(switch).to_have_attribute("aria-checked", "true")
     listed = page.locator('[data-plugin="metrics"]')
     await listed.get_by_text("Advanced", exact=True).click()  # the hooks are advanced material

@@ -48,6 +48,7 @@ WORDS = {
         "address_hint": "Ollama's usual address is filled in",
         "local_done": "Local models and memory search are set up.",
         "only_memory": "Needed: it provides the only memory backend.",
+        "metrics": "Monitoring counters", "metrics_name": "Plugin name: metrics",
         "providers_title": "Connect your AI providers",
     },
     "fr": {
@@ -63,6 +64,7 @@ WORDS = {
         "address_hint": "L'adresse habituelle d'Ollama est déjà remplie",
         "local_done": "Les modèles locaux et la recherche dans la mémoire sont prêts.",
         "only_memory": "Indispensable : c'est le seul moteur de mémoire.",
+        "metrics": "Compteurs de supervision", "metrics_name": "Nom du plugin : metrics",
         "providers_title": "Connectez vos fournisseurs d'IA",
     },
 }  # fmt: skip
@@ -300,16 +302,20 @@ async def test_machine_details_of_the_settings_pages_wait_behind_advanced(
     kin = await e2e.make_kin(admin_server)
     page = await open_signed_in(browser, admin_server, "/settings", viewport=viewport)
 
-    # A plugin's hooks: hidden until its "Advanced" disclosure is opened from the keyboard.
+    # A plugin by its name for people; its package name and hooks hidden until its
+    # "Advanced" disclosure is opened from the keyboard.
     await page.get_by_role("tab", name=words["plugins"]).click()
     metrics = page.locator('[data-plugin="metrics"]')
     hooks = metrics.get_by_text(re.compile(r"^Hooks"))
-    await expect(metrics).to_be_visible()
+    package = metrics.get_by_text(words["metrics_name"])
+    await expect(metrics.get_by_text(words["metrics"], exact=True)).to_be_visible()
     await expect(hooks).to_be_hidden()
+    await expect(package).to_be_hidden()
     disclosure = metrics.get_by_text(words["advanced"], exact=True)
     await disclosure.focus()
     await page.keyboard.press("Enter")
     await expect(hooks).to_be_visible()
+    await expect(package).to_be_visible()
     memory = page.locator('[data-plugin="sqlite_memory"]')  # what cannot be turned off, and why
     await expect(memory).to_contain_text(words["only_memory"])
     await expect(memory.get_by_role("switch")).to_be_disabled()

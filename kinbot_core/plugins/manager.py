@@ -18,6 +18,9 @@ logger = logging.getLogger(__name__)
 BUILTIN_DISTRIBUTION = "kinbot-platform"
 #: A plugin module sets this to a reason when the platform cannot run without it.
 REQUIRED_ATTRIBUTE = "KINBOT_REQUIRED"
+#: A plugin module sets this to what it does, in a sentence for administrators: a string, or
+#: the sentence by language (``{"en": ..., "fr": ...}``).
+DESCRIPTION_ATTRIBUTE = "KINBOT_DESCRIPTION"
 #: The codes of a plugin's ``error_code`` (worded by the web interface).
 PLUGIN_ERROR_CODES = ("plugin_load_failed", "plugin_unknown_hook")
 
@@ -45,6 +48,8 @@ class _Entry:
     obj: Any = None
     distribution: str | None = None
     version: str | None = None
+    #: The distribution's one-line summary (its ``description`` in pyproject.toml).
+    summary: str | None = None
     enabled: bool = False
     error: str | None = None
     error_code: str | None = None
@@ -70,6 +75,10 @@ class PluginInfo:
     error: str | None
     #: The same as a code the interface words (``PLUGIN_ERROR_CODES``), or ``None``.
     error_code: str | None
+    #: What it does in its own words, by language (``KINBOT_DESCRIPTION``; else, for a plugin
+    #: not built in, its distribution's summary as ``{"en": ...}``), or ``None``. The
+    #: interface words built-in plugins itself, by their name.
+    description: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view."""
@@ -84,6 +93,7 @@ class PluginInfo:
             "required_code": self.required_code,
             "error": self.error,
             "error_code": self.error_code,
+            "description": self.description,
         }
 
 
@@ -110,9 +120,9 @@ class PluginManager:
         its error. Names in ``disabled`` are blocked before their entry point is loaded.
         """
         blocked = set(disabled)
-        # ``name`` and ``version`` parse the distribution's METADATA file at each call: read
-        # once per distribution (the built-in plugins share one), not once per plugin.
-        described: dict[int, tuple[str, str]] = {}
+        # ``metadata`` parses the distribution's METADATA file at each call: read once per
+        # distribution (the built-in plugins share one), not once per plugin.
+        described: dict[int, tuple[str, str, str | None]] = {}
         for entry_point in importlib.metadata.entry_points(group=PROJECT_NAME):
             if entry_point.name in self._entries:
                 logger.warning("plugin %s: duplicate entry point ignored", entry_point.name)
@@ -120,15 +130,22 @@ class PluginManager:
             dist = entry_point.dist
             distribution: str | None = None
             version: str | None = None
+            summary: str | None = None
             if dist is not None:
                 if id(dist) not in described:
-                    described[id(dist)] = (dist.name, dist.version)
-                distribution, version = described[id(dist)]
+                    metadata = dist.metadata
+                    described[id(dist)] = (
+                        metadata["Name"],
+                        metadata["Version"],
+                        next(iter(metadata.get_all("Summary") or []), None) or None,
+                    )
+                distribution, version, summary = described[id(dist)]
             entry = _Entry(
                 entry_point.name,
                 entry_point=entry_point,
                 distribution=distribution,
                 version=version,
+                summary=summary,
             )
             self._entries[entry.name] = entry
             if entry.name in blocked:
@@ -226,6 +243,25 @@ class PluginManager:
         reason = getattr(obj, REQUIRED_ATTRIBUTE, None)
         return str(reason) if reason else None
 
+    def description(self, name: str) -> dict[str, str] | None:
+        """What a plugin says it does (``KINBOT_DESCRIPTION``), by language; else its
+        distribution's summary, in English, unless it is the built-in plugins' one."""
+        entry = self._entry(name)
+        declared = getattr(entry.obj, DESCRIPTION_ATTRIBUTE, None)
+        if isinstance(declared, str) and declared.strip():
+            return {"en": declared.strip()}
+        if isinstance(declared, dict):
+            words = {
+                str(language): text.strip()
+                for language, text in declared.items()
+                if isinstance(text, str) and text.strip()
+            }
+            if words:
+                return words
+        if entry.summary and entry.distribution != BUILTIN_DISTRIBUTION:
+            return {"en": entry.summary}
+        return None
+
     def enable(self, name: str) -> bool:
         """Enable a plugin (importing it if it was never loaded). Returns whether it worked."""
         entry = self._entry(name)
@@ -275,6 +311,7 @@ class PluginManager:
             required_code=None,
             error=entry.error,
             error_code=entry.error_code,
+            description=self.description(name),
         )
 
     def list(self) -> list[PluginInfo]:

@@ -16,6 +16,7 @@ import { en as people } from "./people";
 import { en as fit } from "./fit";
 import { en as memoryUse } from "./memory-use";
 import { en as pluginSettings } from "./plugin-settings";
+import { en as pluginNames } from "./plugin-names";
 import { en as statusCodes } from "./status-codes";
 import { en as taskErrors } from "./task-errors";
 import { en as webhooks } from "./webhooks";
@@ -99,7 +100,8 @@ const en = {
     enabled: "Enabled", disabled: "Disabled", capabilities: "Capabilities",
     back: "Back to the chat", key: "Key", value: "Value", description: "Description", noSecrets: "No secrets yet.",
     keyHint: "Upper case with underscores, e.g. GITHUB_TOKEN.", valueHint: "Hidden once saved: nobody can read it back here.",
-    adminOnly: "Only an administrator can change the settings.", required: { only_memory_backends: "Needed: it provides the only memory backend." }, hooks: "Hooks", builtin: "built in", toggle: "Enable {{name}}",
+    adminOnly: "Only an administrator can change the settings.", required: { only_memory_backends: "Needed: it provides the only memory backend." }, hooks: "Hooks: {{hooks}}", builtin: "built in", toggle: "Enable {{name}}",
+    pluginName: "Plugin name: {{name}}", pluginVersion: "version {{version}}",
     loadError: "Could not load: {{error}}",
     editSecret: "Edit {{key}}", newValue: "New value", newValueHint: "Leave empty to keep the current value.",
     deleteSecret: "Delete {{key}}?", deleteSecretHint: "Kins will no longer be able to read it. Messages keep showing its placeholder.",
@@ -190,6 +192,7 @@ const en = {
   ...approvals,
   ...channels,
   ...pluginSettings,
+  ...pluginNames,
   ...statusCodes,
   ...taskErrors,
   ...webhooks,

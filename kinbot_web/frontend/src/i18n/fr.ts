@@ -16,6 +16,7 @@ import { fr as people } from "./people";
 import { fr as fit } from "./fit";
 import { fr as memoryUse } from "./memory-use";
 import { fr as pluginSettings } from "./plugin-settings";
+import { fr as pluginNames } from "./plugin-names";
 import { fr as statusCodes } from "./status-codes";
 import { fr as taskErrors } from "./task-errors";
 import { fr as webhooks } from "./webhooks";
@@ -100,7 +101,8 @@ const fr: Strings = {
     enabled: "Activé", disabled: "Désactivé", capabilities: "Capacités",
     back: "Retour au chat", key: "Clé", value: "Valeur", description: "Description", noSecrets: "Aucun secret pour l'instant.",
     keyHint: "Majuscules et soulignés, par ex. GITHUB_TOKEN.", valueHint: "Masquée une fois enregistrée : personne ne peut la relire ici.",
-    adminOnly: "Seul un administrateur peut modifier les réglages.", required: { only_memory_backends: "Indispensable : c'est le seul moteur de mémoire." }, hooks: "Hooks", builtin: "intégré", toggle: "Activer {{name}}",
+    adminOnly: "Seul un administrateur peut modifier les réglages.", required: { only_memory_backends: "Indispensable : c'est le seul moteur de mémoire." }, hooks: "Hooks : {{hooks}}", builtin: "intégré", toggle: "Activer {{name}}",
+    pluginName: "Nom du plugin : {{name}}", pluginVersion: "version {{version}}",
     loadError: "Chargement impossible : {{error}}",
     editSecret: "Modifier {{key}}", newValue: "Nouvelle valeur", newValueHint: "Laissez vide pour garder la valeur actuelle.",
     deleteSecret: "Supprimer {{key}} ?", deleteSecretHint: "Les Kins ne pourront plus le lire. Les messages garderont son espace réservé.",
@@ -191,6 +193,7 @@ const fr: Strings = {
   ...approvals,
   ...channels,
   ...pluginSettings,
+  ...pluginNames,
   ...statusCodes,
   ...taskErrors,
   ...webhooks,

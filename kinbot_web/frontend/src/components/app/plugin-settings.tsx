@@ -22,8 +22,9 @@ export interface PluginSettingsView {
   saved: boolean;
 }
 
-/** The "Settings" button of a plugin that declares settings, and its dialog. */
-export function PluginSettingsButton({ plugin }: { plugin: string }) {
+/** The "Settings" button of a plugin that declares settings, and its dialog; `label` is the
+ * plugin as the list names it (its name when not given). */
+export function PluginSettingsButton({ plugin, label = plugin }: { plugin: string; label?: string }) {
   const { t, i18n } = useTranslation();
   const { toast } = useToast();
   const [open, setOpen] = React.useState(false);
@@ -67,10 +68,10 @@ export function PluginSettingsButton({ plugin }: { plugin: string }) {
     }
   }
 
-  const title = (view && localized(view.schema, "title", i18n.language)) || t("pluginSettings.title", { name: plugin });
+  const title = (view && localized(view.schema, "title", i18n.language)) || t("pluginSettings.title", { name: label });
   return (
     <>
-      <Button type="button" variant="outline" size="sm" onClick={() => void openDialog()} aria-label={t("pluginSettings.openFor", { name: plugin })}>
+      <Button type="button" variant="outline" size="sm" onClick={() => void openDialog()} aria-label={t("pluginSettings.openFor", { name: label })}>
         <SlidersHorizontalIcon aria-hidden /> {t("pluginSettings.open")}
       </Button>
       <Dialog open={open} onOpenChange={setOpen}>
