@@ -130,9 +130,13 @@ class MemoryBackend(Protocol):
         *,
         limit: int = 10,
         mode: SearchMode = "hybrid",
+        min_similarity: float | None = None,
     ) -> list[HistoryHit]:
         """Messages of the Kin's session matching ``query``, best first (the same hybrid
-        search as ``recall``; ``mode`` picks one signal alone)."""
+        search as ``recall``; ``mode`` picks one signal alone). With ``min_similarity`` (a
+        person's search: nothing for a query nothing is like), a message found by meaning
+        alone counts only if its cosine similarity to the query reaches it; one found by
+        its words always counts."""
         ...
 
     async def similar(
@@ -234,10 +238,18 @@ class MemoryAccess:
         )
 
     async def search_history(
-        self, kin_id: str, query: str, *, limit: int = 10, mode: SearchMode = "hybrid"
+        self,
+        kin_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
+        min_similarity: float | None = None,
     ) -> list[HistoryHit]:
+        # Passed on only when given: a backend written before it still answers the Kins.
+        floor = {} if min_similarity is None else {"min_similarity": min_similarity}
         return await self.backend().search_history(
-            self._platform, kin_id, query, limit=limit, mode=mode
+            self._platform, kin_id, query, limit=limit, mode=mode, **floor
         )
 
     async def similar(

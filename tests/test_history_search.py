@@ -106,6 +106,24 @@ async def test_a_search_finds_an_old_message_which_then_opens_in_its_context(
     assert first.json()["next_before"] is None
 
 
+async def test_a_search_nothing_matches_finds_nothing_and_words_are_always_found(
+    server: RunningServer,
+) -> None:
+    chef = await make_kin(server.client, "Chef")
+    plumber = await fill_history(server.platform, chef["id"], plumber_at=3, total=12)
+    await backend.indexer(server.platform).catch_up()  # every message has its meaning
+    search = f"/api/kins/{chef['id']}/history/search"
+
+    nonsense = await server.client.get(search, params={"q": "zzzqqq"})
+    assert nonsense.status_code == 200, nonsense.text
+    assert nonsense.json()["results"] == []  # not the nearest messages, however far
+    # A message with the query's words is found whatever its meaning's score.
+    found = (await server.client.get(search, params={"q": "plumber zzzqqq"})).json()["results"]
+    assert [result["message_id"] for result in found] == [plumber]
+    weather = (await server.client.get(search, params={"q": "weather"})).json()["results"]
+    assert len(weather) == 11
+
+
 async def test_searching_and_opening_history_is_for_signed_in_members_and_this_kins_messages(
     server: RunningServer,
 ) -> None:

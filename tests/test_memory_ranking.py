@@ -151,3 +151,30 @@ async def test_search_semantic_query_chooses_what_the_semantic_signal_embeds(
         await first_hit(platform, kin_id, question, search_semantic_query=form)
         assert embedded == [text]
     assert semantic_query(platform.settings, question) == question  # the default
+
+
+async def test_a_similarity_floor_keeps_what_is_like_the_query_and_every_word_match(
+    platform: Platform,
+) -> None:
+    kin_id, ids = await kin_with(
+        platform,
+        [(text, at("2023-05-02")) for text in FILLER]
+        + [("The plumber comes on Tuesday to fix the kitchen sink.", at("2023-05-03"))],
+    )
+    floor = platform.settings.history_search_min_score
+
+    async def found(query: str, min_similarity: float | None) -> list[int]:
+        hits = await platform.memory.search_history(
+            kin_id, query, limit=5, min_similarity=min_similarity
+        )
+        return [hit.message_id for hit in hits]
+
+    # Nonsense: nothing is like it. Without a floor (the Kin's own tool) the nearest come.
+    assert await found("zzzqqq", floor) == []
+    assert len(await found("zzzqqq", None)) == 5
+    # Found by meaning alone, no word in common: the pasta for "spaghetti", the plumber for
+    # a leak.
+    assert (await found("spaghetti", floor))[:1] == [ids[1]]
+    assert (await found("someone to repair a leak", floor))[:1] == [ids[4]]
+    # Found by its words, however its meaning scores.
+    assert (await found("tyres", floor))[:1] == [ids[3]]

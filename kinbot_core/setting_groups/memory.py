@@ -197,6 +197,16 @@ class MemorySettings(BaseModel):
             "gains (0: off)."
         ),
     )
+    history_search_min_score: float = Field(
+        0.35,
+        ge=-1,
+        le=1,
+        description="In a person's search of a Kin's history, a message found by meaning alone "
+        "is listed only if its cosine similarity to the query reaches this floor, so that a "
+        "query nothing is like finds nothing (messages with the query's words always are; -1: "
+        "no floor; chosen with the local all-MiniLM-L6-v2 model, another embedding model may "
+        "need its own).",
+    )
     history_embedding_batch_size: int = Field(
         32, ge=1, description="Messages embedded together by the background history indexer."
     )

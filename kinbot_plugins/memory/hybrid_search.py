@@ -128,11 +128,15 @@ class HybridSearch:
         *,
         limit: int = 10,
         mode: SearchMode = "hybrid",
+        min_similarity: float | None = None,
     ) -> list[HistoryHit]:
         """The same hybrid search as ``recall``, over the Kin's user and assistant messages.
 
         Messages not embedded yet (the indexer works in the background) are found by the
-        full-text signal alone; if the embedding call fails, the full-text ranking is used."""
+        full-text signal alone; if the embedding call fails, the full-text ranking is used.
+        With ``min_similarity``, the semantic signal keeps only the messages whose cosine
+        similarity to the query reaches it (``None``: its nearest ``search_candidates``
+        whatever they are); those the full-text signal finds count whatever their meaning."""
         _check_mode(mode)
         if not query.strip() or limit < 1:
             return []
@@ -141,10 +145,10 @@ class HybridSearch:
         embedded = semantic_query(settings, query)
         if mode == "fulltext":
             dense_search: Awaitable[list[int]] = _nothing()
-        elif mode == "dense":
-            dense_search = self._history_dense(platform, kin_id, embedded, wanted)
         else:
-            dense_search = _or_nothing(self._history_dense(platform, kin_id, embedded, wanted))
+            dense_search = self._history_dense(platform, kin_id, embedded, wanted, min_similarity)
+            if mode == "hybrid":
+                dense_search = _or_nothing(dense_search)
         dense_ids, text_ids = await asyncio.gather(
             dense_search,
             self._history_fulltext(platform, kin_id, query, wanted)
@@ -236,8 +240,15 @@ class HybridSearch:
         return {i: score for i, score in scored.items() if i in current}
 
     async def _history_dense(
-        self, platform: Any, kin_id: str, query: str, wanted: int
+        self,
+        platform: Any,
+        kin_id: str,
+        query: str,
+        wanted: int,
+        min_similarity: float | None = None,
     ) -> list[int]:
+        """The ``wanted`` messages nearest to ``query`` in meaning, nearest first; with
+        ``min_similarity``, only those whose cosine similarity to it reaches that."""
         (vector,) = await platform.providers.embed([query])
         table = message_vec_table(len(vector))
         db = platform.db
@@ -247,11 +258,16 @@ class HybridSearch:
             if not exists:
                 return []
             rows = db.sql(
-                f"select rowid from {table} where embedding match ? and k = ? and kin_id = ? "
-                "order by distance",
+                f"select rowid, distance from {table} where embedding match ? and k = ? "
+                "and kin_id = ? order by distance",
                 (vector_bytes(vector), wanted, kin_id),
             ).fetchall()
-            return [row[0] for row in rows]
+            # The table's metric is cosine distance: the similarity's complement.
+            return [
+                message_id
+                for message_id, distance in rows
+                if min_similarity is None or 1.0 - distance >= min_similarity
+            ]
 
         found: list[int] = await db.read(knn)
         return found

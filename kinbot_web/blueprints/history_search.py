@@ -1,5 +1,7 @@
 """``/api/kins/<id>/history/search``: a person searches a Kin's session, with the same
-hybrid search (meaning and words) the Kin's own ``search_history`` tool uses."""
+hybrid search (meaning and words) the Kin's own ``search_history`` tool uses, save that a
+message found by meaning alone must be close enough to the query
+(``history_search_min_score``): a query nothing is like finds nothing."""
 
 from __future__ import annotations
 
@@ -81,6 +83,11 @@ async def search_history(kin_id: str, query_args: HistorySearchQuery) -> dict[st
     platform = current_platform()
     await platform.kins.get(kin_id)  # a Kin's session, as its chat shows it (sub-Kins: 404)
     with asked_by_person(kin_id):  # the query's embedding counts against the Kin and them
-        hits = await platform.memory.search_history(kin_id, query, limit=query_args.limit)
+        hits = await platform.memory.search_history(
+            kin_id,
+            query,
+            limit=query_args.limit,
+            min_similarity=platform.settings.history_search_min_score,
+        )
     metas = await metas_of(platform.db, kin_id, [hit.message_id for hit in hits])
     return {"results": [_result(hit, query, metas.get(hit.message_id)) for hit in hits]}
