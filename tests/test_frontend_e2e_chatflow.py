@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Browser, Locator, Page, Route, ViewportSize, expect
 
 from kinbot_core.platform import Platform
+from kinbot_plugins.memory.sqlite_memory import backend
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import NICOLAS, PASSWORD
 from tests.support.browser import NEEDS_BROWSER, open_page
@@ -53,6 +54,7 @@ EN = {
     "search_for": "Search for",
     "latest": "Back to the latest messages",
     "date": "Jan 15, 2026",
+    "none": "Nothing in this chat matches “zzzqqq”.",
 }
 FR = {
     "waiting": "En attente",
@@ -64,6 +66,7 @@ FR = {
     "search_for": "Rechercher",
     "latest": "Revenir aux derniers messages",
     "date": "15 janv. 2026",
+    "none": "Rien dans cette conversation ne correspond à « zzzqqq ».",
 }
 SCREENS = [Screen(1280, 800, "en", EN), Screen(390, 844, "fr", FR)]
 
@@ -259,8 +262,12 @@ async def test_a_search_opens_an_old_message_in_its_context(
     # The message is far back: not among those loaded.
     await expect(page.locator(f"[data-message-id='{ids[12]}']")).to_have_count(0)
 
+    await backend.indexer(server.platform).catch_up()  # every message has its meaning
     await page.get_by_role("button", name=screen.text["search"]).click()
     dialog = page.get_by_role("dialog")
+    # Nonsense finds nothing (not the messages nearest in meaning, however far).
+    await dialog.get_by_role("searchbox", name=screen.text["search_for"]).fill("zzzqqq")
+    await expect(dialog.get_by_text(screen.text["none"])).to_be_visible()
     await dialog.get_by_role("searchbox", name=screen.text["search_for"]).fill("plumber")
     result = dialog.locator(f"[data-result-id='{ids[12]}']")
     await expect(result).to_contain_text("plumber comes on Tuesday")

@@ -308,7 +308,7 @@ async def test_machine_details_of_the_settings_pages_wait_behind_advanced(
     metrics = page.locator('[data-plugin="metrics"]')
     hooks = metrics.get_by_text(re.compile(r"^Hooks"))
     package = metrics.get_by_text(words["metrics_name"])
-    await expect(metrics.get_by_text(words["metrics"], exact=True)).to_be_visible()
+    await expect(metrics.get_by_text(words["metrics"])).to_be_visible()
     await expect(hooks).to_be_hidden()
     await expect(package).to_be_hidden()
     disclosure = metrics.get_by_text(words["advanced"], exact=True)
