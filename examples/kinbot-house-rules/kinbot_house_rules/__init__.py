@@ -31,6 +31,11 @@ DEFAULT_RULES = (
     "Never repeat one person's private messages to another.",
 )
 SECTION_TITLE = "House rules:"
+#: What Settings → Plugins says the plugin does, by language (else the package's summary).
+KINBOT_DESCRIPTION = {
+    "en": "Gives every Kin the household's rules, and shows them on a screen at home.",
+    "fr": "Donne à chaque Kin les règles de la maison, et les affiche sur un écran à la maison.",
+}
 
 
 class HouseRulesSettings(BaseModel):

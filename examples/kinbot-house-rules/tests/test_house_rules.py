@@ -101,3 +101,10 @@ async def test_the_rules_route_is_registered(platform: Platform) -> None:
 async def test_disabled_plugin_no_longer_changes_the_prompt(platform: Platform) -> None:
     await platform.set_plugin_enabled("house_rules", False)
     assert await prompt(platform) == ["You are Chef."]
+
+
+async def test_settings_name_what_the_plugin_does_in_english_and_french(
+    platform: Platform,
+) -> None:
+    (info,) = [p for p in platform.list_plugins() if p.name == "house_rules"]
+    assert info.description is not None and set(info.description) == {"en", "fr"}

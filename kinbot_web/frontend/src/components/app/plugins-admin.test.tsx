@@ -53,6 +53,9 @@ describe("Settings › Plugins", () => {
     }
     expect(row("sqlite_memory").shown).toContain("Memory");
     expect(row("sqlite_memory").advanced).toContain("Hooks: register_tools");
+    // Listed in the order of their names for people.
+    const order = [...document.querySelectorAll("[data-plugin]")].map((item) => item.getAttribute("data-plugin"));
+    expect(order).toEqual(["kin_directory", "sqlite_memory", "mystery", "plant_care"]);
   });
 
   it("reads in French, a third-party plugin by its own description, else by its name", async () => {

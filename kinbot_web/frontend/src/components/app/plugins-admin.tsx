@@ -72,40 +72,39 @@ export function PluginsAdmin() {
     }
   }
 
+  // In the order of the names people read, not of the package names.
+  const listed = plugins
+    .map((plugin) => ({ plugin, ...pluginWords(t, i18n.language, plugin) }))
+    .sort((a, b) => a.label.localeCompare(b.label, i18n.language));
   return (
     <ul className="flex flex-col gap-2">
-      {plugins.map((plugin) => {
-        const { label, description } = pluginWords(t, i18n.language, plugin);
-        return (
-          <li key={plugin.name} className="flex items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-plugin={plugin.name}>
-            <div className="min-w-0 flex-1">
-              <p className="text-sm font-semibold break-words">
-                {label} {plugin.builtin ? <Badge variant="outline">{t("settings.builtin")}</Badge> : null}
+      {listed.map(({ plugin, label, description }) => (
+        <li key={plugin.name} className="flex items-center gap-3 rounded-xl border border-border/70 bg-card px-4 py-3" data-plugin={plugin.name}>
+          <div className="min-w-0 flex-1">
+            <p className="text-sm font-semibold break-words">
+              {label} {plugin.builtin ? <Badge variant="outline">{t("settings.builtin")}</Badge> : null}
+            </p>
+            {description ? <p className="text-xs text-muted-foreground">{description}</p> : null}
+            {plugin.required ? (
+              <p className="text-xs text-muted-foreground">{plugin.required_code ? t(`settings.required.${plugin.required_code}`, { defaultValue: plugin.required }) : plugin.required}</p>
+            ) : null}
+            {plugin.error ? (
+              <p className="text-xs text-destructive">{t(`statusCodes.plugin.${plugin.error_code ?? "plugin_load_failed"}`, { defaultValue: t("statusCodes.plugin.plugin_load_failed") })}</p>
+            ) : null}
+            <Advanced className="mt-1">
+              <p className="break-words">
+                {t("settings.pluginName", { name: plugin.name })}
+                {plugin.version ? ` · ${t("settings.pluginVersion", { version: plugin.version })}` : ""}
               </p>
-              {description ? <p className="text-xs text-muted-foreground">{description}</p> : null}
-              {plugin.required ? (
-                <p className="text-xs text-muted-foreground">{plugin.required_code ? t(`settings.required.${plugin.required_code}`, { defaultValue: plugin.required }) : plugin.required}</p>
-              ) : null}
-              {plugin.error ? (
-                <p className="text-xs text-destructive">{t(`statusCodes.plugin.${plugin.error_code ?? "plugin_load_failed"}`, { defaultValue: t("statusCodes.plugin.plugin_load_failed") })}</p>
-              ) : null}
-              <Advanced className="mt-1">
-                <p className="break-words">
-                  {t("settings.pluginName", { name: plugin.name })}
-                  {plugin.version ? ` · ${t("settings.pluginVersion", { version: plugin.version })}` : ""}
-                </p>
-                {plugin.error ? <p className="break-words">{t("statusCodes.plugin.details", { error: plugin.error })}</p> : null}
-                {plugin.hooks.length ? (
-                  <p className="break-words">{t("settings.hooks", { hooks: plugin.hooks.join(", ") })}</p>
-                ) : null}
-              </Advanced>
-            </div>
-            {plugin.enabled && plugin.has_settings ? <PluginSettingsButton plugin={plugin.name} label={label} /> : null}
-            <Badge variant={plugin.enabled ? "success" : "outline"}>{plugin.enabled ? t("settings.enabled") : t("settings.disabled")}</Badge>
-            <Switch checked={plugin.enabled} disabled={Boolean(plugin.required)} onCheckedChange={(enabled) => void toggle(plugin, label, enabled)} aria-label={t("settings.toggle", { name: label })} />
-          </li>
-        );
-      })}
+              {plugin.error ? <p className="break-words">{t("statusCodes.plugin.details", { error: plugin.error })}</p> : null}
+              {plugin.hooks.length ? <p className="break-words">{t("settings.hooks", { hooks: plugin.hooks.join(", ") })}</p> : null}
+            </Advanced>
+          </div>
+          {plugin.enabled && plugin.has_settings ? <PluginSettingsButton plugin={plugin.name} label={label} /> : null}
+          <Badge variant={plugin.enabled ? "success" : "outline"}>{plugin.enabled ? t("settings.enabled") : t("settings.disabled")}</Badge>
+          <Switch checked={plugin.enabled} disabled={Boolean(plugin.required)} onCheckedChange={(enabled) => void toggle(plugin, label, enabled)} aria-label={t("settings.toggle", { name: label })} />
+        </li>
+      ))}
     </ul>
   );
 }
