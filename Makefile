@@ -122,6 +122,7 @@ benchmarks: $(VENV)/.dev-installed
 	$(BIN)/python -m benchmarks.turn_floor
 	$(BIN)/python -m benchmarks.memory_recall $(LOCOMO)
 	$(BIN)/python -m benchmarks.memory_injection $(LOCOMO)
+	$(BIN)/python -m benchmarks.history_search_floor $(LOCOMO)
 	$(BIN)/python -m benchmarks.secret_detection $(LOCOMO)
 
 ## Refresh constraints.txt (the pinned versions of every transitive dependency).
