@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from kinbot_core.providers import (
     AuthenticationFailed,
@@ -104,8 +105,6 @@ def missing_v1(error: ProviderError, base_url: str) -> ProviderError:
     path does not end in ``/v1`` (no path, or another one), where an OpenAI-compatible server's
     API usually lives: then a ``BadRequest`` coded ``provider_base_url_missing_v1`` with the
     address to try (``params["suggested_base_url"]``: the address with ``/v1`` added)."""
-    from urllib.parse import urlsplit, urlunsplit
-
     parsed = urlsplit(public_url(base_url))
     path = parsed.path.rstrip("/")
     if error.status != 404 or path.endswith("/v1"):
