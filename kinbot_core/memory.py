@@ -98,9 +98,12 @@ class MemoryBackend(Protocol):
         *,
         limit: int = 10,
         mode: SearchMode = "hybrid",
+        min_similarity: float | None = None,
     ) -> list[Memory]:
         """The memories most relevant to ``query``: hybrid (semantic and full-text fused), or
-        with ``mode`` one signal alone."""
+        with ``mode`` one signal alone. With ``min_similarity`` (a person's search: nothing
+        for a query nothing is like), a memory found by meaning alone counts only if its
+        cosine similarity to the query reaches it; one found by its words always counts."""
         ...
 
     async def update(self, platform: Any, kin_id: str, memory_id: int, content: str) -> Memory:
@@ -147,6 +150,12 @@ class MemoryBackend(Protocol):
         ...
 
 
+def _floor(min_similarity: float | None) -> dict[str, float]:
+    """``min_similarity`` as a search's keyword, given only when set: a backend written
+    before it existed still answers the Kins' own searches."""
+    return {} if min_similarity is None else {"min_similarity": min_similarity}
+
+
 class MemoryAccess:
     """The platform's way to its memory: the first enabled backend, given the platform."""
 
@@ -191,9 +200,17 @@ class MemoryAccess:
         return found
 
     async def recall(
-        self, kin_id: str, query: str, *, limit: int = 10, mode: SearchMode = "hybrid"
+        self,
+        kin_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
+        min_similarity: float | None = None,
     ) -> list[Memory]:
-        return await self.backend().recall(self._platform, kin_id, query, limit=limit, mode=mode)
+        return await self.backend().recall(
+            self._platform, kin_id, query, limit=limit, mode=mode, **_floor(min_similarity)
+        )
 
     def note_recalled(self, kin_id: str, memory_ids: list[int]) -> None:
         """Count a recall of ``memory_ids`` by the recall tool, if the backend keeps usage
@@ -246,10 +263,8 @@ class MemoryAccess:
         mode: SearchMode = "hybrid",
         min_similarity: float | None = None,
     ) -> list[HistoryHit]:
-        # Passed on only when given: a backend written before it still answers the Kins.
-        floor = {} if min_similarity is None else {"min_similarity": min_similarity}
         return await self.backend().search_history(
-            self._platform, kin_id, query, limit=limit, mode=mode, **floor
+            self._platform, kin_id, query, limit=limit, mode=mode, **_floor(min_similarity)
         )
 
     async def similar(

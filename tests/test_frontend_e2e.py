@@ -454,6 +454,12 @@ async def test_a_kins_settings_edit_it_and_forget_a_memory(
     await page.get_by_label("Chercher dans les souvenirs").fill("spicy")
     await page.get_by_label("Chercher dans les souvenirs").press("Enter")
     await expect(page.locator("[data-memory]").first).to_contain_text("spicy")
+    await page.get_by_label("Chercher dans les souvenirs").fill("zzqqxx")
+    await page.get_by_label("Chercher dans les souvenirs").press("Enter")
+    await expect(
+        page.get_by_text("Aucun souvenir ne correspond à «\u00a0zzqqxx\u00a0».")
+    ).to_be_visible()
+    await expect(page.locator("[data-memory]")).to_have_count(0)
     await page.get_by_label("Chercher dans les souvenirs").fill("")
     await page.get_by_label("Chercher dans les souvenirs").press("Enter")
     # Deleting asks first (archiving is the gentler choice), and Cancel keeps the memory.

@@ -139,6 +139,9 @@ async def test_the_memories_api_lists_searches_and_deletes(server: RunningServer
         "memories"
     ]
     assert searched[0]["content"] == "Marie is allergic to peanuts"
+    # A search nothing is like finds nothing, rather than every memory in some order.
+    nonsense = await server.client.get(f"/api/kins/{kin_id}/memories?q=zzqqxx")
+    assert nonsense.json() == {"memories": []}
     target = ids["Marie is allergic to peanuts"]
     assert (await server.client.delete(f"/api/kins/{kin_id}/memories/{target}")).status_code == 204
     assert (await server.client.delete(f"/api/kins/{kin_id}/memories/{target}")).status_code == 404

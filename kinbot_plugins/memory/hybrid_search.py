@@ -68,6 +68,7 @@ class HybridSearch:
         *,
         limit: int = 10,
         mode: SearchMode = "hybrid",
+        min_similarity: float | None = None,
     ) -> list[Memory]:
         _check_mode(mode)
         if not query.strip() or limit < 1:
@@ -77,7 +78,7 @@ class HybridSearch:
         settings = platform.settings
         wanted = ranking.candidates(settings, limit)
         dense_ids, text_ids = await asyncio.gather(
-            self._dense(platform, kin_id, semantic_query(settings, query), wanted)
+            self._dense(platform, kin_id, semantic_query(settings, query), wanted, min_similarity)
             if mode != "fulltext"
             else _nothing(),
             self._fulltext(platform, kin_id, query, wanted) if mode != "dense" else _nothing(),
@@ -219,12 +220,22 @@ class HybridSearch:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    async def _dense(self, platform: Any, kin_id: str, query: str, wanted: int) -> list[int]:
+    async def _dense(
+        self,
+        platform: Any,
+        kin_id: str,
+        query: str,
+        wanted: int,
+        min_similarity: float | None = None,
+    ) -> list[int]:
+        """The ``wanted`` memories nearest to ``query`` in meaning, nearest first; with
+        ``min_similarity``, only those whose cosine similarity to it reaches that."""
         vector, model = await self._embed(platform, query)
         found: dict[int, float] = await platform.db.read(
             self._nearest, platform.db, kin_id, vector, model, wanted
         )
-        return list(found)
+        floor = -1.0 if min_similarity is None else min_similarity
+        return [memory_id for memory_id, similarity in found.items() if similarity >= floor]
 
     def _nearest(
         self, db: Any, kin_id: str, vector: Vector, model: str, wanted: int

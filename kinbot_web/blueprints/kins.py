@@ -310,13 +310,17 @@ async def dismiss_pending_secret(kin_id: str, message_id: str, number: str) -> d
 @signed_in
 @validate_querystring(MemoriesQuery)
 async def list_memories(kin_id: str, query_args: MemoriesQuery) -> dict[str, object]:
-    """The Kin's memories: ``?q=`` searches them (hybrid), else ``?subject=`` and
+    """The Kin's memories: ``?q=`` searches them (hybrid: those containing its words, and
+    those alike in meaning past ``memory_injection_min_score``), else ``?subject=`` and
     ``?category=`` filter the list, newest first."""
     platform = current_platform()
     await platform.kins.get(kin_id)
     query = query_args.q.strip()
     if query:
-        found = await platform.memory.recall(kin_id, query, limit=50)
+        # What the Kin would not be given for that query is no match for it either.
+        found = await platform.memory.recall(
+            kin_id, query, limit=50, min_similarity=platform.settings.memory_injection_min_score
+        )
     else:
         found = await platform.memory.memories(
             kin_id, subject=query_args.subject or None, category=query_args.category or None

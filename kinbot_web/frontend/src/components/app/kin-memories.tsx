@@ -71,6 +71,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
   const [query, setQuery] = React.useState("");
   const [filter, setFilter] = React.useState<MemoryFilter>("all");
   const [memories, setMemories] = React.useState<KinMemory[] | null>(null);
+  const [searched, setSearched] = React.useState(""); // the search the list answers, if any
   const [deleting, setDeleting] = React.useState<KinMemory | null>(null);
   // Only the latest search is shown: an earlier one may answer after it.
   const searches = React.useRef(0);
@@ -79,7 +80,11 @@ export function KinMemories({ kin }: { kin: Kin }) {
       const search = ++searches.current;
       const suffix = q.trim() ? `?q=${encodeURIComponent(q.trim())}` : "";
       api<{ memories: KinMemory[] }>(`/api/kins/${kin.id}/memories${suffix}`)
-        .then(({ memories: found }) => search === searches.current && setMemories(found))
+        .then(({ memories: found }) => {
+          if (search !== searches.current) return;
+          setMemories(found);
+          setSearched(q.trim());
+        })
         .catch(fail);
     },
     [kin.id, fail],
@@ -128,7 +133,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
           <option value="archived">{t("memoryUse.filterArchived")}</option>
         </NativeSelect>
       </div>
-      {memories?.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinSettings.noMemories")}</p> : null}
+      {memories?.length === 0 ? <p className="text-sm text-muted-foreground">{searched ? t("memoryUse.noMatch", { query: searched }) : t("kinSettings.noMemories")}</p> : null}
       {memories?.length && shown?.length === 0 ? <p className="text-sm text-muted-foreground">{t("memoryUse.noneInFilter")}</p> : null}
       {filter === "pinned" && shown?.length ? <p className="text-xs text-muted-foreground">{t("memoryUse.pinnedHint")}</p> : null}
       {filter === "archived" && shown?.length ? <p className="text-xs text-muted-foreground">{t("memoryUse.archivedHint")}</p> : null}
