@@ -234,6 +234,32 @@ async def test_a_server_added_without_a_name_gets_a_valid_default_name(
 
 
 @pytest.mark.parametrize(("language", "viewport"), WIDTHS)
+async def test_an_address_without_v1_is_explained_once_on_test_and_on_add(
+    empty_server: RunningServer,
+    local_llm: FakeOpenAI,
+    browser: Browser,
+    language: str,
+    viewport: ViewportSize,
+) -> None:
+    words = WORDS[language]
+    nothing_answers = re.compile("Nothing answers at this address|Rien ne répond à cette adresse")
+    page = await open_providers_screen(empty_server, browser, language, viewport)
+    await page.locator("#ai-type").select_option("openai-compatible")
+    await page.locator("#ai-base_url").fill(local_llm.base_url)  # its API is under /v1
+    await page.get_by_role(
+        "button", name=re.compile("^(Test connection|Tester la connexion)$")
+    ).click()
+    await expect(page.get_by_text(nothing_answers)).to_have_count(1)
+    await expect(page.get_by_text(f"{local_llm.base_url}/v1", exact=False)).to_have_count(1)
+    # Adding tests again and is refused for the same reason: said once, not twice.
+    await page.get_by_role("button", name=words["add"], exact=True).click()
+    await expect(page.get_by_role("alert").filter(has_text=nothing_answers)).to_have_count(1)
+    await expect(page.get_by_text(nothing_answers)).to_have_count(1)
+    assert await empty_server.platform.providers.configured("ai") == []
+    await page.context.close()
+
+
+@pytest.mark.parametrize(("language", "viewport"), WIDTHS)
 async def test_a_required_server_address_is_suggested_and_its_hint_follows_the_rule(
     empty_server: RunningServer, browser: Browser, language: str, viewport: ViewportSize
 ) -> None:

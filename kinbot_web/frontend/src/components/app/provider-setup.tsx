@@ -80,6 +80,7 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
   const reportDetail = report ? connectionDetail(t, report) : null;
   const add = () =>
     run(async () => {
+      setReport(null); // adding tests again: a refusal says the same, once
       await api(base, { body: body() });
       setConfig(initialConfig(type));
       setName("");
