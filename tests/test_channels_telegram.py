@@ -618,7 +618,7 @@ async def test_a_person_who_blocked_the_bot_fails_one_delivery_not_the_connectio
         rows = await server.platform.db.read(delivery)
         return rows if rows and rows[0][0] == "failed" else None
 
-    assert await eventually(given_up) == [("failed", 1, "channel_rejected")]  # not retried
+    assert await eventually(given_up) == [("failed", 1, "channel_blocked")]  # not retried
     health = (await server.client.get("/api/health")).json()["channels"]
     assert [(c["state"], c["error_code"]) for c in health] == [("running", None)]
     assert not any("never read" in t for t in texts_to(MARIE_TG.id)(telegram.sent()))

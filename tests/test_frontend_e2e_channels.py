@@ -6,6 +6,7 @@ to Telegram, and both show in the chat. Desktop in English, phone in French."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -27,6 +28,9 @@ from tests.support.telegram_setup import TOKEN
 
 pytestmark = NEEDS_BROWSER
 
+#: Where screenshots go when ``KINBOT_SCREENSHOTS`` names a folder (to look at, not compared).
+SCREENSHOTS = os.environ.get("KINBOT_SCREENSHOTS")
+
 browser, fake_llm = e2e.browser, e2e.fake_llm
 
 WORDS = {
@@ -36,6 +40,9 @@ WORDS = {
         "wait": "Polling wait (seconds)", "submit": "Add", "running": "Running", "link": "Link",
         "member": "Member", "linked": "You are linked", "settings": "Settings",
         "link_to": "Link to", "to_contact": "A contact of a Kin",
+        "not_delivered": "Not delivered to Family Telegram",
+        "blocked": "The person blocked the bot, or removed it from the chat.",
+        "again": "Try again",
     },
     "fr": {
         "tab": "Canaux", "add": "Ajouter un canal", "name": "Nom", "token": "Jeton du bot",
@@ -43,6 +50,9 @@ WORDS = {
         "wait": "Attente de l'interrogation (secondes)", "submit": "Ajouter",
         "running": "En marche", "link": "Lier", "member": "Membre", "linked": "Vous êtes lié",
         "settings": "Réglages", "link_to": "Lier à", "to_contact": "Un contact d'un Kin",
+        "not_delivered": "Non remis à Family Telegram",
+        "blocked": "La personne a bloqué le bot, ou l'a retiré de la conversation.",
+        "again": "Réessayer",
     },
 }  # fmt: skip
 CASES = {
@@ -170,3 +180,24 @@ async def test_an_administrator_adds_telegram_links_a_member_and_her_messages_sh
     for message in (question, answer):
         badge = message.locator('[data-origin-kind="telegram"]')
         await expect(badge).to_contain_text("via Family Telegram")
+
+    # Marie blocked the bot: the next answer cannot reach her. The chat says so at once
+    # (live), and why; once she unblocks it, "Try again" sends it, and the badge comes.
+    fake_llm.enqueue(Reply(text="Pizza tomorrow."))
+    telegram.fail_next("sendMessage", 403)  # "Forbidden: bot was blocked by the user"
+    telegram.user_sends(TOKEN, marie_tg, "And tomorrow?")
+    refused = e2e.bubble(page, "assistant", "Pizza tomorrow.")
+    sign = refused.locator('[data-undelivered="channel_blocked"]')
+    await expect(sign).to_contain_text(words["not_delivered"])
+    await expect(sign).to_contain_text(words["blocked"])
+    await expect(refused.locator("[data-origin-kind]")).to_have_count(0)
+    if SCREENSHOTS:
+        await page.screenshot(path=str(Path(SCREENSHOTS) / f"undelivered-{language}.png"))
+    await page.reload()  # stored, not only live
+    await expect(sign).to_contain_text(words["not_delivered"])
+    await sign.get_by_role("button", name=words["again"]).click()
+    await telegram.sent_when(to(marie_tg.id, "Pizza tomorrow."))
+    await expect(refused.locator('[data-origin-kind="telegram"]')).to_contain_text(
+        "via Family Telegram"
+    )
+    await expect(sign).to_have_count(0)

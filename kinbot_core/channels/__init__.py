@@ -7,6 +7,7 @@ from kinbot_core.channels.errors import (
     ChannelConfigError,
     ChannelError,
     ChannelRateLimited,
+    ChannelRecipientBlocked,
     ChannelRejected,
     ChannelUnavailable,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "ChannelConnection",
     "ChannelError",
     "ChannelRateLimited",
+    "ChannelRecipientBlocked",
     "ChannelRejected",
     "ChannelType",
     "ChannelUnavailable",

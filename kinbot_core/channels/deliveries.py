@@ -29,12 +29,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from kinbot_core.channels import delivery_rows as rows
+from kinbot_core.channels import undelivered
 from kinbot_core.channels.errors import ChannelAuthFailed, ChannelError
 from kinbot_core.channels.notices import failed_text
 from kinbot_core.channels.splitting import split_message
 from kinbot_core.channels.types import ChannelType, OutgoingMedia
 from kinbot_core.db import Database
 from kinbot_core.db.models import ChannelDeliveryRecord
+from kinbot_core.kins.views import MessageView
 from kinbot_core.uploads import UploadStore
 
 if TYPE_CHECKING:
@@ -183,8 +185,26 @@ class DeliveryService:
             await self._db.write(rows.part_sent, row.id, 0, sent_ids, True)
         self._runtime.note_working(connection_id)
         if trigger_id is not None and parts:
-            for reply in await self._db.write(rows.mark_delivered, trigger_id, connection_id):
-                self._runtime.platform.live.publish("message", {"message": reply.to_dict()})
+            self._publish(await self._db.write(rows.mark_delivered, trigger_id, connection_id))
+
+    async def redeliver(
+        self, kin_id: str, message_id: int, *, user_id: str, admin: bool
+    ) -> MessageView:
+        """Send again the reply ``message_id`` of ``kin_id`` whose delivery failed (for the
+        user it was for, or an administrator): its sign goes, the delivery is queued again.
+        Raises ``undelivered.MessageNotFound``, ``RedeliveryForbidden`` or
+        ``DeliveryNotFailed``."""
+        shown, cleared = await self._db.write(
+            undelivered.requeue, kin_id, message_id, user_id, admin
+        )
+        self._publish(cleared)
+        self.wake()
+        return shown
+
+    def _publish(self, replies: list[MessageView]) -> None:
+        """Tell the browsers that may see the replies' Kin that they changed."""
+        for reply in replies:
+            self._runtime.platform.live.publish("message", {"message": reply.to_dict()})
 
     async def _media(self, files: list[dict[str, Any]]) -> list[OutgoingMedia]:
         """The bytes of the files (checked by ``rows.reply_files``) from the upload store."""
@@ -223,7 +243,16 @@ class DeliveryService:
             ", given up" if give_up else f", again in {wait:.0f} s",
             error.message,
         )
-        await self._db.write(rows.attempt_failed, row.id, attempts, error.code, give_up, wait)
+        trigger_id = row.__data__.get("trigger")
+        if give_up and trigger_id is not None:
+            connection_id = row.__data__["connection"]
+            self._publish(
+                await self._db.write(
+                    undelivered.given_up, row.id, attempts, error.code, trigger_id, connection_id
+                )
+            )
+        else:
+            await self._db.write(rows.attempt_failed, row.id, attempts, error.code, give_up, wait)
         if error.retryable or isinstance(error, ChannelAuthFailed):
             # The connection's own trouble; a refusal of one message (a person who blocked
             # the bot) says nothing of the connection.

@@ -45,7 +45,7 @@ def awaiting_with_ended_turns() -> list[tuple[int, int, str, str, str | None]]:
     return [(int(a), int(b), str(c), str(d), e) for a, b, c, d, e in query]
 
 
-def _replies_to(trigger_id: int) -> Any:
+def replies_to(trigger_id: int) -> Any:
     """The condition on the messages that answer ``trigger_id`` (its turn's replies, not
     superseded by a retry)."""
     return (
@@ -59,7 +59,7 @@ def reply_texts(trigger_id: int) -> list[str]:
     """The texts of a turn's replies, in order (blank ones left out)."""
     rows = (
         MessageRecord.select(MessageRecord.content)
-        .where(_replies_to(trigger_id))
+        .where(replies_to(trigger_id))
         .order_by(MessageRecord.id)
     )
     return [row.content.strip() for row in rows if row.content and row.content.strip()]
@@ -69,7 +69,7 @@ def reply_uploads(trigger_id: int) -> list[dict[str, Any]]:
     """The references of the uploads attached to a turn's replies, in order."""
     rows = (
         MessageRecord.select(MessageRecord.attachments)
-        .where(_replies_to(trigger_id) & MessageRecord.attachments.is_null(False))
+        .where(replies_to(trigger_id) & MessageRecord.attachments.is_null(False))
         .order_by(MessageRecord.id)
     )
     return [
@@ -149,16 +149,17 @@ def next_attempt(now: float) -> float | None:
 
 def mark_delivered(trigger_id: int, connection_id: str) -> list[MessageView]:
     """Give the replies of a turn the origin of the channel they were delivered to (the
-    chat shows it on them)."""
+    chat shows it on them), in place of a sign that they were not."""
     connection = ChannelConnectionRecord.get_or_none(ChannelConnectionRecord.id == connection_id)
     if connection is None:
         return []
     origin = {"kind": connection.type, "label": connection.label}
     replies = []
-    for row in MessageRecord.select().where(_replies_to(trigger_id)):
+    for row in MessageRecord.select().where(replies_to(trigger_id)):
         if not (row.content or "").strip() and not row.attachments:
             continue
         meta = json.loads(row.meta) if row.meta else {}
+        meta.pop("undelivered", None)
         row.meta = json.dumps({**meta, "origin": origin})
         row.save()
         replies.append(MessageView.of(row))

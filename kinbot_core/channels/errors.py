@@ -58,6 +58,13 @@ class ChannelRejected(ChannelError):
     code = "channel_rejected"
 
 
+class ChannelRecipientBlocked(ChannelRejected):
+    """The person blocked the bot, or the bot is no longer in the chat: nothing reaches them
+    until they unblock it (or add it back)."""
+
+    code = "channel_blocked"
+
+
 class ChannelConfigError(ChannelError):
     """The connection's settings cannot work as given (a webhook mode without a public URL);
     found when the connection opens."""

@@ -4,7 +4,8 @@
 A connection's secrets are accepted and never returned (``{"set": true}`` in their place).
 A pairing's code is never shown again: a person enters the code they were sent, an
 administrator links a pending pairing by its id. A member sees and removes only their own
-linked accounts.
+linked accounts. A Kin's reply that could not be delivered back to its channel may be sent
+again by the person it was for or an administrator.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from quart_schema import validate_request
 from kinbot_core.channels.connections import MAX_BOUND_KINS, MAX_LABEL_LENGTH, ChannelsError
 from kinbot_core.channels.identity_records import PairingAttemptsExceeded
 from kinbot_core.channels.types import ChannelType
+from kinbot_core.channels.undelivered import MessageNotFound
 from kinbot_core.db.models import ChannelBindingRecord, ContactRecord
 from kinbot_core.schema_settings import SchemaSettings
 from kinbot_web.app_context import current_platform
@@ -248,3 +250,23 @@ async def unlink_my_identity(identity_id: str) -> Response:
     """Remove one of one's own linked accounts (another's answers 404)."""
     await current_platform().channels.identities.unlink(identity_id, user_id=current_user().id)
     return Response(status=204)
+
+
+# -- everyone who may see the Kin: a reply that was not delivered ---------------------------
+
+
+@blueprint.post("/api/kins/<kin_id>/messages/<message_id>/redeliver")
+@signed_in
+async def redeliver_reply(kin_id: str, message_id: str) -> dict[str, object]:
+    """Send again a Kin's reply that could not be delivered to the channel it answers
+    (``meta.undelivered``): for the person it was for, or an administrator (403
+    ``forbidden`` for others); 409 ``delivery_not_failed`` when it is not undelivered (sent
+    meanwhile, or queued again already)."""
+    user = current_user()
+    await current_platform().kins.get(kin_id)
+    if not message_id.isdigit():
+        raise MessageNotFound("No such message.")
+    reply = await current_platform().channels.deliveries.redeliver(
+        kin_id, int(message_id), user_id=user.id, admin=user.is_admin
+    )
+    return {"message": reply.to_dict()}

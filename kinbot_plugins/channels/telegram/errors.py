@@ -15,6 +15,7 @@ from kinbot_core.channels import (
     ChannelAuthFailed,
     ChannelError,
     ChannelRateLimited,
+    ChannelRecipientBlocked,
     ChannelRejected,
     ChannelUnavailable,
 )
@@ -37,7 +38,11 @@ def translated(exc: tg.TelegramError) -> ChannelError:
     if isinstance(exc, tg.InvalidToken):
         return ChannelAuthFailed("Telegram refused the bot token")
     if isinstance(exc, tg.Forbidden):
-        return ChannelRejected("Telegram refused: the bot may not write there", detail=_said(exc))
+        # "bot was blocked by the user", "bot was kicked from the group chat", "user is
+        # deactivated": the person (or the group) no longer takes the bot's messages.
+        return ChannelRecipientBlocked(
+            "Telegram refused: the bot may not write there", detail=_said(exc)
+        )
     if isinstance(exc, tg.ChatMigrated):
         return ChannelRejected("the group became a supergroup with another id")
     if isinstance(exc, tg.Conflict):

@@ -3,6 +3,7 @@ import { en as backgroundModels } from "./background-models";
 import { en as backups } from "./backups";
 import { en as contextWindow } from "./context-window";
 import { en as cards } from "./cards";
+import { en as channelProblems } from "./channel-problems";
 import { en as channels } from "./channels";
 import { en as chatflow } from "./chatflow";
 import { en as crons } from "./crons";
@@ -191,6 +192,7 @@ const en = {
   ...memoryUse,
   ...approvals,
   ...channels,
+  ...channelProblems,
   ...pluginSettings,
   ...pluginNames,
   ...statusCodes,

@@ -2,6 +2,7 @@ import { fr as backgroundModels } from "./background-models";
 import { fr as backups } from "./backups";
 import { fr as contextWindow } from "./context-window";
 import { fr as cards } from "./cards";
+import { fr as channelProblems } from "./channel-problems";
 import { fr as channels } from "./channels";
 import { fr as chatflow } from "./chatflow";
 import { fr as crons } from "./crons";
@@ -192,6 +193,7 @@ const fr: Strings = {
   ...memoryUse,
   ...approvals,
   ...channels,
+  ...channelProblems,
   ...pluginSettings,
   ...pluginNames,
   ...statusCodes,

@@ -20,6 +20,7 @@ import { TaskCard } from "./cards/task-card";
 import { ToolCards } from "./cards/tool-card";
 import { OriginBadge, originMetaOf } from "./origin-badge";
 import { hasPendingSecrets, PendingSecretsText } from "./pending-secrets";
+import { UndeliveredSign, undeliveredOf } from "./undelivered-sign";
 
 type MarkdownComponent = (typeof import("@/components/markdown"))["default"];
 
@@ -226,6 +227,7 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
   }
   const name = origin === "assistant" ? kin.name : (message.sender_name ?? labels.system);
   const cameFrom = originMetaOf(message);
+  const notDelivered = origin === "assistant" ? undeliveredOf(message) : null;
   const avatarUrl = origin === "assistant" ? kin.avatar_url : message.sender_id ? (avatars[message.sender_id] ?? null) : null;
   return (
     <ChatBubble
@@ -241,6 +243,7 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
     >
       <KinMessageHeading message={message} />
       {cameFrom ? <OriginBadge origin={cameFrom} direction={origin === "assistant" ? "delivered" : "received"} className="mb-1" /> : null}
+      {notDelivered ? <UndeliveredSign message={message} sign={notDelivered} me={me} /> : null}
       {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} breaks={message.role === "user"} /> : null}
       {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
       {origin === "assistant" ? <ToolCards message={message} canAlwaysAllow={me?.role === "admin"} /> : null}
