@@ -401,6 +401,8 @@ async def test_task_ends_carry_their_facts_in_meta(data_dir: Path, fake_llm: Fak
             "spawned_self": True,
             "result": "The answer is 42.",
             "error": None,
+            "error_code": None,
+            "error_detail": None,
             "cron_name": None,
         }
         assert failure["kin_message_type"] == "task_failed"
@@ -410,6 +412,8 @@ async def test_task_ends_carry_their_facts_in_meta(data_dir: Path, fake_llm: Fak
             "spawned_self": False,
             "result": None,
             "error": "No leeks.",
+            "error_code": "task_gave_up",  # the chat words it (`taskErrors`), as the task page
+            "error_detail": "No leeks.",
             "cron_name": None,
         }
         stored = await session(server.client, boss)
@@ -445,6 +449,8 @@ async def test_a_cron_runs_result_names_its_cron_in_meta(
             "spawned_self": True,
             "result": "Headlines: all quiet.",
             "error": None,
+            "error_code": None,
+            "error_detail": None,
             "cron_name": "Morning news",
         }
 

@@ -1,7 +1,8 @@
 """Why a task failed, on its page, in Debian's Chromium (English at desktop width, French at
 phone width): the sentence is the interface's, in the reader's language, worded from the
 task's ``error_code``; the provider's own words show only as a secondary line; the server's
-English sentence (``error``, for models and API clients) never shows. A task that ended before
+English sentence (``error``, for models and API clients) never shows, neither there nor on
+the card of the task's end in the chat. A task that ended before
 codes existed (no ``error_code`` in the database) shows its stored reason, cleaned, as details.
 
 The task fails for real: Chef spawns a sub-Kin whose model call the fake OpenAI server answers
@@ -44,6 +45,7 @@ TEXTS = {
         "old": f"Details: {OLD_WORDS}",
         "missing": "This task is not here",
         "open": "Open Chef",
+        "show_error": "What went wrong",
     },
     "fr": {
         "reason": "Le fournisseur d'IA n'a pas su répondre au Kin qui s'en chargeait.",
@@ -52,6 +54,7 @@ TEXTS = {
         "old": f"Détails : {OLD_WORDS}",
         "missing": "Cette tâche n'est pas là",
         "open": "Ouvrir Chef",
+        "show_error": "Ce qui n'a pas marché",
     },
 }
 
@@ -95,6 +98,15 @@ async def test_a_failed_tasks_reason_reads_in_the_users_language(
     assert task["error_code"] == "provider_failed"
     english = task["error"]
     assert english  # the server's sentence for models: it must not reach the screen
+
+    # The card of its end in Chef's chat words it the same way, never the server's sentence.
+    await page.goto(f"{server.url}/kins/{kin['id']}")
+    card = page.locator("[data-task-card='task_failed']").first
+    await card.get_by_text(words["show_error"]).click()
+    body = card.locator("[data-task-body]")
+    await expect(body).to_contain_text(words["reason"])
+    await expect(body).to_contain_text(words["detail"])
+    assert english not in await card.inner_text()
 
     await page.goto(f"{server.url}/tasks/{task['id']}")
     reason = page.locator("[data-testid='task-end-reason']")

@@ -130,7 +130,9 @@ class TaskEnding:
     async def end_meta(self, task: TaskView) -> dict[str, Any]:
         """What the UI shows of an ended task (the ``meta`` of its end message): its title,
         the name of the Kin that did it and whether that is the parent itself (``spawn_self``,
-        a cron), its result or error (vault values masked), and its cron's name."""
+        a cron), its result or error (vault values masked), the code the UI words the error
+        from with someone's own words about it (``error_code``, ``error_detail``, as on the
+        task), and its cron's name."""
         platform = self._platform
         try:
             worker_name = (await platform.kins.get(task.kin_id)).name
@@ -147,12 +149,15 @@ class TaskEnding:
             except CronNotFound:
                 cron_name = task.title  # a deleted cron's runs are titled with its name
         mask = platform.vault.masker().mask
+        ended_badly = task.status != "completed"
         return {
             "task_title": task.title,
             "worker_name": worker_name,
             "spawned_self": task.kin_id == parent_identity,
             "result": mask(task.result) if task.status == "completed" and task.result else None,
-            "error": mask(task.error) if task.status != "completed" and task.error else None,
+            "error": mask(task.error) if ended_badly and task.error else None,
+            "error_code": task.error_code if ended_badly else None,
+            "error_detail": mask(task.error_detail) if ended_badly and task.error_detail else None,
             "cron_name": cron_name,
         }
 

@@ -13,6 +13,7 @@ import { ApiError, api } from "@/lib/api";
 import { formatDateTime } from "@/lib/format";
 import { errorText } from "@/lib/errors";
 import { chatReducer, emptyChat, type ChatAction, type Draft } from "@/lib/chat";
+import { taskEndWords } from "@/lib/task-end";
 import { isActive, pendingQuestion } from "@/lib/tasks";
 import type { EventStream } from "@/lib/events";
 import { LiveReads } from "@/lib/live-reads";
@@ -181,11 +182,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
  * existed has none: its stored reason, whoever's words they were, shows as plain details. */
 function TaskEnd({ task }: { task: Task }) {
   const { t } = useTranslation();
-  const unknown = t("taskErrors.unknown");
-  const reason = task.error_code ? t(`taskErrors.codes.${task.error_code}`, { defaultValue: unknown }) : unknown;
-  let detail: string | null = null;
-  if (task.error_detail && !task.error_code) detail = t("apiErrors.details", { details: task.error_detail });
-  else if (task.error_detail) detail = t(task.error_code === "task_gave_up" ? "taskErrors.kinSaid" : "taskErrors.providerSaid", { detail: task.error_detail });
+  const { reason, detail } = taskEndWords(t, task);
   return (
     <>
       <p data-testid="task-end-reason">{reason}</p>

@@ -86,6 +86,25 @@ describe("task and cron cards", () => {
     expect(within(card).getByRole("link", { name: "Ouvrir la tâche" })).toBeTruthy();
   });
 
+  it("words a failure from its code in the reader's language, as the task's page does", async () => {
+    const english = "OpenAI is unavailable (500). Internal Server Error (fake OpenAI).";
+    const failed = {
+      ...delivery, source: "cron", sender_name: "Menu du jour", kin_message_type: "task_failed", content: `Scheduled run failed: ${english}`,
+      meta: { ...soup, task_title: "Menu du jour", cron_name: "Menu du jour", result: null, error: english, error_code: "provider_failed", error_detail: "Internal Server Error (fake OpenAI)." },
+    };
+    await act(() => i18n.changeLanguage("fr"));
+    const card = show(failed).querySelector<HTMLElement>("[data-task-card='task_failed']")!;
+    fireEvent.click(within(card).getByText("Ce qui n'a pas marché"));
+    const body = card.querySelector<HTMLElement>("[data-task-body]")!;
+    expect(body.textContent).toContain("Le fournisseur d'IA n'a pas su répondre au Kin qui s'en chargeait.");
+    expect(body.textContent).toContain("Le fournisseur a répondu : Internal Server Error (fake OpenAI).");
+    expect(body.textContent).not.toContain("unavailable (500)");
+    cleanup();
+    // One stored before codes keeps the sentence it has.
+    const old = show({ ...failed, meta: { ...failed.meta, error_code: undefined, error_detail: undefined } }).querySelector<HTMLElement>("[data-task-body]")!;
+    expect(old.textContent).toContain(english);
+  });
+
   it("reads a delivery stored before meta existed without showing its ids", () => {
     const page = show(
       { ...delivery, kin_message_type: "task_result", content: "Task task_b5436225920d completed. Result:\nThree soups." },

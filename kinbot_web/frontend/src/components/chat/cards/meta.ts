@@ -13,7 +13,12 @@ export interface TaskMeta {
   worker_name: string;
   spawned_self: boolean;
   result: string | null;
+  /** The server's English sentence: shown only for a message stored before `error_code`. */
   error: string | null;
+  /** Why it failed or was cancelled, worded by the interface (`lib/task-end`). */
+  error_code: string | null;
+  /** The provider's or the sub-Kin's own words about the failure. */
+  error_detail: string | null;
   cron_name: string | null;
 }
 
@@ -61,6 +66,8 @@ export function taskMetaOf(message: MessageWithMeta): TaskMeta {
     spawned_self: meta.spawned_self === true,
     result: "result" in meta ? text(meta.result) : failed ? null : fromText,
     error: "error" in meta ? text(meta.error) : failed ? fromText : null,
+    error_code: failed ? text(meta.error_code) : null,
+    error_detail: failed ? text(meta.error_detail) : null,
     cron_name: text(meta.cron_name) ?? (message.source === "cron" ? text(message.sender_name) : null),
   };
 }

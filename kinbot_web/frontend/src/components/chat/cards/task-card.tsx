@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import { Link, useInRouterContext } from "react-router";
 
 import { formatTime, type ChatBubbleLabels } from "@/components/ui/chat-bubble";
+import { taskEndWords } from "@/lib/task-end";
 import type { Message } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
@@ -58,6 +59,9 @@ export function TaskCard({ message, kinName, labels, className, renderText = (te
   const cron = message.source === "cron";
   const Icon = cron ? ClockIcon : ListChecksIcon;
   const StateIcon = ICONS[end];
+  // A failure is worded from its code as on the task's page; one stored before codes shows
+  // the sentence it has.
+  const worded = end !== "task_result" && meta.error_code ? taskEndWords(t, meta) : null;
   const body = end === "task_result" ? meta.result : meta.error;
   return (
     <article
@@ -74,14 +78,21 @@ export function TaskCard({ message, kinName, labels, className, renderText = (te
           <StateIcon className={cn("mt-0.5 size-4 shrink-0", end === "task_failed" ? "text-destructive" : end === "task_result" ? "text-success" : "text-muted-foreground")} aria-hidden />
           <span className="min-w-0 break-words">{headline}</span>
         </p>
-        {body ? (
+        {body || worded ? (
           <details className="group/result mt-1.5">
             <summary className="flex w-fit cursor-pointer list-none items-center gap-1 rounded text-xs font-semibold text-muted-foreground focus-visible:outline-2 focus-visible:outline-ring [&::-webkit-details-marker]:hidden">
               <ChevronRightIcon className="size-3.5 transition-transform group-open/result:rotate-90 motion-reduce:transition-none" aria-hidden />
               {end === "task_result" ? t("cards.task.showResult") : t("cards.task.showError")}
             </summary>
             <div className="mt-1.5 rounded-xl bg-background/60 px-3 py-2" data-task-body>
-              {renderText(body)}
+              {worded ? (
+                <>
+                  <p data-task-end-reason>{worded.reason}</p>
+                  {worded.detail ? <p className="mt-1 text-xs opacity-80">{worded.detail}</p> : null}
+                </>
+              ) : (
+                renderText(body ?? "")
+              )}
             </div>
           </details>
         ) : null}
