@@ -317,6 +317,10 @@ async def test_a_refused_token_shows_failing_in_settings_and_on_health(
     channel = await add_telegram_channel(
         server.client, telegram, [kin_id], bot_token="1234:revoked-token-0123456789abcdef"
     )
+    # The first connection is made in the background: the answer says it is under way (the
+    # interface says "connecting…" and waits for the state), never the "stopped" of a row
+    # just written, nor an earlier state.
+    assert (channel["state"], channel["last_error_code"]) == ("starting", None)
     shown = await wait_for_state(server, channel["id"], "failing")
     assert shown == {"id": channel["id"], "type": "telegram", "state": "failing",
                      "error_code": "channel_auth_failed"}  # fmt: skip
@@ -327,6 +331,10 @@ async def test_a_refused_token_shows_failing_in_settings_and_on_health(
         f"/api/channels/{channel['id']}", json={"settings": {"bot_token": TOKEN}}
     )
     assert changed.status_code == 200, changed.text
+    assert (changed.json()["channel"]["state"], changed.json()["channel"]["last_error_code"]) == (
+        "starting",
+        None,
+    )
     await wait_for_state(server, channel["id"], "running")
     deleted = await server.client.delete(f"/api/channels/{channel['id']}")
     assert deleted.status_code == 204

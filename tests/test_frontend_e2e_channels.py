@@ -19,7 +19,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
-from tests.support.browser import NEEDS_BROWSER, open_page
+from tests.support.browser import NEEDS_BROWSER, open_page, toast
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
@@ -201,3 +201,74 @@ async def test_an_administrator_adds_telegram_links_a_member_and_her_messages_sh
         "via Family Telegram"
     )
     await expect(sign).to_have_count(0)
+
+
+CONNECTING = {
+    "en": {
+        "added": "Channel added: connecting…",
+        "cannot": "Family Telegram cannot connect yet",
+        "token": "Telegram refused the bot token: check it.",
+        "failing": "Failing",
+        "saved": "Channel saved: connecting…",
+        "connected": "Family Telegram is connected.",
+        "save": "Save",
+        "change": "Change Family Telegram",
+        "replace": "Replace",
+    },
+    "fr": {
+        "added": "Canal ajouté : connexion en cours…",
+        "cannot": "Family Telegram ne parvient pas encore à se connecter",
+        "token": "Telegram a refusé le jeton du bot : vérifiez-le.",
+        "failing": "En échec",
+        "saved": "Canal enregistré : connexion en cours…",
+        "connected": "Family Telegram est connecté.",
+        "save": "Enregistrer",
+        "change": "Modifier Family Telegram",
+        "replace": "Remplacer",
+    },
+}
+
+
+async def test_a_channel_that_cannot_connect_is_not_announced_as_a_success(
+    server: RunningServer, telegram: FakeTelegram, page: Page, case: tuple[dict[str, int], str]
+) -> None:
+    language = case[1]
+    words, said = WORDS[language], CONNECTING[language]
+    await server.client.post("/api/kins", json={"name": "Chef", "model": "gpt-4o"})
+    await page.goto(server.url + "/signin")
+    await page.get_by_label("Email").fill(NICOLAS["email"])
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Sign in").click()
+    await expect(page).to_have_url(re.compile(r"/kins/"))
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name=words["tab"]).click()
+
+    # A revoked token: "added" says the connection is under way, then why it cannot connect,
+    # in Telegram's own terms; the list says the same under the connection.
+    form = page.get_by_role("form", name=words["add"])
+    await form.get_by_label(words["name"], exact=True).fill("Family Telegram")
+    await form.get_by_label("Chef").check()
+    await form.get_by_role("textbox", name=words["token"]).fill("1234:revoked-token-0123456789abc")
+    await form.get_by_label(words["api"], exact=True).fill(telegram.base_url)
+    await form.get_by_label(words["files"], exact=True).fill(telegram.base_file_url)
+    await form.get_by_label(words["wait"]).fill("1")
+    await form.get_by_role("button", name=words["submit"], exact=True).click()
+    await expect(toast(page, said["added"])).to_be_visible()
+    await expect(toast(page, said["cannot"])).to_be_visible()
+    await expect(toast(page, said["token"])).to_be_visible()
+    connection = page.locator('[data-channel="Family Telegram"]')
+    await expect(connection.locator("[data-channel-state]")).to_have_text(said["failing"])
+    await expect(connection.locator("[data-channel-error]")).to_have_text(said["token"])
+    if SCREENSHOTS:
+        shot = Path(SCREENSHOTS) / f"channel-cannot-connect-{language}.png"
+        await page.screenshot(path=str(shot))
+
+    # The right token: "saved", then connected.
+    await connection.get_by_role("button", name=said["change"]).click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_role("button", name=said["replace"], exact=True).click()
+    await dialog.get_by_role("textbox", name=words["token"]).fill(TOKEN)
+    await dialog.get_by_role("button", name=said["save"], exact=True).click()
+    await expect(toast(page, said["saved"])).to_be_visible()
+    await expect(toast(page, said["connected"])).to_be_visible()
+    await expect(connection.locator("[data-channel-state]")).to_have_text(words["running"])

@@ -132,6 +132,9 @@ class ChannelRuntime:
                     continue
                 if should_run and not running:
                     self._failures.pop(key, None)
+                    # Said before the answer to the change that started it: the first
+                    # connection is made in the background.
+                    await self._set_state(key, "starting", None)
                     self._supervisors[key] = asyncio.get_running_loop().create_task(
                         self._supervise(key), name=f"channel-{key}"
                     )

@@ -7,9 +7,9 @@ export const en = {
     /** A connection's trouble, read by an administrator in Settings → Channels. */
     state: {
       channel_auth_failed: {
-        telegram: "Telegram refused the bot token: check it (Change).",
+        telegram: "Telegram refused the bot token: check it.",
         email: "The mail server refused the sign-in: check the user name and password.",
-        other: "The service refused the channel's credentials: check them (Change).",
+        other: "The service refused the channel's credentials: check them.",
       },
       channel_unavailable: {
         telegram: "Telegram cannot be reached for now: KinBot keeps trying.",
@@ -30,11 +30,11 @@ export const en = {
         other: "A person blocked the bot.",
       },
       channel_config_invalid: {
-        email: "The mail folder cannot be opened: check its name (Change).",
-        other: "The channel's settings cannot be used: check them (Change).",
+        email: "The mail folder cannot be opened: check its name.",
+        other: "The channel's settings cannot be used: check them.",
       },
       channel_error: {
-        other: "The channel stopped working: check its settings (Change).",
+        other: "The channel stopped working: check its settings.",
       },
     },
     /** Why a Kin's reply did not reach the person, under "Not delivered to …" in the chat. */
@@ -81,9 +81,9 @@ export const fr: typeof en = {
   channelProblems: {
     state: {
       channel_auth_failed: {
-        telegram: "Telegram a refusé le jeton du bot : vérifiez-le (Modifier).",
+        telegram: "Telegram a refusé le jeton du bot : vérifiez-le.",
         email: "Le serveur de messagerie a refusé la connexion : vérifiez l'identifiant et le mot de passe.",
-        other: "Le service a refusé les identifiants du canal : vérifiez-les (Modifier).",
+        other: "Le service a refusé les identifiants du canal : vérifiez-les.",
       },
       channel_unavailable: {
         telegram: "Telegram est injoignable pour l'instant : KinBot réessaie.",
@@ -104,11 +104,11 @@ export const fr: typeof en = {
         other: "Une personne a bloqué le bot.",
       },
       channel_config_invalid: {
-        email: "Le dossier de courrier ne s'ouvre pas : vérifiez son nom (Modifier).",
-        other: "Les réglages du canal sont inutilisables : vérifiez-les (Modifier).",
+        email: "Le dossier de courrier ne s'ouvre pas : vérifiez son nom.",
+        other: "Les réglages du canal sont inutilisables : vérifiez-les.",
       },
       channel_error: {
-        other: "Le canal ne fonctionne plus : vérifiez ses réglages (Modifier).",
+        other: "Le canal ne fonctionne plus : vérifiez ses réglages.",
       },
     },
     undelivered: {

@@ -20,6 +20,10 @@ export const en = {
     deleteHint: "Its linked accounts and the people waiting are forgotten; messages already in the chats stay.",
     created: "Channel added.",
     saved: "Channel saved.",
+    createdConnecting: "Channel added: connecting…",
+    savedConnecting: "Channel saved: connecting…",
+    connected: "{{name}} is connected.",
+    cannotConnect: "{{name}} cannot connect yet",
     editHint: "Secrets are stored encrypted and never shown again: type one only to replace it.",
     state: {
       running: "Running",
@@ -89,6 +93,10 @@ export const fr: typeof en = {
     deleteHint: "Ses comptes liés et les personnes en attente sont oubliés ; les messages déjà dans les discussions restent.",
     created: "Canal ajouté.",
     saved: "Canal enregistré.",
+    createdConnecting: "Canal ajouté : connexion en cours…",
+    savedConnecting: "Canal enregistré : connexion en cours…",
+    connected: "{{name}} est connecté.",
+    cannotConnect: "{{name}} ne parvient pas encore à se connecter",
     editHint: "Les secrets sont chiffrés et jamais réaffichés : n'en saisissez un que pour le remplacer.",
     state: {
       running: "En marche",

@@ -19,7 +19,7 @@ export interface Channel {
   label: string;
   enabled: boolean;
   state: ChannelState;
-  /** Why it is retrying or failing, worded by `apiErrors.codes`. */
+  /** Why it is retrying or failing, worded for its type by `lib/channel-problems`. */
   last_error_code: string | null;
   last_error_at: number | null;
   kin_ids: string[];

@@ -2,6 +2,7 @@ import { MessagesSquareIcon, PencilIcon, PlusIcon, Trash2Icon } from "lucide-rea
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
+import { useFirstConnection } from "@/components/app/channel-first-connection";
 import { ChannelPeople } from "@/components/app/channel-people";
 import { ConfirmDelete } from "@/components/app/confirm-delete";
 import { fieldProblems, SchemaForm, type FieldProblem, type FormValues } from "@/components/app/schema-form";
@@ -14,6 +15,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Switch } from "@/components/ui/switch";
 import { useToast } from "@/components/ui/toast";
 import { api } from "@/lib/api";
+import { channelProblemText } from "@/lib/channel-problems";
 import { initialSettings, settingsToCreate, stateTone, type Channel, type ChannelType } from "@/lib/channels";
 import { errorText } from "@/lib/errors";
 import type { Kin } from "@/lib/types";
@@ -31,7 +33,20 @@ export function ChannelsAdmin() {
   const [editing, setEditing] = React.useState<Channel | null>(null);
   const [deleting, setDeleting] = React.useState<Channel | null>(null);
   const { toast } = useToast();
-  const reload = React.useCallback(() => void api<{ channels: Channel[] }>("/api/channels").then(({ channels: found }) => setChannels(found)).catch(() => undefined), []);
+  // Only the answer to the latest request is shown: one asked before a change was answered
+  // would bring back the state from before it.
+  const latest = React.useRef(0);
+  const reload = React.useCallback(() => {
+    const asked = ++latest.current;
+    void api<{ channels: Channel[] }>("/api/channels")
+      .then(({ channels: found }) => asked === latest.current && setChannels(found))
+      .catch(() => undefined);
+  }, []);
+  const show = React.useCallback((channel: Channel) => {
+    latest.current += 1;
+    setChannels((shown) => (shown.some((other) => other.id === channel.id) ? shown.map((other) => (other.id === channel.id ? channel : other)) : [...shown, channel]));
+  }, []);
+  const answered = useFirstConnection(channels, show, reload);
   React.useEffect(() => {
     void api<{ types: ChannelType[] }>("/api/channels/types").then(({ types: found }) => setTypes(found));
     void api<{ kins: Kin[] }>("/api/kins").then(({ kins: found }) => setKins(found));
@@ -71,7 +86,7 @@ export function ChannelsAdmin() {
                   </p>
                   {channel.last_error_code && channel.state !== "running" ? (
                     <p className="text-xs text-destructive" data-channel-error={channel.last_error_code}>
-                      {t(`apiErrors.codes.${channel.last_error_code}`, { defaultValue: t("apiErrors.codes.channel_error") })}
+                      {channelProblemText(t, "state", channel.last_error_code, channel.type)}
                     </p>
                   ) : null}
                 </div>
@@ -91,10 +106,10 @@ export function ChannelsAdmin() {
             ))}
           </ul>
         </section>
-        <AddChannel types={types} kins={kins} onAdded={reload} />
+        <AddChannel types={types} kins={kins} onAdded={(channel) => answered(channel, true)} />
       </div>
       <ChannelPeople channels={channels} kins={kins} typeLabel={typeLabel} />
-      <EditChannel channel={editing} type={types.find((type) => type.name === editing?.type) ?? null} kins={kins} onClose={() => setEditing(null)} onSaved={() => { setEditing(null); reload(); toast({ title: t("channels.saved"), tone: "success" }); }} />
+      <EditChannel channel={editing} type={types.find((type) => type.name === editing?.type) ?? null} kins={kins} onClose={() => setEditing(null)} onSaved={(channel) => { setEditing(null); answered(channel, false); }} />
       <ConfirmDelete
         target={deleting}
         title={deleting ? t("channels.deleteTitle", { name: deleting.label }) : ""}
@@ -123,9 +138,8 @@ function KinChoice({ kins, value, onChange }: { kins: Kin[]; value: string[]; on
   );
 }
 
-function AddChannel({ types, kins, onAdded }: { types: ChannelType[]; kins: Kin[]; onAdded: () => void }) {
+function AddChannel({ types, kins, onAdded }: { types: ChannelType[]; kins: Kin[]; onAdded: (channel: Channel) => void }) {
   const { t } = useTranslation();
-  const { toast } = useToast();
   const [typeName, setTypeName] = React.useState("");
   const type = types.find((candidate) => candidate.name === typeName) ?? types[0] ?? null;
   const [label, setLabel] = React.useState("");
@@ -147,12 +161,11 @@ function AddChannel({ types, kins, onAdded }: { types: ChannelType[]; kins: Kin[
     setError(null);
     setProblems([]);
     try {
-      await api("/api/channels", { body: { type: type.name, label, kin_ids: kinIds, settings: settingsToCreate(values) } });
+      const { channel } = await api<{ channel: Channel }>("/api/channels", { body: { type: type.name, label, kin_ids: kinIds, settings: settingsToCreate(values) } });
       setLabel("");
       setKinIds([]);
       setValues(initialSettings(type.settings_schema)); // the token leaves the page once saved
-      toast({ title: t("channels.created"), tone: "success" });
-      onAdded();
+      onAdded(channel);
     } catch (caught) {
       setProblems(fieldProblems(caught));
       setError(errorText(t, caught));
@@ -199,7 +212,7 @@ function AddChannel({ types, kins, onAdded }: { types: ChannelType[]; kins: Kin[
 }
 
 /** A connection's name, Kins and settings (a secret is kept unless replaced). */
-function EditChannel({ channel, type, kins, onClose, onSaved }: { channel: Channel | null; type: ChannelType | null; kins: Kin[]; onClose: () => void; onSaved: () => void }) {
+function EditChannel({ channel, type, kins, onClose, onSaved }: { channel: Channel | null; type: ChannelType | null; kins: Kin[]; onClose: () => void; onSaved: (channel: Channel) => void }) {
   const { t } = useTranslation();
   const [label, setLabel] = React.useState("");
   const [kinIds, setKinIds] = React.useState<string[]>([]);
@@ -218,8 +231,8 @@ function EditChannel({ channel, type, kins, onClose, onSaved }: { channel: Chann
     event.preventDefault();
     if (!channel) return;
     try {
-      await api(`/api/channels/${channel.id}`, { method: "PATCH", body: { label, kin_ids: kinIds, settings: values } });
-      onSaved();
+      const saved = await api<{ channel: Channel }>(`/api/channels/${channel.id}`, { method: "PATCH", body: { label, kin_ids: kinIds, settings: values } });
+      onSaved(saved.channel);
     } catch (caught) {
       setProblems(fieldProblems(caught));
       setError(errorText(t, caught));
