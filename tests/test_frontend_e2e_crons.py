@@ -1,7 +1,8 @@
 """Crons a person can set, in Debian's Chromium at desktop and phone widths: a cron made with
 the schedule picker ("every weekday at 07:30", in the browser's time zone) without typing any
 cron syntax, its schedule said back in words in the list in French and in English, read back
-into the picker when edited, and a Kin's proposal awaiting confirmation said in words too."""
+into the picker when edited, and a Kin's proposal awaiting confirmation said in words too,
+and declined (not "paused")."""
 
 from __future__ import annotations
 
@@ -121,3 +122,10 @@ async def test_a_cron_set_with_the_picker_is_said_in_words_in_french_and_english
         "Weekly menu": "0 18 * * 0",
     }
     await no_sideways_scroll(page)
+
+    # The proposal is confirmed or declined, not paused: declining removes it.
+    await expect(weekly.get_by_role("button", name="Pause")).to_have_count(0)
+    await weekly.get_by_role("button", name="Decline").click()
+    await expect(weekly).to_have_count(0)
+    crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
+    assert [c["name"] for c in crons] == ["Réveil"]

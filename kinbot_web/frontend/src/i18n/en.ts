@@ -118,7 +118,7 @@ const en = {
     crons: "Crons", noCrons: "No crons yet.", newCron: "New cron", editCron: "Edit the cron", cronName: "Name",
     schedule: "Schedule",
     taskDescription: "What the task does", cronModel: "Model", defaultModel: "The Kin's model", pause: "Pause", resume: "Resume",
-    confirm: "Confirm", awaitingConfirmation: "Awaiting confirmation", proposedBy: "Proposed by {{name}}", paused: "Paused", running: "Active",
+    confirm: "Confirm", decline: "Decline", declined: "Proposal declined: {{name}}.", awaitingConfirmation: "Awaiting confirmation", proposedBy: "Proposed by {{name}}", paused: "Paused", running: "Active",
     deleteCron: "Delete the cron {{name}}", deleteCronConfirm: "Delete the cron {{name}}? Its runs stay in the tasks.",
     lastRun: "Last run: {{status}}", lastSkip: "Last skipped: {{reason}}", cronSaved: "Cron saved",
     nextRun: "Next run: {{when}}", neverRun: "Not run yet",

@@ -119,7 +119,7 @@ const fr: Strings = {
     crons: "Crons", noCrons: "Pas encore de cron.", newCron: "Nouveau cron", editCron: "Modifier le cron", cronName: "Nom",
     schedule: "Planification",
     taskDescription: "Ce que fait la tâche", cronModel: "Modèle", defaultModel: "Le modèle du Kin", pause: "Mettre en pause", resume: "Reprendre",
-    confirm: "Confirmer", awaitingConfirmation: "En attente de confirmation", proposedBy: "Proposé par {{name}}", paused: "En pause", running: "Actif",
+    confirm: "Confirmer", decline: "Refuser", declined: "Proposition refusée : {{name}}.", awaitingConfirmation: "En attente de confirmation", proposedBy: "Proposé par {{name}}", paused: "En pause", running: "Actif",
     deleteCron: "Supprimer le cron {{name}}", deleteCronConfirm: "Supprimer le cron {{name}} ? Ses exécutions restent dans les tâches.",
     lastRun: "Dernière exécution : {{status}}", lastSkip: "Dernière omission : {{reason}}", cronSaved: "Cron enregistré",
     nextRun: "Prochaine exécution : {{when}}", neverRun: "Pas encore exécuté",

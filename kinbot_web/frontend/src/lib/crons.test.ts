@@ -30,10 +30,10 @@ describe("cronBody", () => {
 });
 
 describe("cronActions", () => {
-  it("offers confirm on a proposal, pause while scheduled, resume when paused", () => {
-    expect(cronActions({ state: "awaiting_confirmation" })).toEqual({ confirm: true, pause: true, resume: false });
-    expect(cronActions({ state: "active" })).toEqual({ confirm: false, pause: true, resume: false });
-    expect(cronActions({ state: "inactive" })).toEqual({ confirm: false, pause: false, resume: true });
+  it("offers confirm or decline on a proposal, pause while scheduled, resume when paused", () => {
+    expect(cronActions({ state: "awaiting_confirmation" })).toEqual({ confirm: true, decline: true, pause: false, resume: false });
+    expect(cronActions({ state: "active" })).toEqual({ confirm: false, decline: false, pause: true, resume: false });
+    expect(cronActions({ state: "inactive" })).toEqual({ confirm: false, decline: false, pause: false, resume: true });
   });
 });
 

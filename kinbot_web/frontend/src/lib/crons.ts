@@ -74,10 +74,12 @@ export function cronBody(draft: CronDraft, kinId: string, existing?: Cron): Reco
 }
 
 /** Which actions a cron offers in its state. */
-export function cronActions(cron: Pick<Cron, "state">): { confirm: boolean; pause: boolean; resume: boolean } {
+export function cronActions(cron: Pick<Cron, "state">): { confirm: boolean; decline: boolean; pause: boolean; resume: boolean } {
   return {
     confirm: cron.state === "awaiting_confirmation",
-    pause: cron.state === "active" || cron.state === "awaiting_confirmation",
+    // A Kin's proposal is confirmed or declined (deleted), not paused.
+    decline: cron.state === "awaiting_confirmation",
+    pause: cron.state === "active",
     resume: cron.state === "inactive",
   };
 }

@@ -1,4 +1,4 @@
-import { CalendarClockIcon, CheckIcon, PauseIcon, PencilIcon, PlayIcon, PlusIcon, Trash2Icon } from "lucide-react";
+import { CalendarClockIcon, CheckIcon, PauseIcon, PencilIcon, PlayIcon, PlusIcon, Trash2Icon, XIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
@@ -218,6 +218,12 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
       load();
     }
   }
+  const decline = (cron: Cron) =>
+    act(async () => {
+      await api(`/api/crons/${cron.id}`, { method: "DELETE" });
+      toast({ title: t("kinSettings.declined", { name: cron.name }), tone: "success" });
+      return { type: "cron.deleted", cron_id: cron.id, kin_id: cron.kin_id };
+    });
   const change = (cron: Cron, path: string, body?: Record<string, unknown>) =>
     act(async () => ({ type: "cron.updated", cron: (await api<{ cron: Cron }>(`/api/crons/${cron.id}${path}`, { method: path ? "POST" : "PATCH", body })).cron }));
 
@@ -256,6 +262,11 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
                 {actions.confirm ? (
                   <Button size="sm" onClick={() => void change(cron, "/confirm")}>
                     <CheckIcon /> {t("kinSettings.confirm")}
+                  </Button>
+                ) : null}
+                {actions.decline ? (
+                  <Button size="sm" variant="outline" onClick={() => void decline(cron)}>
+                    <XIcon /> {t("kinSettings.decline")}
                   </Button>
                 ) : null}
                 {actions.pause ? (
