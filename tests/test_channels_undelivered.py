@@ -103,8 +103,13 @@ async def test_a_reply_refused_by_telegram_is_marked_live_and_sent_again_on_requ
         assert (refused.status_code, refused.json()["error"]["code"]) == (403, "forbidden")
     missing = await server.client.post(f"/api/kins/{kin_id}/messages/999999/redeliver")
     assert missing.status_code == 404
-    bad = await server.client.post(f"/api/kins/{kin_id}/messages/abc/redeliver")
-    assert bad.status_code == 404
+    for bad_id in ("abc", "\u00b2", "9" * 30):  # not a number, a superscript digit, too large
+        bad = await server.client.post(f"/api/kins/{kin_id}/messages/{bad_id}/redeliver")
+        assert bad.status_code == 404, bad.text
+        dismissed = await server.client.post(
+            f"/api/kins/{kin_id}/messages/{bad_id}/secrets/{bad_id}/dismiss"
+        )
+        assert dismissed.status_code == 404, dismissed.text
 
     # Marie unblocked the bot and asks for it again (an administrator may too): it goes
     # once, and the reply gets its badge.

@@ -24,6 +24,7 @@ from kinbot_core.db.models import ChannelBindingRecord, ContactRecord
 from kinbot_core.schema_settings import SchemaSettings
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only, current_user, signed_in
+from kinbot_web.blueprints.schemas import row_id_in_path
 from kinbot_web.errors import error_response
 
 blueprint = Blueprint("channels", __name__)
@@ -264,9 +265,10 @@ async def redeliver_reply(kin_id: str, message_id: str) -> dict[str, object]:
     meanwhile, or queued again already)."""
     user = current_user()
     await current_platform().kins.get(kin_id)
-    if not message_id.isdigit():
+    number = row_id_in_path(message_id)
+    if number is None:
         raise MessageNotFound("No such message.")
     reply = await current_platform().channels.deliveries.redeliver(
-        kin_id, int(message_id), user_id=user.id, admin=user.is_admin
+        kin_id, number, user_id=user.id, admin=user.is_admin
     )
     return {"message": reply.to_dict()}

@@ -261,9 +261,10 @@ async def send_message(kin_id: str, data: MessageIn) -> tuple[dict[str, object],
 
 def _whole(value: str, name: str) -> int:
     """A path's id or number; anything else names nothing (404)."""
-    if not value.isdigit():
+    number = row_id_in_path(value)
+    if number is None:
         raise ApiError(404, "not_found", f"No such {name}.")
-    return int(value)
+    return number
 
 
 @blueprint.post("/api/kins/<kin_id>/messages/<message_id>/secrets/<number>/store")
