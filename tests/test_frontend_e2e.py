@@ -511,6 +511,8 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     await weekly.get_by_role("button", name="Confirmer").click()
     await expect(weekly.get_by_text("Actif", exact=True)).to_be_visible()
     await expect(weekly.get_by_role("button", name="Confirmer")).to_have_count(0)
+    # The keyboard stays on the cron: its button that took Confirm's place has the focus.
+    await expect(weekly.get_by_role("button", name="Mettre en pause")).to_be_focused()
 
     # A person's own cron: a bad schedule is refused in the dialog, a good one is active at once.
     await page.get_by_role("button", name="Nouveau cron").click()
@@ -549,6 +551,7 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     await tea.get_by_role("button", name="Supprimer le cron Tea time").click()
     await page.get_by_role("dialog").get_by_role("button", name="Supprimer").click()
     await expect(tea).to_have_count(0)
+    await expect(page.get_by_role("button", name="Nouveau cron")).to_be_focused()  # not lost
     crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
     assert [cron["name"] for cron in crons] == ["Weekly menu"]
 

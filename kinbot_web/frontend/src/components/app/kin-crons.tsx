@@ -178,6 +178,15 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
   const [editing, setEditing] = React.useState<Cron | null>(null);
   const [dialogOpen, setDialogOpen] = React.useState(false);
   const [deleting, setDeleting] = React.useState<Cron | null>(null);
+  const newCron = React.useRef<HTMLButtonElement>(null);
+  const list = React.useRef<HTMLUListElement>(null);
+  /** Where the keyboard goes once a change redrew the list: the cron's first action (its
+   * button was replaced, Confirm by Pause…), or "New cron" when the cron is gone. */
+  const refocus = (cronId: string | null) =>
+    window.requestAnimationFrame(() => {
+      const row = cronId === null ? null : list.current?.querySelector<HTMLElement>(`[data-cron="${CSS.escape(cronId)}"] [data-cron-actions] button`);
+      (row ?? newCron.current)?.focus();
+    });
 
   const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(error), tone: "error" }), [toast, t]);
   const load = React.useCallback(() => {
@@ -212,7 +221,9 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
   /** Run one of the person's changes; the answer updates the list at once (its event follows). */
   async function act(request: () => Promise<CronEvent>) {
     try {
-      dispatch({ type: "changed", event: await request() });
+      const event = await request();
+      dispatch({ type: "changed", event });
+      refocus(event.type === "cron.deleted" ? null : event.cron.id);
     } catch (error) {
       fail(error);
       load();
@@ -235,12 +246,12 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
   return (
     <div className="flex flex-col gap-4">
       <div>
-        <Button onClick={() => open(null)}>
+        <Button ref={newCron} onClick={() => open(null)}>
           <PlusIcon /> {t("kinSettings.newCron")}
         </Button>
       </div>
       {crons?.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinSettings.noCrons")}</p> : null}
-      <ul className="flex flex-col gap-2" aria-label={t("kinSettings.crons")} aria-live="polite" aria-relevant="additions removals">
+      <ul ref={list} className="flex flex-col gap-2" aria-label={t("kinSettings.crons")} aria-live="polite" aria-relevant="additions removals">
         {crons?.map((cron) => {
           const actions = cronActions(cron);
           return (
@@ -258,7 +269,7 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
                 <p className="mt-1 text-sm break-words text-muted-foreground">{cron.task_description}</p>
                 <CronTimes cron={cron} />
               </div>
-              <div className="flex flex-wrap gap-1">
+              <div className="flex flex-wrap gap-1" data-cron-actions>
                 {actions.confirm ? (
                   <Button size="sm" onClick={() => void change(cron, "/confirm")}>
                     <CheckIcon /> {t("kinSettings.confirm")}
