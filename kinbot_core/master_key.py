@@ -45,8 +45,9 @@ def _read(path: Path) -> bytes:
     return key
 
 
-def _read_or_create(path: Path) -> bytes:
+def _read_or_create(path: Path, database: Path) -> bytes:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    existing_data = database.exists()
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -54,7 +55,22 @@ def _read_or_create(path: Path) -> bytes:
     key = secrets.token_bytes(KEY_BYTES)
     with os.fdopen(descriptor, "wb") as key_file:
         key_file.write(base64.urlsafe_b64encode(key) + b"\n")
-    logger.info("generated a new master key in %s (back it up with the database)", path)
+    if existing_data:
+        # A restored backup without its key, or a lost key file. The new key is written so
+        # that secrets entered again are kept; what was sealed under the old one is left as
+        # it is (listed as unreadable) and opens again once the old key is put back.
+        logger.warning(
+            "the data directory holds a database but no %s: a new master key was generated "
+            "in %s. Secrets saved under the previous key (provider keys, Vault values, channel "
+            "tokens) cannot be opened with it. To open them, stop KinBot and copy the original "
+            "%s over this one (or set KINBOT_SECRET_KEY to its passphrase); secrets entered "
+            "again meanwhile would then need entering once more",
+            KEY_FILE_NAME,
+            path,
+            KEY_FILE_NAME,
+        )
+    else:
+        logger.info("generated a new master key in %s (back it up with the database)", path)
     return key
 
 
@@ -63,7 +79,7 @@ def load_master_key(settings: Settings) -> bytes:
     from (or, on first start, generated into) the 0600 key file in the data directory."""
     if settings.secret_key is not None:
         return _derive(settings.secret_key.get_secret_value())
-    return _read_or_create(settings.data_dir / KEY_FILE_NAME)
+    return _read_or_create(settings.data_dir / KEY_FILE_NAME, settings.database_path)
 
 
 async def ensure_master_key(settings: Settings) -> bytes:

@@ -40,7 +40,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic_core import to_jsonable_python
 
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -66,6 +66,11 @@ class SettingsInvalid(ValueError):
 
 class SettingsUnreadable(RuntimeError):
     """Stored settings could not be opened (another master key, altered data)."""
+
+
+class SettingsKeyChanged(SettingsUnreadable):
+    """The secrets of stored settings were sealed under another master key (a backup
+    restored without its key): they must be entered again, or the original key put back."""
 
 
 def is_secret_annotation(annotation: Any) -> bool:
@@ -208,10 +213,21 @@ class SchemaSettings(Generic[M]):
             raise SettingsUnreadable(
                 f"stored settings cannot be read ({type(exc).__name__})"
             ) from None
+        except DecryptionError as exc:
+            raise SettingsKeyChanged(str(exc)) from None
         except RuntimeError as exc:
             raise SettingsUnreadable(str(exc)) from None
         known = {name: value for name, value in values.items() if name in self.model.model_fields}
         return self.validate(known)
+
+    def plain_values(self, stored: str) -> dict[str, Any]:
+        """The values of stored settings that are not sealed (no secret), unvalidated:
+        what is kept of them when their secrets cannot be opened and are entered again."""
+        try:
+            values = dict(json.loads(stored)["values"])
+        except (ValueError, KeyError, TypeError):
+            return {}
+        return {name: value for name, value in values.items() if name in self.model.model_fields}
 
     # -- the form ----------------------------------------------------------------------------
 

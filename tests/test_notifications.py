@@ -454,7 +454,7 @@ async def test_the_vapid_keys_are_made_once_and_kept_sealed(data_dir: Path) -> N
         raw = private.private_numbers().private_value.to_bytes(32, "big")
         assert raw not in bytes(row.private_sealed)
         await platform.stop()
-    assert keys[0] == keys[1] and len(keys[0]) == 87  # a P-256 point, base64url
+    assert keys[0] is not None and keys[0] == keys[1] and len(keys[0]) == 87  # base64url P-256
 
 
 async def test_a_push_service_name_resolving_to_a_private_address_is_not_posted_to(

@@ -21,6 +21,7 @@ from kinbot_core.config import load_settings
 from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.master_key import KEY_FILE_NAME, load_master_key
 from kinbot_core.platform import Platform
+from kinbot_core.vault import SecretUnreadable
 from tests.support.fakes import FakeOpenAI
 from tests.support.provider_setups import API_KEY
 
@@ -105,7 +106,8 @@ async def check_readable(data_dir: Path, **settings: str) -> None:
         message_id = (await platform.kins.messages(kin.id))[0].id
         await platform.vault.pending.store(kin.id, message_id, 1, "PASTED_TOKEN")
         assert await platform.vault.read_value("PASTED_TOKEN", kin_id="k", turn=None) == PASTED
-        # The channel's token opens (the VAPID key did, or the platform would not start).
+        # The channel's token and the VAPID key open.
+        assert platform.notifications.public_key is not None
         (connection,) = await platform.channels.connections.list_all()
         opened = await platform.channels.connections.settings_of(connection.id)
         assert opened.bot_token.get_secret_value() == BOT_TOKEN  # type: ignore[attr-defined]
@@ -160,7 +162,7 @@ async def test_rotation_with_a_passphrase_takes_the_new_one_from_the_environment
     assert "set KINBOT_SECRET_KEY" in result.stdout
     assert not (data_dir / KEY_FILE_NAME).exists()
     await check_readable(data_dir, secret_key="new family passphrase")
-    with pytest.raises(DecryptionError):
+    with pytest.raises(SecretUnreadable):  # the platform starts; the values do not open
         await check_readable(data_dir, secret_key="old family passphrase")
 
 

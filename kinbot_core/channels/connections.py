@@ -20,7 +20,7 @@ from kinbot_core.crypto import SecretBox
 from kinbot_core.db import Database
 from kinbot_core.db.models import ChannelBindingRecord, ChannelConnectionRecord, KinRecord
 from kinbot_core.plugins import Registries
-from kinbot_core.schema_settings import SchemaSettings
+from kinbot_core.schema_settings import SchemaSettings, SettingsKeyChanged
 
 MAX_LABEL_LENGTH = 100
 #: Kins one connection may talk to.
@@ -167,8 +167,10 @@ class ConnectionService:
             changes["enabled"] = enabled
         if settings is not None:
             schema = self._schema(row.type)
-            current = await self.settings_of(connection_id)
-            merged = schema.merge(current, settings)
+            try:
+                merged = schema.merge(await self.settings_of(connection_id), settings)
+            except SettingsKeyChanged:  # its secrets are entered again: the rest is kept
+                merged = schema.merge(None, {**schema.plain_values(row.settings), **settings})
             changes["settings"] = schema.seal(merged, self._box(), sealing_context(connection_id))
             # New settings deserve a fresh start: an old failure says nothing of them.
             changes.update(last_error_code=None, last_error_at=None)

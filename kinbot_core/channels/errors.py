@@ -70,3 +70,10 @@ class ChannelConfigError(ChannelError):
     found when the connection opens."""
 
     code = "channel_config_invalid"
+
+
+class ChannelSettingsUnreadable(ChannelConfigError):
+    """The connection's secrets (a token, a password) were sealed under another master key
+    (a backup restored without its key): they must be entered again in Settings."""
+
+    code = "channel_settings_unreadable"

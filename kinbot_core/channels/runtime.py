@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 from kinbot_core.channels import kin_choice, notify_routes
 from kinbot_core.channels.connections import ConnectionNotFound, ConnectionService
 from kinbot_core.channels.deliveries import DeliveryService, backoff
-from kinbot_core.channels.errors import ChannelConfigError, ChannelError, ChannelUnavailable
+from kinbot_core.channels.errors import (
+    ChannelConfigError,
+    ChannelError,
+    ChannelSettingsUnreadable,
+    ChannelUnavailable,
+)
 from kinbot_core.channels.identities import IdentityService
 from kinbot_core.channels.identity_records import LinkResult
 from kinbot_core.channels.inbox import ConnectionInbox
@@ -32,7 +37,7 @@ from kinbot_core.db.models import ChannelBindingRecord, ChannelConnectionRecord,
 from kinbot_core.events import Event
 from kinbot_core.events.catalogue import KinStateChanged, PluginDisabled, PluginEnabled
 from kinbot_core.kins.access import user_may_use_now
-from kinbot_core.schema_settings import SettingsInvalid, SettingsUnreadable
+from kinbot_core.schema_settings import SettingsInvalid, SettingsKeyChanged, SettingsUnreadable
 from kinbot_core.vault.masking import LogScrubber, Masker, install, uninstall
 
 if TYPE_CHECKING:
@@ -293,6 +298,14 @@ class ChannelRuntime:
         try:
             settings = await self.connections.settings_of(connection_id)
             self._secrets[connection_id] = await self.connections.secret_values(connection_id)
+        except SettingsKeyChanged:
+            logger.warning(
+                "channel %s: its secrets were sealed under another master key (a backup "
+                "restored without its secret.key?): enter them again in Settings, Channels, "
+                "or put the original key back",
+                connection_id,
+            )
+            return ChannelSettingsUnreadable("the settings' secrets cannot be opened")
         except (SettingsInvalid, SettingsUnreadable) as exc:
             logger.warning("channel %s: its settings cannot be used: %s", connection_id, exc)
             return ChannelConfigError("the settings cannot be used")

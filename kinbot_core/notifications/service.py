@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kinbot_core.accounts.rate_limit import SlidingWindowLimiter
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db.models import NotificationPreferenceRecord
 from kinbot_core.kins.access import user_may_use_now
 from kinbot_core.notifications import vapid
@@ -79,14 +79,23 @@ class NotificationService:
         self._routes: dict[str, Route] = {PUSH_ROUTE: Route(PUSH_ROUTE, self._push.deliver)}
 
     async def start(self) -> None:
-        """Load (or on the first start, generate) the instance's VAPID keys."""
+        """Load (or on the first start, generate) the instance's VAPID keys. Keys sealed under
+        another master key (a backup restored without its key) are kept as they are, not
+        replaced: Web Push is off (``public_key`` is ``None``) until that key is back."""
         box = SecretBox(self._platform.master_key)
-        self._keys = await vapid.load_or_create(self._platform.db, box)
+        try:
+            self._keys = await vapid.load_or_create(self._platform.db, box)
+        except DecryptionError:
+            logger.warning(
+                "Web Push is off: its keys were sealed under another master key (a backup "
+                "restored without its secret.key?); put the original key back to turn it on"
+            )
 
     @property
-    def public_key(self) -> str:
-        """The VAPID public key browsers subscribe with (``applicationServerKey``)."""
-        return self._vapid_keys().public_key
+    def public_key(self) -> str | None:
+        """The VAPID public key browsers subscribe with (``applicationServerKey``); ``None``
+        while the stored keys cannot be opened."""
+        return self._keys.public_key if self._keys is not None else None
 
     def _vapid_keys(self) -> vapid.VapidKeys:
         if self._keys is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from yarl import URL
 
 from kinbot_core.config import Settings
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.db.models import PushSubscriptionRecord
 from kinbot_core.net_guard import AddressPolicy, BlockedAddress, parse_networks
@@ -28,6 +29,8 @@ from kinbot_core.notifications.vapid import b64url_decode
 ENDPOINT_MAX = 2048
 #: Subscriptions one person may keep (their phones, computers, tablets).
 PER_USER_MAX = 20
+
+logger = logging.getLogger(__name__)
 
 
 def sealing_context(subscription_id: str) -> str:
@@ -232,7 +235,11 @@ class SubscriptionStore:
 
         targets = []
         for subscription_id, endpoint, sealed in await self._db.read(select):
-            keys = json.loads(self._box().open(sealed, sealing_context(subscription_id)))
+            try:
+                keys = json.loads(self._box().open(sealed, sealing_context(subscription_id)))
+            except DecryptionError:  # sealed under another master key: kept, not usable
+                logger.warning("push subscription %s cannot be opened: skipped", subscription_id)
+                continue
             targets.append(PushTarget(subscription_id, endpoint, keys["p256dh"], keys["auth"]))
         return targets
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -13,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from kinbot_core.config import Settings
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.db.models import ProviderRecord
 from kinbot_core.events import EventBus
@@ -24,6 +23,7 @@ from kinbot_core.providers.context_windows import ContextWindows
 from kinbot_core.providers.detail import shown_detail
 from kinbot_core.providers.errors import ProviderConfigError, ProviderError
 from kinbot_core.providers.interfaces import Provider, ProviderType
+from kinbot_core.providers.naming import default_name, name_taken, test_failed, valid_name
 from kinbot_core.providers.redaction import (
     looks_secret,
     public_config,
@@ -39,9 +39,8 @@ logger = logging.getLogger(__name__)
 Kind = Literal["ai", "search"]
 #: Which registry holds the types of each kind of provider.
 REGISTRY_OF_KIND = {"ai": "providers", "search": "search_providers"}
-#: A letter or digit (of any script: "Modèles locaux"), then letters, digits, spaces, dots,
-#: dashes or underscores; never "/", which separates a provider from its model.
-_NAME = re.compile(r"^[^\W_][\w .-]{0,63}$")
+#: The code of a provider whose settings this master key cannot open.
+UNREADABLE = "provider_settings_unreadable"
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,9 @@ class ProviderView:
     secrets: dict[str, str]
     models_fetched_at: float | None
     created_at: float
+    #: Its settings were sealed under another master key (a backup restored without its
+    #: key): they show empty, and the provider fails until they are entered again.
+    unreadable: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "capabilities": list(self.capabilities)}
@@ -126,18 +128,18 @@ class ProviderConfigs:
         """
         provider_type = self._type(kind, type_name)
         normalised = provider_type.validate_config(config)
-        name = _valid_name(name)
+        name = valid_name(name)
         provider = provider_type.create(normalised, timeout=self._settings.llm_timeout_seconds)
         report = await self._test(provider, normalised)
         if not report.ok:
             await provider.aclose()
-            raise _test_failed(report)
+            raise test_failed(report)
         provider_id = uuid.uuid4().hex
         now = time.time()
 
         def insert() -> ProviderRecord:
             if ProviderRecord.select().where(ProviderRecord.name == name).exists():
-                raise _name_taken(name)
+                raise name_taken(name)
             return ProviderRecord.create(
                 id=provider_id,
                 kind=kind,
@@ -176,7 +178,12 @@ class ProviderConfigs:
         """
         row = await self._record(provider_id, kind)
         provider_type = self._type(kind, row.type)
-        current = self._open(row)
+        try:
+            current = self._open(row)
+        except ProviderConfigError as error:
+            if error.code != UNREADABLE:
+                raise
+            current = {}  # entered again from scratch: nothing of the old settings is known
         changes_given = {k: v for k, v in (config or {}).items() if v is not None}
         secret_fields = {f.name for f in provider_type.config_fields if f.secret}
         moved = changes_given.get("base_url", current.get("base_url")) != current.get("base_url")
@@ -187,7 +194,7 @@ class ProviderConfigs:
             )
         merged = {**current, **changes_given}
         normalised = provider_type.validate_config(merged)
-        new_name = _valid_name(name) if name is not None else row.name
+        new_name = valid_name(name) if name is not None else row.name
         changes: dict[str, Any] = {"name": new_name, "updated_at": time.time()}
         replacement: Provider | None = None
         if normalised != current:
@@ -197,7 +204,7 @@ class ProviderConfigs:
             report = await self._test(replacement, normalised)
             if not report.ok:
                 await replacement.aclose()
-                raise _test_failed(report)
+                raise test_failed(report)
             changes.update(
                 config_sealed=self._seal(provider_id, normalised),
                 secret_hints=json.dumps(secret_hints(provider_type, normalised)),
@@ -211,7 +218,7 @@ class ProviderConfigs:
                 (ProviderRecord.name == new_name) & (ProviderRecord.id != provider_id)
             )
             if taken.exists():
-                raise _name_taken(new_name)
+                raise name_taken(new_name)
             ProviderRecord.update(**changes).where(ProviderRecord.id == provider_id).execute()
             return ProviderRecord.get_by_id(provider_id)
 
@@ -332,9 +339,20 @@ class ProviderConfigs:
         return self._box().seal(json.dumps(dict(config)).encode(), f"provider:{provider_id}")
 
     def _open(self, row: ProviderRecord) -> dict[str, Any]:
-        opened: dict[str, Any] = json.loads(
-            self._box().open(row.config_sealed, f"provider:{row.id}")
-        )
+        """The provider's settings; ``ProviderConfigError`` (``UNREADABLE``) when they were
+        sealed under another master key."""
+        try:
+            opened: dict[str, Any] = json.loads(
+                self._box().open(row.config_sealed, f"provider:{row.id}")
+            )
+        except DecryptionError:
+            raise ProviderConfigError(
+                f"The settings of provider {row.name} were sealed under another master key "
+                "(a backup restored without its key): enter them again, or put the original "
+                "key back.",
+                code="provider_settings_unreadable",
+                params={"provider": row.name},
+            ) from None
         return opened
 
     def _view(self, row: ProviderRecord) -> ProviderView:
@@ -342,7 +360,12 @@ class ProviderConfigs:
         secret_names = (
             {f.name for f in provider_type.config_fields if f.secret} if provider_type else set()
         )
-        config = self._open(row)
+        try:
+            config, unreadable = self._open(row), False
+        except ProviderConfigError as error:
+            if error.code != UNREADABLE:
+                raise
+            config, unreadable = {}, True
         return ProviderView(
             id=row.id,
             kind=row.kind,
@@ -353,53 +376,21 @@ class ProviderConfigs:
                 {k: v for k, v in config.items() if k not in secret_names and not looks_secret(k)}
             ),
             # Worded again from the key (the stored hints are those of when it was saved).
-            secrets=secret_hints(provider_type, config)
+            secrets={}
+            if unreadable
+            else secret_hints(provider_type, config)
             if provider_type
             else json.loads(row.secret_hints),
             models_fetched_at=row.models_fetched_at,
             created_at=row.created_at,
+            unreadable=unreadable,
         )
+
+
+__all__ = ["Kind", "ProviderConfigs", "ProviderView", "UnknownProvider", "default_name"]
 
 
 class UnknownProvider(ProviderConfigError):
     """No provider with that id (of that kind)."""
 
     code = "not_found"
-
-
-def default_name(provider_type: ProviderType) -> str:
-    """The name a provider of this type gets when the person gives none: the type's optional
-    ``default_name``, else its label up to any parenthesis, kept to what a name may hold."""
-    given = getattr(provider_type, "default_name", None)
-    if isinstance(given, str) and _NAME.match(given.strip()):
-        return given.strip()
-    base = provider_type.label.split("(")[0]
-    cleaned = " ".join(re.sub(r"[^\w .-]", " ", base).split())[:64].strip(" ._-")
-    return cleaned if _NAME.match(cleaned) else "Provider"
-
-
-def _valid_name(name: str) -> str:
-    name = name.strip()
-    if not _NAME.match(name):
-        raise ProviderConfigError(
-            "A provider name is 1 to 64 letters, digits, spaces, dots, dashes or underscores "
-            "(no '/': it separates the provider from the model).",
-            code="provider_name_invalid",
-        )
-    return name
-
-
-def _test_failed(report: ConnectionReport) -> ProviderConfigError:
-    """The error of a configuration whose connection test failed: why (the failure's code)
-    and the provider's own words (``detail``), as the report has them."""
-    return ProviderConfigError(
-        report.message or "The connection test failed.",
-        code="provider_test_failed",
-        params={**report.params, "failure": report.code or ProviderError.code},
-    )
-
-
-def _name_taken(name: str) -> ProviderConfigError:
-    return ProviderConfigError(
-        f"A provider is already named {name!r}.", code="provider_name_taken", params={"name": name}
-    )

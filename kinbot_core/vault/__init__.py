@@ -4,7 +4,13 @@ wherever else they could appear (replies, stored tool results, logs)."""
 from kinbot_core.vault.masking import LogScrubber, Masker, StreamMasker, placeholder
 from kinbot_core.vault.redaction import Redacted, RedactionError
 from kinbot_core.vault.service import VaultService
-from kinbot_core.vault.views import SecretKeyTaken, SecretNotFound, SecretView, VaultError
+from kinbot_core.vault.views import (
+    SecretKeyTaken,
+    SecretNotFound,
+    SecretUnreadable,
+    SecretView,
+    VaultError,
+)
 
 __all__ = [
     "LogScrubber",
@@ -13,6 +19,7 @@ __all__ = [
     "RedactionError",
     "SecretKeyTaken",
     "SecretNotFound",
+    "SecretUnreadable",
     "SecretView",
     "StreamMasker",
     "VaultError",

@@ -29,6 +29,7 @@ class SecretAdministration:
     _lock: asyncio.Lock
     _values: dict[str, str]
     _retired: list[tuple[str, str]]
+    _unreadable: set[str]
 
     if TYPE_CHECKING:
 
@@ -44,11 +45,14 @@ class SecretAdministration:
         rows = await self._db.read(
             lambda: list(VaultSecretRecord.select().order_by(VaultSecretRecord.key))
         )
-        return [SecretView.of(row) for row in rows]
+        return [self._view(row) for row in rows]
 
     async def get(self, key: str) -> SecretView:
         """One secret (value left out), or ``SecretNotFound``."""
-        return SecretView.of(await self._db.read(secret_row, key))
+        return self._view(await self._db.read(secret_row, key))
+
+    def _view(self, row: VaultSecretRecord) -> SecretView:
+        return SecretView.of(row, readable=row.key not in self._unreadable)
 
     async def create(
         self,
@@ -89,7 +93,7 @@ class SecretAdministration:
             self._refresh()
         self._bus.emit(VaultSecretCreated(key=key, user_id=created_by))
         logger.info("vault secret %s created", key)
-        return SecretView.of(row)
+        return self._view(row)
 
     async def update(
         self,
@@ -100,7 +104,9 @@ class SecretAdministration:
         description: str | None = None,
         user_id: str | None = None,
     ) -> SecretView:
-        """Rename a secret, replace its value, or change its description."""
+        """Rename a secret, replace its value, or change its description. An unreadable
+        secret (``SecretView.readable``) may be renamed or described; a new value makes it
+        readable again."""
         target = valid_key(new_key) if new_key is not None else key
         if value is not None:
             value = valid_value(value)
@@ -108,13 +114,15 @@ class SecretAdministration:
             description = valid_description(description)
         box = self._box()
 
-        def change() -> tuple[VaultSecretRecord, str]:
+        def change() -> tuple[VaultSecretRecord, str | None]:
             row = secret_row(key)
             if target != key and (
                 VaultSecretRecord.select().where(VaultSecretRecord.key == target).exists()
             ):
                 raise SecretKeyTaken(f"A secret named {target} exists already.")
-            current = value if value is not None else self._open(box, row)
+            current = value
+            if current is None and row.key not in self._unreadable:
+                current = self._open(box, row)
             row.key = target
             if value is not None:
                 row.value_sealed = box.seal(value.encode(), sealing_context(row.id))
@@ -129,13 +137,18 @@ class SecretAdministration:
             former = self._values.pop(key, None)
             if former is not None and former != current:
                 self._retired.append((key, former))
-            self._values[target] = current
+            if current is None:  # still unreadable, under its new name
+                self._unreadable.discard(key)
+                self._unreadable.add(target)
+            else:
+                self._unreadable.discard(key)
+                self._values[target] = current
             self._refresh()
         self._bus.emit(
             VaultSecretUpdated(key=target, value_changed=value is not None, user_id=user_id)
         )
         logger.info("vault secret %s updated", target)
-        return SecretView.of(row)
+        return self._view(row)
 
     async def delete(self, key: str, *, user_id: str | None = None) -> None:
         """Remove a secret (``SecretNotFound`` if there is none)."""
@@ -146,6 +159,7 @@ class SecretAdministration:
 
         async with self._lock:
             await self._db.write(remove)
+            self._unreadable.discard(key)
             former = self._values.pop(key, None)
             if former is not None:
                 self._retired.append((key, former))

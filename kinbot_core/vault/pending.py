@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.db.models import MessageRecord
 from kinbot_core.events import EventBus
@@ -64,6 +64,12 @@ class PendingSecretNotFound(PendingSecretError):
 
 class PendingSecretForbidden(PendingSecretError):
     code = "forbidden"
+
+
+class PendingSecretUnreadable(PendingSecretError):
+    """It was sealed under another master key (a backup restored without its key)."""
+
+    code = "pending_secret_unreadable"
 
 
 @dataclass(frozen=True)
@@ -195,7 +201,12 @@ class PendingSecrets:
 
     def _open(self, pending: PendingSecretRecord) -> str:
         sealed = bytes(pending.value_sealed)
-        return self._box().open(sealed, pending_sealing_context(pending.id)).decode()
+        try:
+            return self._box().open(sealed, pending_sealing_context(pending.id)).decode()
+        except DecryptionError:
+            raise PendingSecretUnreadable(
+                "This hidden secret was sealed under another master key: it cannot be opened."
+            ) from None
 
     async def _message(self, message_id: int) -> MessageView:
         row = await self._db.read(lambda: MessageRecord.get_by_id(message_id))

@@ -8,14 +8,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.events import EventBus
 from kinbot_core.vault.events import VaultSecretRead
 from kinbot_core.vault.masking import placeholder
 from kinbot_core.vault.records import VaultSecretRecord
 from kinbot_core.vault.rules import valid_key
-from kinbot_core.vault.views import secret_row
+from kinbot_core.vault.views import SecretUnreadable, secret_row
 
 #: Turns whose revealed keys are remembered (a turn that never ended cannot grow the map).
 _REVEALED_TURNS = 1024
@@ -50,8 +50,15 @@ class SecretRevealing:
             ).execute()
             return row
 
-        row = await self._db.write(touch)
-        value = self._open(self._box(), row)
+        row = await self._db.read(secret_row, key)
+        try:
+            value = self._open(self._box(), row)
+        except DecryptionError:
+            raise SecretUnreadable(
+                f"The secret {key} cannot be opened: it was sealed under another master key "
+                "(an administrator must enter its value again)."
+            ) from None
+        await self._db.write(touch)
         if turn is not None:
             self._revealed.setdefault(turn, set()).add(key)
             self._revealed.move_to_end(turn)

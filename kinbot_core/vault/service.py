@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.events import EventBus
 from kinbot_core.kins.service import MessageView
@@ -66,6 +66,9 @@ class VaultService(SecretAdministration, SecretRevealing):
         self._live = live
         self._master_key = master_key
         self._values: dict[str, str] = {}
+        #: Secrets whose sealed value this master key cannot open (a backup restored without
+        #: its key): listed as unreadable, kept as they are until replaced or deleted.
+        self._unreadable: set[str] = set()
         #: Values replaced or deleted since the start: still masked (a turn may hold them).
         self._retired: list[tuple[str, str]] = []
         self._masker = Masker({})
@@ -81,10 +84,27 @@ class VaultService(SecretAdministration, SecretRevealing):
     # -- life cycle ------------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Load (decrypt) the values for masking and start scrubbing log records."""
+        """Load (decrypt) the values for masking and start scrubbing log records.
+
+        A value this master key cannot open (a backup restored without ``secret.key``) does
+        not stop the start: the secret is listed as unreadable (``unreadable()``) and its
+        sealed value kept, so that putting the original key back opens it again."""
         rows = await self._db.read(lambda: list(VaultSecretRecord.select()))
         box = self._box()
-        self._values = {row.key: self._open(box, row) for row in rows}
+        self._values, self._unreadable = {}, set()
+        for row in rows:
+            try:
+                self._values[row.key] = self._open(box, row)
+            except DecryptionError:
+                self._unreadable.add(row.key)
+        if self._unreadable:
+            logger.warning(
+                "the Vault holds %d secret(s) this master key cannot open (a backup restored "
+                "without its secret.key?): stop KinBot and copy the original secret.key into "
+                "the data directory (or set KINBOT_SECRET_KEY to its passphrase) to open them, "
+                "or enter their values again in Settings, Vault",
+                len(self._unreadable),
+            )
         self._refresh()
         masking.install(self._scrubber)
 
@@ -139,8 +159,12 @@ class VaultService(SecretAdministration, SecretRevealing):
         return self._masker
 
     def keys(self) -> list[str]:
-        """The names of the secrets, sorted."""
+        """The names of the secrets whose value can be read, sorted."""
         return sorted(self._values)
+
+    def unreadable(self) -> list[str]:
+        """The names of the secrets this master key cannot open, sorted."""
+        return sorted(self._unreadable)
 
     # -- internals -------------------------------------------------------------------------
 

@@ -30,6 +30,13 @@ class SecretKeyTaken(VaultError):
     code = "key_taken"
 
 
+class SecretUnreadable(VaultError):
+    """The secret's value was sealed under another master key (a backup restored without
+    its key): an administrator enters it again, or puts the original key back."""
+
+    code = "vault_secret_unreadable"
+
+
 @dataclass(frozen=True)
 class SecretView:
     """A secret as the API shows it: everything but the value."""
@@ -41,9 +48,11 @@ class SecretView:
     created_at: float
     updated_at: float
     last_used_at: float | None
+    #: False when this master key cannot open the value (see ``SecretUnreadable``).
+    readable: bool = True
 
     @classmethod
-    def of(cls, row: VaultSecretRecord) -> SecretView:
+    def of(cls, row: VaultSecretRecord, *, readable: bool = True) -> SecretView:
         return cls(
             id=row.id,
             key=row.key,
@@ -52,6 +61,7 @@ class SecretView:
             created_at=row.created_at,
             updated_at=row.updated_at,
             last_used_at=row.last_used_at,
+            readable=readable,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -39,6 +39,7 @@ STATUS_ERROR_CODES = (
     "mcp_reconnecting",
     "mcp_health_failed",
     "mcp_closed",
+    "mcp_settings_unreadable",
 )
 
 

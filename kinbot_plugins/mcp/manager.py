@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from kinbot_plugins.mcp.connection import ServerConnection
 
 logger = logging.getLogger(__name__)
+#: A server's ``error_code`` while its secrets cannot be opened (another master key).
+UNREADABLE = "mcp_settings_unreadable"
 
 #: What provider APIs accept as a tool name.
 _TOOL_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -162,6 +164,8 @@ class McpManager:
     def status(self, config: ServerConfig) -> dict[str, Any]:
         """A server's health for the API."""
         connection = self.connections.get(config.id)
+        if connection is None and config.unreadable and config.enabled:
+            return {"state": "failed", "error_code": UNREADABLE, "error_params": {}, "tools": []}
         if connection is None:
             return {"state": "disabled" if not config.enabled else "stopped", "tools": []}
         return connection.status()
@@ -216,6 +220,13 @@ class McpManager:
 
     def _connect(self, config: ServerConfig) -> None:
         if not config.enabled:
+            return
+        if config.unreadable:
+            logger.warning(
+                "MCP server %s not started: its secrets were sealed under another master key "
+                "(enter them again in Settings, or put the original key back)",
+                config.name,
+            )
             return
         from kinbot_plugins.mcp.connection import ServerConnection  # imports the MCP SDK
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import peewee
 
-from kinbot_core.crypto import SecretBox
+from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db import Database
 from kinbot_core.db.models import BaseModel, KinRecord
 
@@ -84,6 +84,9 @@ class ServerConfig:
     headers: dict[str, str] = field(default_factory=dict)
     enabled: bool = True
     created_at: float = 0.0
+    #: Its ``env`` and ``headers`` were sealed under another master key (a backup restored
+    #: without its key): they read empty, and the server is not started until saved again.
+    unreadable: bool = False
 
     def scrub(self, text: str) -> str:
         """``text`` (an error message, say) without this server's secret values."""
@@ -129,7 +132,7 @@ def validated(fields: Mapping[str, Any], previous: ServerConfig | None = None) -
                 raise McpConfigError(f"A {key} value is empty (or masked without a stored value).")
     if "args" in changes:
         changes["args"] = tuple(changes["args"])
-    config = replace(base, **changes)
+    config = replace(base, **changes, unreadable=False)
     if not NAME.fullmatch(config.name):
         raise McpConfigError(
             "The name must be 1 to 32 letters, digits, '-' or '_' (it prefixes the tool names)."
@@ -250,8 +253,13 @@ class McpStore:
 
     def _config(self, row: McpServerRecord) -> ServerConfig:
         secrets: dict[str, dict[str, str]] = {"env": {}, "headers": {}}
+        unreadable = False
         if row.sealed_secrets:
-            secrets = json.loads(self._box.open(bytes(row.sealed_secrets), f"mcp_server:{row.id}"))
+            try:
+                opened = self._box.open(bytes(row.sealed_secrets), f"mcp_server:{row.id}")
+                secrets = json.loads(opened)
+            except DecryptionError:  # kept as it is until an administrator saves it again
+                unreadable = True
         return ServerConfig(
             id=row.id,
             name=row.name,
@@ -263,4 +271,5 @@ class McpStore:
             headers=dict(secrets.get("headers", {})),
             enabled=bool(row.enabled),
             created_at=row.created_at,
+            unreadable=unreadable,
         )

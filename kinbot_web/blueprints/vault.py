@@ -50,7 +50,8 @@ async def vault_error(exc: VaultError) -> Response:
 async def list_secrets() -> dict[str, object]:
     """Every secret, by key (values masked)."""
     secrets = await current_platform().vault.list_all()
-    return {"secrets": [secret.to_dict() for secret in secrets]}
+    unreadable = sum(1 for secret in secrets if not secret.readable)
+    return {"secrets": [secret.to_dict() for secret in secrets], "unreadable": unreadable}
 
 
 @blueprint.post("/api/vault")

@@ -50,6 +50,7 @@ export const en = {
       model_not_loaded: "The model is not ready on its server: pull or load it there, or choose another model.",
       provider_starting: "The model's server is still starting: try again in a moment.",
       provider_config_invalid: "This provider's settings are not valid.",
+      provider_settings_unreadable: "The settings of {{provider}} were saved under another master key (a backup restored without its key): enter them again, or put the original key back.",
       provider_type_unknown: "This kind of provider is not available: its plugin may be turned off.",
       provider_test_failed: "The connection test failed, so nothing was saved.",
       provider_name_taken: "A provider is already named “{{name}}”.",
@@ -121,6 +122,8 @@ export const en = {
       vault_invalid: "This secret is not valid.",
       key_taken: "A secret already has this name.",
       pending_secret_invalid: "This secret can no longer be stored.",
+      vault_secret_unreadable: "This secret was saved under another master key (a backup restored without its key): an administrator must enter its value again.",
+      pending_secret_unreadable: "This hidden secret was saved under another master key: it can no longer be opened.",
       // Uploads
       upload_too_large: "This file is too large.",
       // Kin files (export and import)
@@ -163,6 +166,7 @@ export const en = {
       channel_blocked: "The person blocked the bot.",
       delivery_not_failed: "This reply is already delivered, or being sent again.",
       channel_config_invalid: "The channel's settings cannot be used: check them in Settings.",
+      channel_settings_unreadable: "The channel's token or password was saved under another master key (a backup restored without its key): enter it again here, or put the original key back.",
       pairing_code_invalid: "This code is not valid: it may be mistyped, used or expired.",
       pairing_attempts_exceeded: "Too many wrong codes: wait a little before trying again.",
       pairing_not_found: "This person is no longer waiting to be linked.",
@@ -310,6 +314,7 @@ export const fr: typeof en = {
       model_not_loaded: "Le modèle n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas, ou choisissez un autre modèle.",
       provider_starting: "Le serveur du modèle est encore en train de démarrer : réessayez dans un instant.",
       provider_config_invalid: "Les réglages de ce fournisseur ne sont pas valides.",
+      provider_settings_unreadable: "Les réglages de {{provider}} ont été chiffrés avec une autre clé maîtresse (une sauvegarde restaurée sans sa clé) : saisissez-les à nouveau, ou remettez la clé d'origine.",
       provider_type_unknown: "Ce type de fournisseur n'est pas disponible : son plugin est peut-être désactivé.",
       provider_test_failed: "Le test de connexion a échoué : rien n'a été enregistré.",
       provider_name_taken: "Un fournisseur s'appelle déjà « {{name}} ».",
@@ -381,6 +386,8 @@ export const fr: typeof en = {
       vault_invalid: "Ce secret n'est pas valide.",
       key_taken: "Un secret porte déjà ce nom.",
       pending_secret_invalid: "Ce secret ne peut plus être enregistré.",
+      vault_secret_unreadable: "Ce secret a été chiffré avec une autre clé maîtresse (une sauvegarde restaurée sans sa clé) : un administrateur doit saisir à nouveau sa valeur.",
+      pending_secret_unreadable: "Ce secret masqué a été chiffré avec une autre clé maîtresse : il ne peut plus être ouvert.",
       // Envois de fichiers
       upload_too_large: "Ce fichier est trop volumineux.",
       // Fichiers de Kin (export et import)
@@ -423,6 +430,7 @@ export const fr: typeof en = {
       channel_blocked: "La personne a bloqué le bot.",
       delivery_not_failed: "Cette réponse est déjà remise, ou en cours de nouvel envoi.",
       channel_config_invalid: "Les réglages du canal sont inutilisables : vérifiez-les dans les Réglages.",
+      channel_settings_unreadable: "Le jeton ou le mot de passe du canal a été chiffré avec une autre clé maîtresse (une sauvegarde restaurée sans sa clé) : saisissez-le à nouveau ici, ou remettez la clé d'origine.",
       pairing_code_invalid: "Ce code n'est pas valable : mal recopié, déjà utilisé ou expiré.",
       pairing_attempts_exceeded: "Trop de codes erronés : patientez un peu avant de réessayer.",
       pairing_not_found: "Cette personne n'attend plus d'être liée.",

@@ -7,6 +7,7 @@ export const en = {
       mcp_reconnecting: "Reconnecting…",
       mcp_health_failed: "It stopped answering its health check.",
       mcp_closed: "It closed the connection (it may have crashed).",
+      mcp_settings_unreadable: "Its environment values or headers were saved under another master key (a backup restored without its key): enter them again, or put the original key back.",
       said: "{{problem}} It said: {{detail}}",
     },
     plugin: {
@@ -25,6 +26,7 @@ export const fr: typeof en = {
       mcp_reconnecting: "Reconnexion…",
       mcp_health_failed: "Il ne répond plus au contrôle de santé.",
       mcp_closed: "Il a fermé la connexion (il a peut-être planté).",
+      mcp_settings_unreadable: "Ses variables d'environnement ou ses en-têtes ont été chiffrés avec une autre clé maîtresse (une sauvegarde restaurée sans sa clé) : saisissez-les à nouveau, ou remettez la clé d'origine.",
       said: "{{problem}} Il a dit : {{detail}}",
     },
     plugin: {

@@ -12,7 +12,9 @@ export type NotificationMode = "always" | "away" | "never";
 
 /** `GET /api/me/notifications`. */
 export interface NotificationSettings {
-  vapid_public_key: string;
+  /** Null while the server cannot open its Web Push keys (a backup restored without its
+   * master key). */
+  vapid_public_key: string | null;
   preference: { mode: NotificationMode; route: string };
   routes: { name: string; label?: string }[];
 }

@@ -136,6 +136,9 @@ export interface Provider {
   capabilities: string[];
   config: Record<string, unknown>;
   secrets: Record<string, string>;
+  /** Its settings were saved under another master key (a backup restored without its key):
+   * they show empty and must be entered again. */
+  unreadable?: boolean;
 }
 
 export interface ProviderModel {

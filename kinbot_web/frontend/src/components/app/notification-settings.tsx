@@ -64,10 +64,12 @@ export function NotificationSettings() {
 
   async function turnOn() {
     if (!settings) return;
+    if (!settings.vapid_public_key) return setProblem(t("notifications.keysUnreadable"));
+    const key = settings.vapid_public_key;
     setBusy(true);
     setProblem(null);
     try {
-      const answer = await enablePush(settings.vapid_public_key);
+      const answer = await enablePush(key);
       setPermission(answer);
       if (answer === "granted") toast({ title: t("notifications.enabled"), tone: "success" });
       else setProblem(t("notifications.denied"));

@@ -1,4 +1,4 @@
-import { CheckCircle2Icon, CircleAlertIcon, PlugZapIcon, PlusIcon } from "lucide-react";
+import { CheckCircle2Icon, CircleAlertIcon, PlugZapIcon, PlusIcon, TriangleAlertIcon } from "lucide-react";
 import * as React from "react";
 import { useTranslation } from "react-i18next";
 
@@ -99,9 +99,14 @@ export function ProviderSetup({ base, onChange, manage = false, reloadKey = 0 }:
         <ul className="flex flex-col gap-2">
           {providers.map((provider) => (
             <li key={provider.id} className="flex flex-wrap items-center gap-2 rounded-xl bg-muted px-3 py-2" data-provider={provider.name}>
-              <CheckCircle2Icon className="size-4 text-success" aria-hidden />
+              {provider.unreadable ? <TriangleAlertIcon className="size-4 text-destructive" aria-hidden /> : <CheckCircle2Icon className="size-4 text-success" aria-hidden />}
               <span className="font-semibold">{provider.name}</span>
               <span className="text-xs text-muted-foreground">{Object.values(provider.secrets).map((hint) => secretHintText(t, hint)).join(" · ")}</span>
+              {provider.unreadable ? (
+                <span className="basis-full text-xs font-medium text-destructive order-last" data-provider-unreadable>
+                  {t("apiErrors.codes.provider_settings_unreadable", { provider: provider.name })}
+                </span>
+              ) : null}
               <span className="flex-1" />
               {provider.capabilities.map((capability) => (
                 <Badge key={capability} variant="success" data-capability={capability}>

@@ -19,6 +19,9 @@ export interface Secret {
   description: string | null;
   value: string;
   placeholder: string;
+  /** False when the server's master key cannot open the value (a backup restored without
+   * its key): it can be given a new value or deleted. */
+  readable?: boolean;
 }
 
 function errorText(error: unknown): string {
@@ -37,6 +40,7 @@ export function VaultAdmin() {
   const form = React.useRef<HTMLFormElement>(null);
   const reload = React.useCallback(() => void api<{ secrets: Secret[] }>("/api/vault").then(({ secrets: list }) => setSecrets(list)), []);
   React.useEffect(reload, [reload]);
+  const unreadable = secrets.filter((secret) => secret.readable === false).length;
 
   async function add(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -59,6 +63,11 @@ export function VaultAdmin() {
 
   return (
     <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+      {unreadable > 0 ? (
+        <p role="status" className="rounded-xl border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm text-destructive lg:col-span-2" data-vault-unreadable={unreadable}>
+          {t("settings.secretsUnreadable", { count: unreadable })}
+        </p>
+      ) : null}
       <ul className="flex flex-col gap-2" aria-label={t("settings.vault")}>
         {secrets.length === 0 ? <li className="text-sm text-muted-foreground">{t("settings.noSecrets")}</li> : null}
         {secrets.map((secret) => (
@@ -67,11 +76,14 @@ export function VaultAdmin() {
             <div className="min-w-0 flex-1">
               <code className="text-sm font-semibold break-all">{secret.key}</code>
               {secret.description ? <p className="truncate text-xs text-muted-foreground">{secret.description}</p> : null}
+              {secret.readable === false ? <p className="text-xs font-medium text-destructive">{t("settings.secretUnreadable")}</p> : null}
             </div>
-            <span className="inline-flex items-center gap-1 text-xs text-muted-foreground">
-              <EyeOffIcon className="size-3.5" aria-hidden /> <span aria-hidden>{secret.value}</span>
-              <span className="sr-only">{t("settings.masked")}</span>
-            </span>
+            {secret.readable === false ? null : (
+              <span className="inline-flex items-center gap-1 text-xs text-muted-foreground">
+                <EyeOffIcon className="size-3.5" aria-hidden /> <span aria-hidden>{secret.value}</span>
+                <span className="sr-only">{t("settings.masked")}</span>
+              </span>
+            )}
             <Button variant="ghost" size="icon-sm" aria-label={t("settings.editSecret", { key: secret.key })} onClick={() => setEditing(secret)}>
               <PencilIcon />
             </Button>
