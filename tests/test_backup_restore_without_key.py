@@ -1,8 +1,8 @@
 """A backup made by the running server (Settings → Backups, which never holds the master
 key), restored by the real ``kinbot restore`` into a new folder and served without the key:
-the instance starts; the Vault lists the secret it cannot open as unreadable, the provider
-and the Telegram channel say their settings need entering again; nothing is destroyed, so
-with the original ``secret.key`` put back everything opens again."""
+the instance starts and lists that backup as done; the Vault lists the secret it cannot
+open as unreadable, the provider and the Telegram channel say their settings need entering
+again; nothing is destroyed, so with the original ``secret.key`` back everything opens."""
 
 from __future__ import annotations
 
@@ -114,6 +114,10 @@ async def test_a_backup_restored_without_its_key_starts_and_opens_again_with_it(
             assert channels["channels"][0]["state"] == "failing"
             # Nothing was destroyed: the sealed values are all still in the database.
             assert (await get(client, "/api/vault/BOILER_CODE"))["secret"]["readable"] is False
+            # The backup it came from reads as done (its row was "running" when the database
+            # was copied), not as interrupted; its file is not in this folder.
+            (run,) = (await get(client, "/api/backups"))["runs"]
+            assert (run["status"], run["error_code"], run["present"]) == ("done", None, False)
 
         (restored / "secret.key").write_bytes(original_key)
         async with serve_with_openai(restored, llm, first_start=False) as again:

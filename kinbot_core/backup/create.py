@@ -87,6 +87,18 @@ def snapshot_database(driver: ModuleType, source: Path, target: Path) -> list[st
     return [str(row[0]) for row in rows]
 
 
+def mark_own_run(driver: ModuleType, snapshot: Path, run_id: int, finished_at: float) -> None:
+    """In the snapshot only: the run writing this very archive reads as done (in the live
+    database it is still running, and a restore would otherwise show it as interrupted)."""
+    with contextlib.closing(driver.connect(str(snapshot))) as conn:
+        conn.execute(
+            "update backup_run set status = 'done', error_code = null, finished_at = ? "
+            "where id = ?",
+            (finished_at, run_id),
+        )
+        conn.commit()
+
+
 def scheduled_folder(driver: ModuleType, snapshot: Path) -> Path | None:
     """The folder the administrator chose for scheduled backups, if any (left out)."""
     with contextlib.closing(driver.connect(str(snapshot))) as conn:
@@ -174,9 +186,11 @@ def create_backup(
     *,
     include_key: bool = False,
     exclude: Sequence[Path] = (),
+    run_id: int | None = None,
 ) -> BackupResult:
     """Write the archive of ``settings.data_dir`` to ``output`` (created 0600; written to a
-    ``.part`` file first, so a failure leaves no half archive under the final name)."""
+    ``.part`` file first, so a failure leaves no half archive under the final name).
+    ``run_id``: the ``backup_run`` row of this backup, shown as done in the archive's copy."""
     data_dir = settings.data_dir.resolve()
     created_at = time.time()
     excluded = {Path(p).resolve() for p in (*exclude, output)}
@@ -190,6 +204,8 @@ def create_backup(
         excluded.update({Path(work).resolve(), partial.resolve()})
         snapshot = Path(work) / DATABASE_NAME
         migrations = snapshot_database(driver, settings.database_path, snapshot)
+        if run_id is not None:
+            mark_own_run(driver, snapshot, run_id, created_at)
         folder = scheduled_folder(driver, snapshot)
         if folder is not None:
             excluded.add(folder)

@@ -210,7 +210,8 @@ class BackupService:
         def last() -> tuple[float, int] | None:
             row = (
                 BackupRunRecord.select()
-                .where(BackupRunRecord.status == "done")
+                # A restored archive's own run is done without a size: not this instance's.
+                .where((BackupRunRecord.status == "done") & BackupRunRecord.size.is_null(False))
                 .order_by(BackupRunRecord.id.desc())
                 .first()
             )
@@ -272,6 +273,7 @@ class BackupService:
                 output,
                 passphrase,
                 exclude=[output.parent],
+                run_id=run_id,
             )
             status, size, code = "done", result.size, None
             await asyncio.to_thread(_prune, output.parent, keep)
