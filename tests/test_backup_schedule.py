@@ -64,6 +64,9 @@ async def test_backups_are_off_by_default_and_for_administrators_only(
     assert relative.json()["error"]["code"] == "backup_target_invalid"
     short = await server.client.put("/api/backups/schedule", json={"passphrase": "short"})
     assert short.status_code == 400
+    assert short.json()["error"]["code"] == "backup_passphrase_short"
+    assert short.json()["error"]["details"] == {"min_length": 8}  # worded by the interface
+    assert listing.json()["schedule"]["passphrase_min_length"] == 8
 
 
 async def test_back_up_now_keeps_the_newest_and_reports_the_last_on_health(

@@ -1,6 +1,7 @@
 """Automatic backups in Settings, in Debian's Chromium, on a desktop in English and a phone in
-French: turning them on is refused until a passphrase is set, "back up now" lists a finished
-backup with its size, and turning the schedule on makes an automatic one."""
+French: turning them on is refused until a passphrase is set, which must be typed twice and
+be long enough (said on its fields), "back up now" lists a finished backup with its size, and
+turning the schedule on makes an automatic one."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ WORDS: dict[str, dict[str, Any]] = {
         "tab": "Backups",
         "enabled": "Back up automatically",
         "passphrase": "Passphrase",
+        "again": "Passphrase again",
+        "minimum": "At least 8 characters.",
+        "short": "The backup passphrase must have at least 8 characters.",
+        "differ": "The two passphrases differ.",
         "keep": "Backups to keep",
         "save": "Save",
         "now": "Back up now",
@@ -40,6 +45,10 @@ WORDS: dict[str, dict[str, Any]] = {
         "tab": "Sauvegardes",
         "enabled": "Sauvegarder automatiquement",
         "passphrase": "Phrase secrète",
+        "again": "Phrase secrète, une seconde fois",
+        "minimum": "Au moins 8 caractères.",
+        "short": "La phrase secrète des sauvegardes doit compter au moins 8 caractères.",
+        "differ": "Les deux phrases secrètes sont différentes.",
         "keep": "Sauvegardes à garder",
         "save": "Enregistrer",
         "now": "Sauvegarder maintenant",
@@ -78,11 +87,27 @@ async def test_backups_are_set_up_run_now_and_on_schedule_from_settings(
     await expect(page.get_by_text(words["need"], exact=True)).to_be_visible()
     assert (await server.client.get("/api/backups")).json()["schedule"]["enabled"] is False
 
-    # A passphrase, schedule still off; then a backup now.
+    # A passphrase must be typed twice, the same, and long enough: said on the fields.
     await page.get_by_role("switch", name=words["enabled"]).click()
-    await page.get_by_label(words["passphrase"]).fill("our family backup phrase")
+    passphrase = page.get_by_label(words["passphrase"], exact=True)
+    await expect(page.get_by_text(words["minimum"])).to_be_visible()
+    save = page.get_by_role("button", name=words["save"], exact=True)
+    await passphrase.fill("short")
+    again = page.get_by_label(words["again"], exact=True)
+    await again.fill("short")
+    await save.click()
+    await expect(page.get_by_text(words["short"], exact=True)).to_be_visible()
+    await expect(passphrase).to_have_attribute("aria-invalid", "true")
+    await passphrase.fill("our family backup phrase")
+    await again.fill("our family backup phrasf")
+    await expect(page.get_by_text(words["differ"], exact=True)).to_be_visible()
+    await expect(save).to_be_disabled()
+    assert (await server.client.get("/api/backups")).json()["schedule"]["passphrase_set"] is False
+
+    # The same twice, schedule still off; then a backup now.
+    await again.fill("our family backup phrase")
     await page.get_by_label(words["keep"]).fill("3")
-    await page.get_by_role("button", name=words["save"], exact=True).click()
+    await save.click()
     await expect(page.get_by_text(words["saved"], exact=True).first).to_be_visible()
     await expect(page.get_by_text(words["set"])).to_be_visible()
     assert "our family backup phrase" not in await page.content()

@@ -32,11 +32,13 @@ MIN_PASSPHRASE = 8
 
 
 class BackupError(ValueError):
-    """A refused change or request; ``code`` is what the web interface words."""
+    """A refused change or request; ``code`` (with ``params``) is what the web interface
+    words."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **params: Any) -> None:
         super().__init__(message)
         self.code = code
+        self.params = params
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class BackupSchedule:
     target_dir: str | None
     default_target_dir: str
     passphrase_set: bool
+    #: The fewest characters a passphrase may have.
+    passphrase_min_length: int = MIN_PASSPHRASE
 
 
 def _row() -> BackupSettingsRecord:
@@ -133,7 +137,9 @@ class BackupService:
         passphrase, ``backup_passphrase_short``, ``backup_target_invalid``."""
         if passphrase is not None and len(passphrase) < MIN_PASSPHRASE:
             raise BackupError(
-                code="backup_passphrase_short", message="The passphrase is too short."
+                code="backup_passphrase_short",
+                message=f"The passphrase is too short: at least {MIN_PASSPHRASE} characters.",
+                min_length=MIN_PASSPHRASE,
             )
         if target_dir:
             path, data_dir = Path(target_dir), Path(self._platform.settings.data_dir)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from quart import Blueprint, Response, send_file
 from quart_schema import validate_request
 
-from kinbot_core.backup.schedule import MIN_PASSPHRASE, BackupError
+from kinbot_core.backup.schedule import BackupError
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import admin_only
 from kinbot_web.errors import ApiError, error_response
@@ -25,13 +25,15 @@ class BackupScheduleIn(BaseModel):
     keep: int | None = Field(None, ge=1, le=365)
     #: An absolute folder; empty: ``backups/`` in the data directory.
     target_dir: str | None = Field(None, max_length=1024)
-    #: The archives' new passphrase (never returned).
-    passphrase: str | None = Field(None, min_length=MIN_PASSPHRASE, max_length=1024)
+    #: The archives' new passphrase (never returned); too short, it is refused with
+    #: ``backup_passphrase_short`` and its ``min_length``.
+    passphrase: str | None = Field(None, max_length=1024)
 
 
 @blueprint.errorhandler(BackupError)
 async def backup_error(exc: BackupError) -> Response:
-    return error_response(409 if exc.code == "backup_running" else 400, exc.code, str(exc))
+    status = 409 if exc.code == "backup_running" else 400
+    return error_response(status, exc.code, str(exc), **exc.params)
 
 
 async def _view() -> dict[str, object]:

@@ -191,7 +191,7 @@ export const en = {
       webhook_body_empty: "The webhook's content is empty.",
       // Backups
       backup_passphrase_required: "Choose a passphrase for the backups first.",
-      backup_passphrase_short: "The backup passphrase must have at least 8 characters.",
+      backup_passphrase_short: "The backup passphrase must have at least {{min_length}} characters.",
       backup_target_invalid: "The backup folder must be a full path (starting with /), other than the data folder.",
       backup_running: "A backup is already running.",
       backup_failed: "The backup failed: the server's log says why.",
@@ -455,7 +455,7 @@ export const fr: typeof en = {
       webhook_body_empty: "Le contenu du webhook est vide.",
       // Sauvegardes
       backup_passphrase_required: "Choisissez d'abord une phrase secrète pour les sauvegardes.",
-      backup_passphrase_short: "La phrase secrète des sauvegardes doit compter au moins 8 caractères.",
+      backup_passphrase_short: "La phrase secrète des sauvegardes doit compter au moins {{min_length}} caractères.",
       backup_target_invalid: "Le dossier des sauvegardes doit être un chemin complet (commençant par /), autre que le dossier des données.",
       backup_running: "Une sauvegarde est déjà en cours.",
       backup_failed: "La sauvegarde a échoué : le journal du serveur dit pourquoi.",

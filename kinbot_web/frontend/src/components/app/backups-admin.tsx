@@ -8,7 +8,7 @@ import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Switch } from "@/components/ui/switch";
 import { useToast } from "@/components/ui/toast";
-import { api } from "@/lib/api";
+import { api, ApiError } from "@/lib/api";
 import { errorText } from "@/lib/errors";
 import { formatBytes, formatDateTime } from "@/lib/format";
 
@@ -19,6 +19,7 @@ interface Schedule {
   target_dir: string | null;
   default_target_dir: string;
   passphrase_set: boolean;
+  passphrase_min_length: number;
 }
 
 interface BackupRun {
@@ -44,6 +45,11 @@ const INTERVALS: [number, string][] = [
   [168, "backups.weekly"],
 ];
 const REFRESH_MS = 1500;
+/** The errors of a refused save shown on a field rather than in a toast. */
+const FIELD_OF_CODE: Record<string, "passphrase" | "folder"> = {
+  backup_passphrase_short: "passphrase",
+  backup_target_invalid: "folder",
+};
 const SCHEDULED_REFRESH_MS = 5000;
 
 /** Settings → Backups: the schedule of automatic backups (off by default; a passphrase
@@ -57,6 +63,8 @@ export function BackupsAdmin() {
   const [keep, setKeep] = React.useState("7");
   const [folder, setFolder] = React.useState("");
   const [passphrase, setPassphrase] = React.useState("");
+  const [confirmation, setConfirmation] = React.useState("");
+  const [fieldErrors, setFieldErrors] = React.useState<{ passphrase?: string; folder?: string }>({});
   const [busy, setBusy] = React.useState(false);
   const fail = React.useCallback((caught: unknown) => toast({ title: t("errors.generic"), description: errorText(t, caught), tone: "error" }), [toast, t]);
 
@@ -86,17 +94,30 @@ export function BackupsAdmin() {
     return () => window.clearInterval(timer);
   }, [running, scheduled]);
 
+  const minLength = data?.schedule.passphrase_min_length ?? 8;
+  const mismatch = passphrase !== "" && confirmation !== "" && confirmation !== passphrase;
+  const unconfirmed = passphrase !== "" && confirmation !== passphrase;
+
   async function save(event: React.FormEvent) {
     event.preventDefault();
+    if (unconfirmed) return; // Save is disabled meanwhile; Enter in a field lands here
+    if (passphrase && passphrase.length < minLength) {
+      setFieldErrors({ passphrase: t("apiErrors.codes.backup_passphrase_short", { min_length: minLength }) });
+      return;
+    }
     setBusy(true);
+    setFieldErrors({});
     try {
       const body: Record<string, unknown> = { enabled, interval_hours: Number(interval), keep: Number(keep), target_dir: folder.trim() };
       if (passphrase) body.passphrase = passphrase;
       show(await api<Backups>("/api/backups/schedule", { method: "PUT", body }));
       setPassphrase("");
+      setConfirmation("");
       toast({ title: t("backups.saved"), tone: "success" });
     } catch (caught) {
-      fail(caught);
+      const field = caught instanceof ApiError ? FIELD_OF_CODE[caught.code] : undefined;
+      if (field) setFieldErrors({ [field]: errorText(t, caught) });
+      else fail(caught);
     } finally {
       setBusy(false);
     }
@@ -140,14 +161,43 @@ export function BackupsAdmin() {
         <Field label={t("backups.keep")} htmlFor="backup-keep" hint={t("backups.keepHint")}>
           <Input id="backup-keep" type="number" inputMode="numeric" min={1} max={365} value={keep} onChange={(event) => setKeep(event.target.value)} />
         </Field>
-        <Field label={t("backups.folder")} htmlFor="backup-folder" hint={schedule ? t("backups.folderHint", { folder: schedule.default_target_dir }) : undefined}>
-          <Input id="backup-folder" value={folder} onChange={(event) => setFolder(event.target.value)} placeholder={schedule?.default_target_dir} />
+        <Field label={t("backups.folder")} htmlFor="backup-folder" hint={schedule ? t("backups.folderHint", { folder: schedule.default_target_dir }) : undefined} error={fieldErrors.folder}>
+          <Input
+            id="backup-folder"
+            value={folder}
+            aria-invalid={fieldErrors.folder ? true : undefined}
+            onChange={(event) => {
+              setFolder(event.target.value);
+              setFieldErrors((errors) => ({ ...errors, folder: undefined }));
+            }}
+            placeholder={schedule?.default_target_dir}
+          />
         </Field>
-        <Field label={t("backups.passphrase")} htmlFor="backup-passphrase" hint={schedule?.passphrase_set ? t("backups.passphraseSet") : t("backups.passphraseUnset")}>
-          <Input id="backup-passphrase" type="password" autoComplete="new-password" value={passphrase} onChange={(event) => setPassphrase(event.target.value)} />
+        <Field
+          label={t("backups.passphrase")}
+          htmlFor="backup-passphrase"
+          hint={`${schedule?.passphrase_set ? t("backups.passphraseSet") : t("backups.passphraseUnset")} ${t("backups.passphraseMin", { count: minLength })}`}
+          error={fieldErrors.passphrase}
+        >
+          <Input
+            id="backup-passphrase"
+            type="password"
+            autoComplete="new-password"
+            value={passphrase}
+            aria-invalid={fieldErrors.passphrase ? true : undefined}
+            onChange={(event) => {
+              setPassphrase(event.target.value);
+              setFieldErrors((errors) => ({ ...errors, passphrase: undefined }));
+            }}
+          />
         </Field>
+        {passphrase !== "" ? (
+          <Field label={t("backups.passphraseAgain")} htmlFor="backup-passphrase-again" hint={t("backups.passphraseAgainHint")} error={mismatch ? t("backups.passphraseMismatch") : undefined}>
+            <Input id="backup-passphrase-again" type="password" autoComplete="new-password" value={confirmation} aria-invalid={mismatch ? true : undefined} onChange={(event) => setConfirmation(event.target.value)} />
+          </Field>
+        ) : null}
         <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={busy || data === null}>
+          <Button type="submit" disabled={busy || data === null || unconfirmed}>
             {t("backups.save")}
           </Button>
           <Button type="button" variant="outline" onClick={() => void backUpNow()} disabled={running || !schedule?.passphrase_set} aria-describedby={schedule && !schedule.passphrase_set ? "backup-now-needs" : undefined}>
