@@ -149,3 +149,33 @@ def test_backups_started_within_one_second_get_their_own_files_in_order() -> Non
     first, second = archive_name(1767225600.25), archive_name(1767225600.75)
     assert first == "kinbot-20260101-000000-250.kinbot-backup"
     assert first < second  # the oldest are pruned first: the names sort as the times
+
+
+async def test_a_folder_that_cannot_take_backups_is_refused_and_a_failure_says_why(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    """Checked when saved (a clear 400 with a code the interface words, never a path of the
+    machine); a folder that breaks afterwards fails the run with a code, not 'see the log'."""
+    for folder, code in [
+        ("/proc/kinbot-backups", "backup_target_missing"),
+        (str(tmp_path / "a-file"), "backup_target_not_folder"),
+    ]:
+        (tmp_path / "a-file").write_text("not a folder")
+        refused = await server.client.put("/api/backups/schedule", json={"target_dir": folder})
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"]["code"] == code
+        assert "Errno" not in refused.text and str(tmp_path) not in refused.text
+    schedule = (await server.client.get("/api/backups")).json()["schedule"]
+    assert schedule["target_dir"] is None  # nothing refused was kept
+
+    folder = tmp_path / "nas"
+    saved = await server.client.put(
+        "/api/backups/schedule", json={"target_dir": str(folder), "passphrase": PASSPHRASE}
+    )
+    assert saved.status_code == 200, saved.text
+    folder.rmdir()
+    folder.write_text("the NAS is not mounted: a file took its place")
+    started = await server.client.post("/api/backups")
+    assert started.status_code == 202, started.text
+    runs = await runs_when(server, lambda runs: runs[0]["status"] != "running")
+    assert (runs[0]["status"], runs[0]["error_code"]) == ("failed", "backup_target_not_folder")

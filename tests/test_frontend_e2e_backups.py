@@ -29,6 +29,8 @@ WORDS: dict[str, dict[str, Any]] = {
         "minimum": "At least 8 characters.",
         "short": "The backup passphrase must have at least 8 characters.",
         "differ": "The two passphrases differ.",
+        "folder": "Folder",
+        "missing": "This folder cannot be reached or made there",
         "keep": "Backups to keep",
         "save": "Save",
         "now": "Back up now",
@@ -49,6 +51,8 @@ WORDS: dict[str, dict[str, Any]] = {
         "minimum": "Au moins 8 caractères.",
         "short": "La phrase secrète des sauvegardes doit compter au moins 8 caractères.",
         "differ": "Les deux phrases secrètes sont différentes.",
+        "folder": "Dossier",
+        "missing": "Ce dossier est introuvable ou ne peut pas être créé à cet endroit",
         "keep": "Sauvegardes à garder",
         "save": "Enregistrer",
         "now": "Sauvegarder maintenant",
@@ -87,8 +91,16 @@ async def test_backups_are_set_up_run_now_and_on_schedule_from_settings(
     await expect(page.get_by_text(words["need"], exact=True)).to_be_visible()
     assert (await server.client.get("/api/backups")).json()["schedule"]["enabled"] is False
 
-    # A passphrase must be typed twice, the same, and long enough: said on the fields.
+    # A folder that cannot take backups is refused, on the field.
     await page.get_by_role("switch", name=words["enabled"]).click()
+    folder = page.get_by_label(words["folder"], exact=True)
+    await folder.fill("/proc/kinbot-backups")
+    await page.get_by_role("button", name=words["save"], exact=True).click()
+    await expect(page.get_by_text(words["missing"])).to_be_visible()
+    await expect(folder).to_have_attribute("aria-invalid", "true")
+    await folder.fill("")
+
+    # A passphrase must be typed twice, the same, and long enough: said on the fields.
     passphrase = page.get_by_label(words["passphrase"], exact=True)
     await expect(page.get_by_text(words["minimum"])).to_be_visible()
     save = page.get_by_role("button", name=words["save"], exact=True)

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from kinbot_core.backup.create import BACKUPS_DIR_NAME, SUFFIX, archive_name, create_backup
+from kinbot_core.backup.folder import UNKNOWN as UNKNOWN_FAILURE
+from kinbot_core.backup.folder import failure_code, unusable_reason
 from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db.models import BackupRunRecord, BackupSettingsRecord
 
@@ -134,7 +136,8 @@ class BackupService:
         """Change the schedule (``None``: unchanged; ``target_dir=""``: the default folder).
 
         Raises ``BackupError``: ``backup_passphrase_required`` to enable without a
-        passphrase, ``backup_passphrase_short``, ``backup_target_invalid``."""
+        passphrase, ``backup_passphrase_short``, ``backup_target_invalid`` (not absolute, or
+        the data directory), or why the folder cannot take backups (``unusable_reason``)."""
         if passphrase is not None and len(passphrase) < MIN_PASSPHRASE:
             raise BackupError(
                 code="backup_passphrase_short",
@@ -148,6 +151,9 @@ class BackupService:
                     code="backup_target_invalid",
                     message="The backup folder must be an absolute path, not the data directory's.",
                 )
+            reason = await asyncio.to_thread(unusable_reason, path)
+            if reason is not None:
+                raise BackupError(code=reason, message="Backups cannot be written in this folder.")
         sealed = (
             self._box().seal(passphrase.encode(), PASSPHRASE_SEALING_CONTEXT)
             if passphrase
@@ -269,7 +275,7 @@ class BackupService:
     async def _write(self, run_id: int, output: Path, passphrase: str, keep: int) -> None:
         platform = self._platform
         size: int | None = None
-        code: str | None = "backup_failed"
+        code: str | None = UNKNOWN_FAILURE
         status = "failed"
         try:
             result = await asyncio.to_thread(
@@ -283,8 +289,9 @@ class BackupService:
             )
             status, size, code = "done", result.size, None
             await asyncio.to_thread(_prune, output.parent, keep)
-        except Exception:
-            logger.exception("backup %s failed", run_id)
+        except Exception as error:
+            code = failure_code(error)
+            logger.exception("backup %s failed (%s)", run_id, code)
 
         def finish() -> None:
             BackupRunRecord.update(

@@ -49,6 +49,12 @@ const REFRESH_MS = 1500;
 const FIELD_OF_CODE: Record<string, "passphrase" | "folder"> = {
   backup_passphrase_short: "passphrase",
   backup_target_invalid: "folder",
+  backup_target_missing: "folder",
+  backup_target_not_folder: "folder",
+  backup_target_read_only: "folder",
+  backup_permission_denied: "folder",
+  backup_no_space: "folder",
+  backup_target_unusable: "folder",
 };
 const SCHEDULED_REFRESH_MS = 5000;
 
