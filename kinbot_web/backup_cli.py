@@ -11,6 +11,8 @@ from pathlib import Path
 
 from kinbot_core.backup import ArchiveError, archive_name, create_backup, restore_backup
 from kinbot_core.backup.create import BACKUPS_DIR_NAME
+from kinbot_core.backup.manifest import DATABASE_NAME
+from kinbot_core.backup.paused import pause_restored
 from kinbot_core.config import Settings
 from kinbot_core.db.driver import select_driver
 
@@ -59,6 +61,12 @@ def add_parsers(
         "restore",
         parents=[common, secret],
         help="restore an archive into an empty data directory (--data-dir)",
+    )
+    restore.add_argument(
+        "--paused",
+        action="store_true",
+        help="turn off the channels (Telegram, e-mail…), crons and automatic backups of the "
+        "restored copy, to try it beside the running original",
     )
     restore.add_argument("archive", type=Path)
 
@@ -130,6 +138,13 @@ def _restore(settings: Settings, args: argparse.Namespace) -> int:
     )
     if result.skipped:
         print(f"left out when it was made (links, special files): {len(result.skipped)}")
+    if args.paused:
+        paused = pause_restored(select_driver(), settings.data_dir / DATABASE_NAME)
+        print(
+            f"paused: {paused.channels} channel connection(s) turned off, {paused.crons} "
+            f"cron(s) paused, automatic backups {'turned off' if paused.backups else 'off'}; "
+            "turn them back on in Settings once this copy is the one to keep"
+        )
     if not header.includes_key:
         print(RESTORED_WITHOUT_KEY.format(target=settings.data_dir))
     print(f"start it with: kinbot serve --data-dir {settings.data_dir}")
