@@ -145,6 +145,11 @@ def _restore(settings: Settings, args: argparse.Namespace) -> int:
             f"cron(s) paused, automatic backups {'turned off' if paused.backups else 'off'}; "
             "turn them back on in Settings once this copy is the one to keep"
         )
+    else:
+        print(
+            "At its first start this copy uses the channels, crons and backups of the original: "
+            "if the original still runs, restore with --paused instead (docs/backups.md)."
+        )
     if not header.includes_key:
         print(RESTORED_WITHOUT_KEY.format(target=settings.data_dir))
     print(f"start it with: kinbot serve --data-dir {settings.data_dir}")
