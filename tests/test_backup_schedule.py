@@ -156,12 +156,14 @@ async def test_a_folder_that_cannot_take_backups_is_refused_and_a_failure_says_w
 ) -> None:
     """Checked when saved (a clear 400 with a code the interface words, never a path of the
     machine); a folder that breaks afterwards fails the run with a code, not 'see the log'."""
-    for folder, code in [
+    for refused_folder, code in [
         ("/proc/kinbot-backups", "backup_target_missing"),
         (str(tmp_path / "a-file"), "backup_target_not_folder"),
     ]:
         (tmp_path / "a-file").write_text("not a folder")
-        refused = await server.client.put("/api/backups/schedule", json={"target_dir": folder})
+        refused = await server.client.put(
+            "/api/backups/schedule", json={"target_dir": refused_folder}
+        )
         assert refused.status_code == 400, refused.text
         assert refused.json()["error"]["code"] == code
         assert "Errno" not in refused.text and str(tmp_path) not in refused.text
