@@ -8,41 +8,82 @@ import errno
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
-#: ``errno`` values and the code a person is told.
-_CODES = {
-    errno.ENOSPC: "backup_no_space",
-    errno.EDQUOT: "backup_no_space",
-    errno.EACCES: "backup_permission_denied",
-    errno.EPERM: "backup_permission_denied",
-    errno.EROFS: "backup_target_read_only",
-    errno.ENOENT: "backup_target_missing",
-    errno.ENOTDIR: "backup_target_missing",
-    errno.EEXIST: "backup_target_not_folder",
+
+class BackupError(ValueError):
+    """A refused change or request; ``code`` (the class's, unless one is given) with
+    ``params`` is what the web interface words."""
+
+    code = "backup_error"
+
+    def __init__(self, code: str | None = None, message: str = "", **params: Any) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.params = params
+
+
+class FolderUnusable(BackupError):
+    """Backups cannot be written in the folder, for a reason the system did not name."""
+
+    code = "backup_target_unusable"
+
+
+class FolderMissing(FolderUnusable):
+    code = "backup_target_missing"
+
+
+class NotAFolder(FolderUnusable):
+    code = "backup_target_not_folder"
+
+
+class FolderReadOnly(FolderUnusable):
+    code = "backup_target_read_only"
+
+
+class FolderDenied(FolderUnusable):
+    code = "backup_permission_denied"
+
+
+class NoSpace(FolderUnusable):
+    code = "backup_no_space"
+
+
+#: ``errno`` values and what a person is told.
+_REASONS: dict[int, type[FolderUnusable]] = {
+    errno.ENOSPC: NoSpace,
+    errno.EDQUOT: NoSpace,
+    errno.EACCES: FolderDenied,
+    errno.EPERM: FolderDenied,
+    errno.EROFS: FolderReadOnly,
+    errno.ENOENT: FolderMissing,
+    errno.ENOTDIR: FolderMissing,
+    errno.EEXIST: NotAFolder,
 }
-#: When the error says nothing a person can act on.
+#: A failed backup's code when its error says nothing a person can act on.
 UNKNOWN = "backup_failed"
 
 
 def failure_code(error: BaseException) -> str:
     """The code of a failed backup's error (``backup_failed`` when it is not a known
     ``OSError``)."""
-    if isinstance(error, OSError) and error.errno is not None:
-        return _CODES.get(error.errno, UNKNOWN)
+    if isinstance(error, OSError) and error.errno in _REASONS:
+        return _REASONS[error.errno].code
     return UNKNOWN
 
 
-def unusable_reason(folder: Path) -> str | None:
-    """Why ``folder`` cannot take backups (a code), or ``None`` when it can: it is created if
+def check_folder(folder: Path) -> None:
+    """Raise a ``FolderUnusable`` when ``folder`` cannot take backups: it is created if
     missing (as a backup would), and a file is written in it and removed."""
+    message = "Backups cannot be written in this folder."
     try:
         if folder.exists() and not folder.is_dir():
-            return "backup_target_not_folder"
+            raise NotAFolder(message=message)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         descriptor, probe = tempfile.mkstemp(prefix=".kinbot-probe-", dir=folder)
         os.close(descriptor)
         os.unlink(probe)
     except OSError as error:
-        code = failure_code(error)
-        return "backup_target_unusable" if code == UNKNOWN else code
-    return None
+        reason = _REASONS.get(error.errno or 0, FolderUnusable)
+        raise reason(message=message) from None

@@ -20,27 +20,19 @@ from typing import Any
 
 from kinbot_core.backup.create import BACKUPS_DIR_NAME, SUFFIX, archive_name, create_backup
 from kinbot_core.backup.folder import UNKNOWN as UNKNOWN_FAILURE
-from kinbot_core.backup.folder import failure_code, unusable_reason
+from kinbot_core.backup.folder import BackupError, check_folder, failure_code
 from kinbot_core.crypto import DecryptionError, SecretBox
 from kinbot_core.db.models import BackupRunRecord, BackupSettingsRecord
 
 logger = logging.getLogger(__name__)
+
+__all__ = ["BackupError", "BackupSchedule", "BackupService"]
 
 #: What the schedule's passphrase is sealed for (vault/rotation.py re-seals it).
 PASSPHRASE_SEALING_CONTEXT = "backup:passphrase"
 #: After a failed scheduled backup, the next attempt comes at most this much later.
 RETRY_SECONDS = 3600.0
 MIN_PASSPHRASE = 8
-
-
-class BackupError(ValueError):
-    """A refused change or request; ``code`` (with ``params``) is what the web interface
-    words."""
-
-    def __init__(self, code: str, message: str, **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
 
 
 @dataclass(frozen=True)
@@ -151,9 +143,7 @@ class BackupService:
                     code="backup_target_invalid",
                     message="The backup folder must be an absolute path, not the data directory's.",
                 )
-            reason = await asyncio.to_thread(unusable_reason, path)
-            if reason is not None:
-                raise BackupError(code=reason, message="Backups cannot be written in this folder.")
+            await asyncio.to_thread(check_folder, path)
         sealed = (
             self._box().seal(passphrase.encode(), PASSPHRASE_SEALING_CONTEXT)
             if passphrase

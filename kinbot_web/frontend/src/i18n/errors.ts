@@ -190,6 +190,7 @@ export const en = {
       webhook_body_invalid: "The webhook's content cannot be read.",
       webhook_body_empty: "The webhook's content is empty.",
       // Backups
+      backup_error: "This backup request could not be done.",
       backup_passphrase_required: "Choose a passphrase for the backups first.",
       backup_passphrase_short: "The backup passphrase must have at least {{min_length}} characters.",
       backup_target_invalid: "The backup folder must be a full path (starting with /), other than the data folder.",
@@ -460,6 +461,7 @@ export const fr: typeof en = {
       webhook_body_invalid: "Le contenu du webhook ne peut pas être lu.",
       webhook_body_empty: "Le contenu du webhook est vide.",
       // Sauvegardes
+      backup_error: "Cette demande de sauvegarde n'a pas pu aboutir.",
       backup_passphrase_required: "Choisissez d'abord une phrase secrète pour les sauvegardes.",
       backup_passphrase_short: "La phrase secrète des sauvegardes doit compter au moins {{min_length}} caractères.",
       backup_target_invalid: "Le dossier des sauvegardes doit être un chemin complet (commençant par /), autre que le dossier des données.",
