@@ -38,6 +38,7 @@ export const en = {
     done: "Done",
     failed: "Failed",
     removed: "Deleted (older than those kept)",
+    elsewhere: "Made by the server this copy was restored from",
   },
 };
 
@@ -80,5 +81,6 @@ export const fr = {
     done: "Terminée",
     failed: "Échouée",
     removed: "Supprimée (plus ancienne que celles gardées)",
+    elsewhere: "Faite par le serveur dont cette copie a été restaurée",
   },
 };

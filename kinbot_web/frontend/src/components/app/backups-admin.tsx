@@ -231,7 +231,7 @@ export function BackupsAdmin() {
                 </p>
                 <p className="mt-0.5 text-xs text-muted-foreground">
                   {run.size !== null ? formatBytes(run.size, i18n.language) : null}
-                  {run.status === "done" && !run.present ? ` · ${t("backups.removed")}` : null}
+                  {run.status === "done" && !run.present ? ` · ${t(run.size === null ? "backups.elsewhere" : "backups.removed")}` : null}
                   {run.error_code ? t(`apiErrors.codes.${run.error_code}`) : null}
                 </p>
               </div>
