@@ -503,8 +503,11 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     await composer.press("Enter")
     await expect(bubble(page, "assistant", "Proposé.")).to_be_visible()
 
-    await page.get_by_role("link", name="Réglages du Kin").click()
-    await page.get_by_role("tab", name="Crons").click()
+    # The chat says the proposal waits for a person, and leads to where it is confirmed.
+    waiting = page.locator("[data-cron-proposal]")
+    await expect(waiting).to_contain_text("qu'une fois confirmée par quelqu'un")
+    await waiting.get_by_role("link", name="les crons de Chef").click()
+    await expect(page.get_by_role("tab", name="Crons")).to_have_attribute("aria-selected", "true")
     weekly = page.get_by_role("listitem", name="Weekly menu")
     await expect(weekly.get_by_text("En attente de confirmation")).to_be_visible()
     await expect(weekly.get_by_text("Proposé par Chef")).to_be_visible()
@@ -513,6 +516,11 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     await expect(weekly.get_by_role("button", name="Confirmer")).to_have_count(0)
     # The keyboard stays on the cron: its button that took Confirm's place has the focus.
     await expect(weekly.get_by_role("button", name="Mettre en pause")).to_be_focused()
+    await page.get_by_role("link", name="Retour au chat").click()
+    await expect(bubble(page, "assistant", "Proposé.")).to_be_visible()
+    await expect(page.locator("[data-cron-proposal]")).to_have_count(0)  # no longer waits
+    await page.get_by_role("link", name="Réglages du Kin").click()
+    await page.get_by_role("tab", name="Crons").click()
 
     # A person's own cron: a bad schedule is refused in the dialog, a good one is active at once.
     await page.get_by_role("button", name="Nouveau cron").click()

@@ -3,6 +3,10 @@
 
 export const en = {
   cards: {
+    cronProposal: {
+      waits: "It runs only once a person confirms it:",
+      open: "{{name}}'s crons",
+    },
     task: {
       helper: "{{name}}'s helper",
       finished: "{{who}} finished: {{title}}",
@@ -113,6 +117,10 @@ export const en = {
 
 export const fr: typeof en = {
   cards: {
+    cronProposal: {
+      waits: "Elle ne s'exécutera qu'une fois confirmée par quelqu'un :",
+      open: "les crons de {{name}}",
+    },
     task: {
       helper: "L'assistant de {{name}}",
       finished: "{{who}} a terminé : {{title}}",

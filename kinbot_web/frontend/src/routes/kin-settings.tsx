@@ -50,6 +50,14 @@ interface Compacting {
   snapshots: Snapshot[];
 }
 
+/** The tabs a link may open by the address's fragment (`…/settings#crons`). */
+const LINKED_TABS = ["profile", "memories", "compacting", "crons", "tools", "access"];
+
+function openingTab(): string {
+  const wanted = window.location.hash.slice(1);
+  return LINKED_TABS.includes(wanted) ? wanted : "profile";
+}
+
 function useFailure() {
   const { toast } = useToast();
   const { t } = useTranslation();
@@ -353,7 +361,7 @@ export default function KinSettingsPage() {
   if (!kin) return null;
   return (
     <PageFrame title={t("kinSettings.title", { name: kin.name })} back={`/kins/${kin.id}`}>
-      <Tabs defaultValue="profile">
+      <Tabs defaultValue={openingTab()}>
         <TabsList className="h-auto max-w-full flex-wrap">
           <TabsTrigger value="profile">{t("kinSettings.profile")}</TabsTrigger>
           <TabsTrigger value="memories">{t("kinSettings.memories")}</TabsTrigger>

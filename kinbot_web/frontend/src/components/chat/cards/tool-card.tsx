@@ -11,6 +11,7 @@ import type { Message, ToolCall } from "@/lib/types";
 import { cn } from "@/lib/utils";
 
 import { ApprovalCard } from "./approval-card";
+import { CronProposalLine, proposedCronId } from "./cron-proposal";
 import { useShownById, useToolResult } from "./session-store";
 
 /** Tools whose results may name a secret: their result is never shown. */
@@ -59,7 +60,9 @@ export function ToolCard({ message, call }: { message: Message; call: ToolCall }
   const reason = result?.meta?.approval?.reason;
   const refusal = state === "expired" ? t("approvals.result.expiredText") : reason ? t("approvals.result.declinedBecause", { reason }) : t("approvals.result.declinedText");
   const Icon = state === "running" ? LoaderCircleIcon : state === "failed" ? CircleAlertIcon : WrenchIcon;
+  const proposal = call.name === "create_cron" ? proposedCronId(result) : null;
   return (
+    <>
     <details className="group/tool rounded-xl bg-muted/70 text-xs text-muted-foreground" data-tool-card={call.name} data-state={state} data-running-tool={state === "running" ? call.name : undefined}>
       <summary className="flex cursor-pointer list-none items-start gap-1.5 rounded-xl px-3 py-1.5 focus-visible:outline-2 focus-visible:outline-ring [&::-webkit-details-marker]:hidden">
         <ChevronRightIcon className="mt-px size-3.5 shrink-0 transition-transform group-open/tool:rotate-90 motion-reduce:transition-none" aria-hidden />
@@ -88,6 +91,8 @@ export function ToolCard({ message, call }: { message: Message; call: ToolCall }
         )}
       </div>
     </details>
+    {proposal ? <CronProposalLine cronId={proposal} kinId={message.kin_id} kinName={message.sender_name ?? ""} /> : null}
+    </>
   );
 }
 
