@@ -139,6 +139,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/api/kins/<kin_id>/messages"): KIN,
     ("POST", "/api/kins/<kin_id>/messages/<message_id>/secrets/<number>/dismiss"): KIN,
     ("POST", "/api/kins/<kin_id>/messages/<message_id>/secrets/<number>/store"): KIN,
+    ("POST", "/api/kins/<kin_id>/messages/<message_id>/redeliver"): KIN,
     ("POST", "/api/kins/<kin_id>/retry"): KIN,
     ("POST", "/api/kins/<kin_id>/stop"): KIN,
     ("POST", "/api/kins/<kin_id>/uploads"): KIN,

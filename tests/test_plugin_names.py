@@ -76,7 +76,7 @@ async def test_the_api_gives_a_plugins_own_description(client: httpx.AsyncClient
         "en": "Waters the plants.",
         "fr": "Arrose les plantes.",
     }
-    if "house_rules" in plugins:  # the example, when installed: its distribution's summary
-        assert plugins["house_rules"]["description"] == {
-            "en": "A KinBot plugin that gives every Kin the household's rules."
-        }
+    if "house_rules" in plugins:  # the example, when installed: its own words
+        from kinbot_house_rules import KINBOT_DESCRIPTION
+
+        assert plugins["house_rules"]["description"] == KINBOT_DESCRIPTION

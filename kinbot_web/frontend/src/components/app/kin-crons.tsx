@@ -180,13 +180,15 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
   const [deleting, setDeleting] = React.useState<Cron | null>(null);
   const newCron = React.useRef<HTMLButtonElement>(null);
   const list = React.useRef<HTMLUListElement>(null);
-  /** Where the keyboard goes once a change redrew the list: the cron's first action (its
-   * button was replaced, Confirm by Pause…), or "New cron" when the cron is gone. */
-  const refocus = (cronId: string | null) =>
-    window.requestAnimationFrame(() => {
-      const row = cronId === null ? null : list.current?.querySelector<HTMLElement>(`[data-cron="${CSS.escape(cronId)}"] [data-cron-actions] button`);
-      (row ?? newCron.current)?.focus();
-    });
+  /** Where the keyboard goes once a change is drawn: the cron's first action (its button was
+   * replaced, Confirm by Pause…), or "New cron" when the cron is gone (`null`). */
+  const [focusNext, setFocusNext] = React.useState<{ cronId: string | null } | null>(null);
+  React.useEffect(() => {
+    if (focusNext === null) return;
+    const { cronId } = focusNext;
+    const action = cronId === null ? null : list.current?.querySelector<HTMLElement>(`[data-cron="${CSS.escape(cronId)}"] [data-cron-actions] button`);
+    (action ?? newCron.current)?.focus();
+  }, [focusNext]);
 
   const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(error), tone: "error" }), [toast, t]);
   const load = React.useCallback(() => {
@@ -223,7 +225,7 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
     try {
       const event = await request();
       dispatch({ type: "changed", event });
-      refocus(event.type === "cron.deleted" ? null : event.cron.id);
+      setFocusNext({ cronId: event.type === "cron.deleted" ? null : event.cron.id }); // drawn with it
     } catch (error) {
       fail(error);
       load();
@@ -307,6 +309,7 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
         title={t("kinSettings.deleteCron", { name: deleting?.name ?? "" })}
         description={t("kinSettings.deleteCronConfirm", { name: deleting?.name ?? "" })}
         onClose={() => setDeleting(null)}
+        focusAfterDelete={newCron}
         onConfirm={(target) =>
           void act(async () => {
             await api(`/api/crons/${target.id}`, { method: "DELETE" });
