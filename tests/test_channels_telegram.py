@@ -642,7 +642,7 @@ async def test_a_member_chooses_which_kin_a_chat_talks_to(
     telegram.user_sends(TOKEN, MARIE_TG, "/kin")
     await telegram.sent_when(
         lambda s: (
-            "Vous parlez à Chef. Aussi ici : Tutor. Écrivez /kin et un nom pour changer."
+            "Vous parlez à Chef. Aussi ici\u00a0: Tutor. Écrivez /kin et un nom pour changer."
             in texts(s)
         )
     )

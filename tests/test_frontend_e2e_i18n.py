@@ -61,7 +61,7 @@ WORDS: dict[str, dict[str, Any]] = {
         "too_long": "Vérifiez la description (500 caractères au plus).",
         "refused": "La connexion a échoué : Le fournisseur a refusé la clé d'API.",
         "said": "Le fournisseur a répondu : ",
-        "connected": re.compile(r"^Connecté à OpenAI : \d+ modèles\."),
+        "connected": re.compile(r"^Connecté à OpenAI\s: \d+ modèles\."),
     },
     "en": {
         "vault": "Vault",

@@ -14,19 +14,22 @@ _PAIRING = {
         "It works once, for {minutes} minutes. An administrator can also link you."
     ),
     "fr": (
-        "Bonjour ! Je ne vous connais pas encore : votre message n'a pas été transmis.\n\n"
+        "Bonjour\u00a0! Je ne vous connais pas encore\u00a0: "
+        "votre message n'a pas été transmis.\n\n"
         "Pour parler ici aux Kins de la famille, connectez-vous à KinBot, ouvrez **Mon "
-        "compte → Lier un compte de messagerie** et saisissez ce code :\n\n`{code}`\n\n"
+        "compte → Lier un compte de messagerie** et saisissez ce code\u00a0:\n\n`{code}`\n\n"
         "Il sert une fois, pendant {minutes} minutes. Un administrateur peut aussi vous lier."
     ),
 }
 _LINKED = {
     "en": "You are linked to KinBot as {name}. Write to me here: {kin} will answer.",
-    "fr": "Vous êtes lié à KinBot en tant que {name}. Écrivez-moi ici : {kin} vous répondra.",
+    "fr": "Vous êtes lié à KinBot en tant que {name}. Écrivez-moi ici\u00a0: {kin} vous répondra.",
 }
 _KINS = {
     "en": "You are talking to {current}. Also here: {others}. Write /kin and a name to switch.",
-    "fr": "Vous parlez à {current}. Aussi ici : {others}. Écrivez /kin et un nom pour changer.",
+    "fr": (
+        "Vous parlez à {current}. Aussi ici\u00a0: {others}. Écrivez /kin et un nom pour changer."
+    ),
 }
 _ONLY_KIN = {
     "en": "You are talking to {current}.",
@@ -86,11 +89,14 @@ def failed_text(kin: str, language: str | None) -> str:
 
 _FILE_TOO_LARGE = {
     "en": "[{name}: too large to be sent here; it is in the chat in KinBot]",
-    "fr": "[{name} : trop volumineux pour être envoyé ici ; il est dans la discussion dans KinBot]",
+    "fr": (
+        "[{name}\u00a0: trop volumineux pour être envoyé ici\u00a0; "
+        "il est dans la discussion dans KinBot]"
+    ),
 }
 _FILE_GONE = {
     "en": "[{name}: no longer available]",
-    "fr": "[{name} : n'est plus disponible]",
+    "fr": "[{name}\u00a0: n'est plus disponible]",
 }
 
 

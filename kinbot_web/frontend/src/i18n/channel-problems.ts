@@ -81,19 +81,19 @@ export const fr: typeof en = {
   channelProblems: {
     state: {
       channel_auth_failed: {
-        telegram: "Telegram a refusé le jeton du bot : vérifiez-le.",
-        email: "Le serveur de messagerie a refusé la connexion : vérifiez l'identifiant et le mot de passe.",
-        other: "Le service a refusé les identifiants du canal : vérifiez-les.",
+        telegram: "Telegram a refusé le jeton du bot : vérifiez-le.",
+        email: "Le serveur de messagerie a refusé la connexion : vérifiez l'identifiant et le mot de passe.",
+        other: "Le service a refusé les identifiants du canal : vérifiez-les.",
       },
       channel_unavailable: {
-        telegram: "Telegram est injoignable pour l'instant : KinBot réessaie.",
-        email: "Le serveur de messagerie est injoignable pour l'instant : KinBot réessaie.",
-        other: "Le service est injoignable pour l'instant : KinBot réessaie.",
+        telegram: "Telegram est injoignable pour l'instant : KinBot réessaie.",
+        email: "Le serveur de messagerie est injoignable pour l'instant : KinBot réessaie.",
+        other: "Le service est injoignable pour l'instant : KinBot réessaie.",
       },
       channel_rate_limited: {
-        telegram: "Telegram a demandé à KinBot de ralentir : il réessaiera.",
-        email: "Le serveur de messagerie a demandé à KinBot de ralentir : il réessaiera.",
-        other: "Le service a demandé à KinBot de ralentir : il réessaiera.",
+        telegram: "Telegram a demandé à KinBot de ralentir : il réessaiera.",
+        email: "Le serveur de messagerie a demandé à KinBot de ralentir : il réessaiera.",
+        other: "Le service a demandé à KinBot de ralentir : il réessaiera.",
       },
       channel_rejected: {
         telegram: "Telegram a refusé une demande du bot.",
@@ -104,11 +104,11 @@ export const fr: typeof en = {
         other: "Une personne a bloqué le bot.",
       },
       channel_config_invalid: {
-        email: "Le dossier de courrier ne s'ouvre pas : vérifiez son nom.",
-        other: "Les réglages du canal sont inutilisables : vérifiez-les.",
+        email: "Le dossier de courrier ne s'ouvre pas : vérifiez son nom.",
+        other: "Les réglages du canal sont inutilisables : vérifiez-les.",
       },
       channel_error: {
-        other: "Le canal ne fonctionne plus : vérifiez ses réglages.",
+        other: "Le canal ne fonctionne plus : vérifiez ses réglages.",
       },
     },
     undelivered: {
@@ -132,12 +132,12 @@ export const fr: typeof en = {
         other: "Le service a demandé à KinBot de ralentir, encore et encore.",
       },
       channel_auth_failed: {
-        telegram: "Telegram a refusé le jeton du bot : un administrateur doit le vérifier dans Réglages → Canaux.",
-        email: "Le serveur de messagerie a refusé la connexion : un administrateur doit la vérifier dans Réglages → Canaux.",
-        other: "Le service a refusé les identifiants du canal : un administrateur doit les vérifier dans Réglages → Canaux.",
+        telegram: "Telegram a refusé le jeton du bot : un administrateur doit le vérifier dans Réglages → Canaux.",
+        email: "Le serveur de messagerie a refusé la connexion : un administrateur doit la vérifier dans Réglages → Canaux.",
+        other: "Le service a refusé les identifiants du canal : un administrateur doit les vérifier dans Réglages → Canaux.",
       },
       channel_config_invalid: {
-        other: "Les réglages du canal sont inutilisables : un administrateur doit les vérifier dans Réglages → Canaux.",
+        other: "Les réglages du canal sont inutilisables : un administrateur doit les vérifier dans Réglages → Canaux.",
       },
       channel_error: {
         other: "Un problème est survenu pendant l'envoi.",

@@ -58,7 +58,7 @@ export const fr: typeof en = {
     everyHours: "Toutes les combien d'heures",
     minute: "Minutes après l'heure",
     expression: "Expression cron",
-    expressionHint: "Cinq champs : minute heure jour mois jour-de-semaine (30 7 * * 1-5 : tous les jours de semaine à 07:30), ou six avec les secondes en premier.",
+    expressionHint: "Cinq champs : minute heure jour mois jour-de-semaine (30 7 * * 1-5 : tous les jours de semaine à 07:30), ou six avec les secondes en premier.",
     timezone: "Fuseau horaire",
     timezoneDefault: "Celui de KinBot par défaut",
     preview: "S'exécute {{words}}.",
@@ -77,7 +77,7 @@ export const fr: typeof en = {
       everyHour: "toutes les heures",
       everyHours: "toutes les {{count}} heures",
       pastTheHour: "{{frequency}}, à {{minutes}} min",
-      custom: "selon l'expression cron « {{expression}} »",
+      custom: "selon l'expression cron « {{expression}} »",
     },
   },
 };

@@ -27,4 +27,10 @@ describe("English and French strings", () => {
       expect(placeholders(french.get(key)), key).toEqual(placeholders(text));
     }
   });
+
+  it("keep French double punctuation and guillemets on their word's line (a no-break space)", () => {
+    for (const [key, text] of leaves(fr)) {
+      expect(String(text), key).not.toMatch(/ [:;!?»]|« /);
+    }
+  });
 });

@@ -30,7 +30,7 @@ export const fr = {
     description: "Ce que l'on peut indiquer au plugin. Les secrets sont chiffrés et ne sont plus jamais affichés.",
     saving: "Enregistrement…",
     saved: "Réglages enregistrés.",
-    loadError: "Les réglages n'ont pas pu être chargés : {{error}}",
+    loadError: "Les réglages n'ont pas pu être chargés : {{error}}",
     form: {
       secretSet: "Défini",
       secretNotSet: "Non défini",

@@ -26,13 +26,13 @@ export const fr: typeof en = {
       mcp_reconnecting: "Reconnexion…",
       mcp_health_failed: "Il ne répond plus au contrôle de santé.",
       mcp_closed: "Il a fermé la connexion (il a peut-être planté).",
-      mcp_settings_unreadable: "Ses variables d'environnement ou ses en-têtes ont été chiffrés avec une autre clé maîtresse (une sauvegarde restaurée sans sa clé) : saisissez-les à nouveau, ou remettez la clé d'origine.",
-      said: "{{problem}} Il a dit : {{detail}}",
+      mcp_settings_unreadable: "Ses variables d'environnement ou ses en-têtes ont été chiffrés avec une autre clé maîtresse (une sauvegarde restaurée sans sa clé) : saisissez-les à nouveau, ou remettez la clé d'origine.",
+      said: "{{problem}} Il a dit : {{detail}}",
     },
     plugin: {
       plugin_load_failed: "Ce plugin n'a pas pu être chargé.",
-      plugin_unknown_hook: "Ce plugin utilise un hook que KinBot ne connaît pas : il est désactivé.",
-      details: "Détails pour son auteur : {{error}}",
+      plugin_unknown_hook: "Ce plugin utilise un hook que KinBot ne connaît pas : il est désactivé.",
+      details: "Détails pour son auteur : {{error}}",
     },
   },
 };

@@ -76,7 +76,7 @@ export const en = {
 export const fr: typeof en = {
   usage: {
     tab: "Consommation",
-    intro: "Ce que coûtent les appels aux fournisseurs d'IA : chaque réponse, souvenir, recherche et image, par personne, par Kin et par modèle. Les montants viennent de la table des prix ci-dessous.",
+    intro: "Ce que coûtent les appels aux fournisseurs d'IA : chaque réponse, souvenir, recherche et image, par personne, par Kin et par modèle. Les montants viennent de la table des prix ci-dessous.",
     mineTitle: "Ma consommation",
     mineIntro: "Ce qu'ont coûté vos messages aux Kins sur la période.",
     period: "Période",
@@ -92,7 +92,7 @@ export const fr: typeof en = {
     empty: "Rien n'a été consommé sur cette période.",
     costByDay: "Coût par jour",
     costByKin: "Coût par Kin",
-    chartLabel: "{{title}} : {{summary}}",
+    chartLabel: "{{title}} : {{summary}}",
     byUser: "Par personne",
     byKin: "Par Kin",
     byModel: "Par modèle",
@@ -100,10 +100,10 @@ export const fr: typeof en = {
     deleted: "Supprimé",
     noKin: "Aucun Kin",
     noPrice: "prix inconnu",
-    noPriceHint_one: "{{count}} appel d'un modèle sans prix compte pour zéro : ajoutez son prix ci-dessous.",
-    noPriceHint_other: "{{count}} appels de modèles sans prix comptent pour zéro : ajoutez leur prix ci-dessous.",
-    noPriceMine_one: "{{count}} appel d'un modèle sans prix compte pour zéro : un administrateur peut fixer son prix.",
-    noPriceMine_other: "{{count}} appels de modèles sans prix comptent pour zéro : un administrateur peut fixer leur prix.",
+    noPriceHint_one: "{{count}} appel d'un modèle sans prix compte pour zéro : ajoutez son prix ci-dessous.",
+    noPriceHint_other: "{{count}} appels de modèles sans prix comptent pour zéro : ajoutez leur prix ci-dessous.",
+    noPriceMine_one: "{{count}} appel d'un modèle sans prix compte pour zéro : un administrateur peut fixer son prix.",
+    noPriceMine_other: "{{count}} appels de modèles sans prix comptent pour zéro : un administrateur peut fixer leur prix.",
     prices: {
       title: "Prix",
       hint: "Par million de jetons lus et écrits, ou par image ou recherche, en {{currency}}. Le prix d'un modèle couvre aussi ses versions datées.",

@@ -20,7 +20,7 @@ describe("a channel's trouble, worded for its type", () => {
       expect(text).not.toMatch(/token|platform/i);
     }
     await i18n.changeLanguage("fr");
-    expect(channelProblemText(t, "state", "channel_auth_failed", "email")).toBe("Le serveur de messagerie a refusé la connexion : vérifiez l'identifiant et le mot de passe.");
+    expect(channelProblemText(t, "state", "channel_auth_failed", "email")).toBe("Le serveur de messagerie a refusé la connexion : vérifiez l'identifiant et le mot de passe.");
     expect(channelProblemText(t, "undelivered", "channel_blocked", "telegram")).toBe("La personne a bloqué le bot, ou l'a retiré de la conversation.");
   });
 });

@@ -17,7 +17,7 @@ describe("errorText words an API error's code in the interface's language", () =
 
   it("says how long a password must be", () => {
     const short = new ApiError(400, "password_rejected", "The password needs at least 10 characters.", { min_length: 10 });
-    expect(errorText(fr, short)).toBe("Ce mot de passe est trop court : utilisez au moins 10 caractères.");
+    expect(errorText(fr, short)).toBe("Ce mot de passe est trop court : utilisez au moins 10 caractères.");
     expect(errorText(en, short)).toBe("This password is too short: use at least 10 characters.");
   });
 
@@ -53,12 +53,12 @@ describe("errorText words an API error's code in the interface's language", () =
 
   it("shows a third-party plugin's unknown code with its message as details", () => {
     const error = new ApiError(400, "weather_station_offline", "The station did not answer.");
-    expect(errorText(fr, error)).toBe("Une erreur est survenue. Détails : The station did not answer.");
+    expect(errorText(fr, error)).toBe("Une erreur est survenue. Détails : The station did not answer.");
     expect(errorText(en, new ApiError(400, "weather_station_offline", ""))).toBe("Something went wrong.");
   });
 
   it("names the value a specific cause is about", () => {
-    expect(errorText(fr, new ApiError(400, "provider_name_taken", "", { name: "Claude" }))).toBe("Un fournisseur s'appelle déjà « Claude ».");
+    expect(errorText(fr, new ApiError(400, "provider_name_taken", "", { name: "Claude" }))).toBe("Un fournisseur s'appelle déjà « Claude ».");
     expect(errorText(en, new ApiError(400, "model_not_listed", "", { model: "gpt-17" }))).toBe(
       "No configured provider offers the model “gpt-17”: pick one of their models.",
     );
@@ -67,11 +67,11 @@ describe("errorText words an API error's code in the interface's language", () =
 
   it("words a provider's field and a capability in the interface's words, not their ids", () => {
     const missing = new ApiError(400, "provider_field_required", "", { field: "api_key", label: "API key" });
-    expect(errorText(fr, missing)).toBe("Remplissez « Clé d'API » : ce champ est obligatoire.");
+    expect(errorText(fr, missing)).toBe("Remplissez « Clé d'API » : ce champ est obligatoire.");
     const plugins = new ApiError(400, "provider_field_required", "", { field: "region", label: "Region" });
     expect(errorText(en, plugins)).toBe("Fill in “Region”: it is required.");
     const capability = new ApiError(400, "provider_capability_missing", "", { capability: "embedding" });
-    expect(errorText(fr, capability)).toBe("Aucun fournisseur configuré ne propose encore ceci : recherche dans la mémoire.");
+    expect(errorText(fr, capability)).toBe("Aucun fournisseur configuré ne propose encore ceci : recherche dans la mémoire.");
   });
 
   it("says why a connection test refused a provider, and the provider's own words", () => {
@@ -80,7 +80,7 @@ describe("errorText words an API error's code in the interface's language", () =
       detail: "invalid x-api-key",
     });
     expect(errorText(fr, error)).toBe(
-      "Le test de connexion a échoué : rien n'a été enregistré. Le fournisseur a refusé la clé d'API. Le fournisseur a répondu : invalid x-api-key",
+      "Le test de connexion a échoué : rien n'a été enregistré. Le fournisseur a refusé la clé d'API. Le fournisseur a répondu : invalid x-api-key",
     );
     expect(errorText(en, new ApiError(400, "provider_test_failed", "", { failure: "weather_station_offline" }))).toBe(
       "The connection test failed, so nothing was saved.",
@@ -88,7 +88,7 @@ describe("errorText words an API error's code in the interface's language", () =
   });
 
   it("tells a network failure from any other exception", () => {
-    expect(errorText(fr, new TypeError("Failed to fetch"))).toBe("KinBot est injoignable : vérifiez la connexion.");
+    expect(errorText(fr, new TypeError("Failed to fetch"))).toBe("KinBot est injoignable : vérifiez la connexion.");
     expect(errorText(en, new Error("undefined is not a function"))).toBe("Something went wrong.");
   });
 });
@@ -96,7 +96,7 @@ describe("errorText words an API error's code in the interface's language", () =
 describe("connectionText words a provider's connection test", () => {
   it("words a success with its parameters, in the plural the count asks", () => {
     expect(connectionText(fr, { ok: true, code: "connected_models", params: { provider: "OpenAI", count: 42 }, message: "Connected to OpenAI: 42 models." })).toBe(
-      "Connecté à OpenAI : 42 modèles.",
+      "Connecté à OpenAI : 42 modèles.",
     );
     expect(connectionText(en, { ok: true, code: "connected_models", params: { provider: "OpenAI", count: 1 }, message: "" })).toBe("Connected to OpenAI: 1 model.");
     expect(connectionText(fr, { ok: true, code: "runs_locally", params: { model: "e5", dimensions: 1024 }, message: "" })).toBe(
@@ -106,7 +106,7 @@ describe("connectionText words a provider's connection test", () => {
 
   it("words a failure by its provider error code", () => {
     const report = { ok: false, code: "provider_authentication_failed", message: "Incorrect API key provided." };
-    expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur a refusé la clé d'API.");
+    expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur a refusé la clé d'API.");
     expect(connectionText(en, report)).toBe("The connection failed: The provider refused the API key.");
     expect(connectionDetail(fr, report)).toBeNull();
   });
@@ -118,19 +118,19 @@ describe("connectionText words a provider's connection test", () => {
       "The connection failed: Nothing answers at this address. OpenAI-compatible servers usually end in /v1: try “http://127.0.0.1:8080/v1”.",
     );
     expect(connectionText(fr, report)).toBe(
-      "La connexion a échoué : Rien ne répond à cette adresse. Les serveurs compatibles OpenAI se terminent généralement par /v1 : essayez « http://127.0.0.1:8080/v1 ».",
+      "La connexion a échoué : Rien ne répond à cette adresse. Les serveurs compatibles OpenAI se terminent généralement par /v1 : essayez « http://127.0.0.1:8080/v1 ».",
     );
     // Refused when saving: why the test failed, with the address to try.
     const refused = new ApiError(400, "provider_test_failed", "", { failure: "provider_base_url_missing_v1", ...params });
     expect(errorText(fr, refused)).toBe(
-      "Le test de connexion a échoué : rien n'a été enregistré. Rien ne répond à cette adresse. Les serveurs compatibles OpenAI se terminent généralement par /v1 : essayez « http://127.0.0.1:8080/v1 ». Le fournisseur a répondu : Not Found",
+      "Le test de connexion a échoué : rien n'a été enregistré. Rien ne répond à cette adresse. Les serveurs compatibles OpenAI se terminent généralement par /v1 : essayez « http://127.0.0.1:8080/v1 ». Le fournisseur a répondu : Not Found",
     );
   });
 
   it("keeps the provider's own words for a second line", () => {
     const report = { ok: false, code: "provider_unavailable", message: "", params: { detail: "Model is loading, try again." } };
-    expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur est injoignable.");
-    expect(connectionDetail(fr, report)).toBe("Le fournisseur a répondu : Model is loading, try again.");
+    expect(connectionText(fr, report)).toBe("La connexion a échoué : Le fournisseur est injoignable.");
+    expect(connectionDetail(fr, report)).toBe("Le fournisseur a répondu : Model is loading, try again.");
     expect(connectionDetail(en, report)).toBe("The provider said: Model is loading, try again.");
     expect(connectionDetail(en, { ok: true, params: { detail: "ignored" } })).toBeNull();
   });

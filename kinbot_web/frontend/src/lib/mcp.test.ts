@@ -26,7 +26,7 @@ describe("mcpProblem", () => {
     const { default: i18n } = await import("@/i18n");
     const status = { state: "failed" as const, error: "OSError: No such file", error_code: "mcp_failed", error_params: { detail: "No such file" } };
     await i18n.changeLanguage("fr");
-    expect(mcpProblem(i18n.t, status)).toBe("Connexion impossible. Il a dit : No such file");
+    expect(mcpProblem(i18n.t, status)).toBe("Connexion impossible. Il a dit : No such file");
     await i18n.changeLanguage("en");
     expect(mcpProblem(i18n.t, { state: "connecting", error: "No answer within 5 seconds.", error_code: "mcp_no_answer", error_params: { seconds: 5 } })).toBe("No answer within 5 seconds.");
     expect(mcpProblem(i18n.t, { state: "connected", error: null, error_code: null })).toBeNull();

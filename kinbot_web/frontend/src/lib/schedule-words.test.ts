@@ -59,7 +59,7 @@ describe("scheduleInWords", () => {
 
   it("quotes what it cannot say in words", () => {
     expect(words("*/30 * * * * *", "en")).toBe("on the schedule “*/30 * * * * *”");
-    expect(words("0 9 1 * 1", "fr")).toBe("selon l'expression cron « 0 9 1 * 1 »");
+    expect(words("0 9 1 * 1", "fr")).toBe("selon l'expression cron « 0 9 1 * 1 »");
     expect(words("0 9 L * *", "en")).toBe("on the schedule “0 9 L * *”");
   });
 });

@@ -29,10 +29,10 @@ describe("describeToolCall", () => {
   it("says what the family's examples did, in English and French", () => {
     expect(say("memorize", { content: "Léo is allergic to peanuts", category: "fact" })).toBe("Remembered: Léo is allergic to peanuts");
     expect(say("web_search", { query: "weather Lyon" })).toBe("Looked up “weather Lyon”");
-    expect(say("web_search", { query: "météo Lyon" }, "fr")).toBe("A cherché « météo Lyon »");
-    expect(say("memorize", { content: "Léo est allergique aux cacahuètes" }, "fr")).toBe("Retenu : Léo est allergique aux cacahuètes");
+    expect(say("web_search", { query: "météo Lyon" }, "fr")).toBe("A cherché « météo Lyon »");
+    expect(say("memorize", { content: "Léo est allergique aux cacahuètes" }, "fr")).toBe("Retenu : Léo est allergique aux cacahuètes");
     expect(say("notify", { title: "Train cancelled", body: "The 9:12 is cancelled." })).toBe("Sent a notification: Train cancelled");
-    expect(say("notify", { title: "Train annulé" }, "fr")).toBe("A envoyé une notification : Train annulé");
+    expect(say("notify", { title: "Train annulé" }, "fr")).toBe("A envoyé une notification : Train annulé");
   });
 
   it("covers every built-in tool with a sentence of its own in both languages", () => {

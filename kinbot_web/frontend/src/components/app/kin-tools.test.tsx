@@ -50,14 +50,14 @@ describe("the custom tools' sandbox, as the Tools tab says it", () => {
       const english = await sandboxSentence(sandbox, "en");
       expect(english).toBe("Chef's scripts run isolated from the rest of the server: they only work on its own files, and cannot read KinBot's data, other Kins' files or the Vault's secrets.");
       const french = await sandboxSentence(sandbox, "fr");
-      expect(french).toBe("Les scripts de Chef tournent isolés du reste du serveur : ils ne travaillent que sur ses propres fichiers et ne peuvent lire ni les données de KinBot, ni les fichiers des autres Kins, ni les secrets du coffre-fort.");
+      expect(french).toBe("Les scripts de Chef tournent isolés du reste du serveur : ils ne travaillent que sur ses propres fichiers et ne peuvent lire ni les données de KinBot, ni les fichiers des autres Kins, ni les secrets du coffre-fort.");
       expect(english + french).not.toMatch(/bubblewrap|landlock|sandbox|bac à sable/i);
     }
   });
 
   it("names what an administrator can install only to administrators", async () => {
     const member = await sandboxSentence("refused", "fr");
-    expect(member).toBe("Outils personnalisés désactivés : ce serveur ne sait pas isoler les scripts. Un administrateur peut y remédier.");
+    expect(member).toBe("Outils personnalisés désactivés : ce serveur ne sait pas isoler les scripts. Un administrateur peut y remédier.");
     expect(await sandboxSentence("refused", "en")).toBe("Custom tools are off: this server cannot isolate scripts. An administrator can fix this.");
     expect(await sandboxSentence("refused", "en", true)).toMatch(/install bubblewrap/);
   });

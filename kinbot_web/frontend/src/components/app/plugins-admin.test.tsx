@@ -62,8 +62,8 @@ describe("Settings › Plugins", () => {
     await show("fr");
     expect(await screen.findByText("Annuaire des Kins")).toBeTruthy();
     expect(screen.getByText("Permet à un Kin de voir les autres Kins, pour savoir à qui demander.")).toBeTruthy();
-    expect(row("sqlite_memory").advanced).toContain("Nom du plugin : sqlite_memory");
-    expect(row("sqlite_memory").advanced).toContain("Hooks : register_tools");
+    expect(row("sqlite_memory").advanced).toContain("Nom du plugin : sqlite_memory");
+    expect(row("sqlite_memory").advanced).toContain("Hooks : register_tools");
     expect(row("plant_care").shown).toContain("Arrose les plantes.");
     expect(row("mystery").shown).toContain("mystery");
   });

@@ -27,7 +27,7 @@ describe("starterPrompts", () => {
     await i18n.changeLanguage("fr");
     const prompts = starterPrompts(i18n.t.bind(i18n), { expertise: "Cuisine végétarienne.", role: "" });
     expect(prompts).toHaveLength(3);
-    expect(prompts[0]).toBe("Que peux-tu faire pour moi côté cuisine végétarienne ?");
+    expect(prompts[0]).toBe("Que peux-tu faire pour moi côté cuisine végétarienne ?");
     await i18n.changeLanguage("en");
     expect(starterPrompts(i18n.t.bind(i18n), { expertise: "", role: "" })[0]).toBe("What can you do for me?");
   });

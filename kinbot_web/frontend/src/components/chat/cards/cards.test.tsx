@@ -97,7 +97,7 @@ describe("task and cron cards", () => {
     fireEvent.click(within(card).getByText("Ce qui n'a pas marché"));
     const body = card.querySelector<HTMLElement>("[data-task-body]")!;
     expect(body.textContent).toContain("Le fournisseur d'IA n'a pas su répondre au Kin qui s'en chargeait.");
-    expect(body.textContent).toContain("Le fournisseur a répondu : Internal Server Error (fake OpenAI).");
+    expect(body.textContent).toContain("Le fournisseur a répondu : Internal Server Error (fake OpenAI).");
     expect(body.textContent).not.toContain("unavailable (500)");
     cleanup();
     // One stored before codes keeps the sentence it has.

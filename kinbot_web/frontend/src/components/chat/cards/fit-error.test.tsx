@@ -64,15 +64,15 @@ describe("a turn that failed on the model's window or its server", () => {
     );
     cleanup();
     expect(alertText({ error_code: "model_not_loaded", detail: null, retryable: true, params: { model: "llama3.2" } })).toContain(
-      "Le modèle llama3.2 de Chef n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas (avec Ollama : ollama pull llama3.2)",
+      "Le modèle llama3.2 de Chef n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas (avec Ollama : ollama pull llama3.2)",
     );
     cleanup();
     expect(alertText({ error_code: "model_not_loaded", detail: null, retryable: true })).toContain(
-      "Le modèle de Chef n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas, ou choisissez un autre modèle.",
+      "Le modèle de Chef n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas, ou choisissez un autre modèle.",
     );
     cleanup();
     const starting = alertText({ error_code: "provider_starting", detail: null, retryable: true });
-    expect(starting).toContain("Le serveur du modèle de Chef est encore en train de démarrer (il charge le modèle) : réessayez dans un instant.");
+    expect(starting).toContain("Le serveur du modèle de Chef est encore en train de démarrer (il charge le modèle) : réessayez dans un instant.");
     expect(starting).not.toMatch(/provider_starting|model_not_loaded/);
   });
 });
