@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from kinbot_plugins.tools.memory_tools import TOOLS
 from tests.support import server_fixtures
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.kin_chat import make_kin, serve_with_openai, session, tell
+from tests.support.serve_process import kinbot_command
 from tests.support.server import RunningServer
 
 fake_llm = server_fixtures.fake_llm
@@ -50,14 +49,7 @@ def file_bytes(root: Path) -> dict[str, bytes]:
 
 async def kinbot(*args: str) -> tuple[int, str]:
     """Run the ``kinbot`` command in its own process without blocking the server's loop."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KINBOT_")}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "kinbot_web.cli", *args,
-        env={**env, "KINBOT_BACKUP_PASSPHRASE": PASSPHRASE},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
-    output, _ = await process.communicate()
-    return process.returncode or 0, output.decode()
+    return await kinbot_command(*args, KINBOT_BACKUP_PASSPHRASE=PASSPHRASE)
 
 
 def answer_by_question(request: RecordedRequest) -> Reply | None:

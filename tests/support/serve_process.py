@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import socket
@@ -73,3 +74,16 @@ def non_loopback_address() -> str | None:
     finally:
         probe.close()
     return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+async def kinbot_command(*args: str, **env_extra: str) -> tuple[int, str]:
+    """Run ``kinbot <args>`` in its own process, without blocking the caller's event loop,
+    with no ``KINBOT_`` variable of the test's environment but ``env_extra``; its exit code
+    and its output (stdout and stderr)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KINBOT_")}
+    process = await asyncio.create_subprocess_exec(
+        *KINBOT, *args, env={**env, **env_extra},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    output, _ = await process.communicate()
+    return process.returncode or 0, output.decode()
