@@ -104,8 +104,15 @@ async def test_a_backup_restored_without_its_key_starts_and_opens_again_with_it(
             assert (await get_ok(client, "/api/vault/BOILER_CODE"))["secret"]["readable"] is False
             # The backup it came from reads as done (its row was "running" when the database
             # was copied), not as interrupted; its file is not in this folder.
-            (run,) = (await get_ok(client, "/api/backups"))["runs"]
+            backups = await get_ok(client, "/api/backups")
+            (run,) = backups["runs"]
             assert (run["status"], run["error_code"], run["present"]) == ("done", None, False)
+            # Its passphrase is sealed under the old key: to be typed again, not "set".
+            schedule = backups["schedule"]
+            assert (schedule["passphrase_set"], schedule["passphrase_unreadable"]) == (False, True)
+            refused = await client.post("/api/backups")
+            assert refused.status_code == 400, refused.text
+            assert refused.json()["error"]["code"] == "backup_passphrase_required"
 
         (restored / "secret.key").write_bytes(original_key)
         async with serve_with_openai(restored, llm, first_start=False) as again:
@@ -118,6 +125,8 @@ async def test_a_backup_restored_without_its_key_starts_and_opens_again_with_it(
             assert [p["unreadable"] for p in providers] == [False]
             tested = await client.post(f"/api/providers/{providers[0]['id']}/test")
             assert tested.status_code == 200, tested.text
+            schedule = (await get_ok(client, "/api/backups"))["schedule"]
+            assert (schedule["passphrase_set"], schedule["passphrase_unreadable"]) == (True, False)
             await get_when(
                 client,
                 "/api/channels",

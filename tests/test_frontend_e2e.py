@@ -564,6 +564,31 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     assert [cron["name"] for cron in crons] == ["Weekly menu"]
 
 
+async def test_a_proposed_cron_is_confirmed_or_declined_in_the_chat(
+    server: RunningServer, fake_llm: FakeOpenAI, page: Page
+) -> None:
+    await sign_in(page, server)
+    kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
+    composer = page.get_by_placeholder("Écrire à Chef…")
+    for name, answer in (("Weekly menu", "Proposé."), ("Shopping list", "Proposée aussi.")):
+        proposal = {"name": name, "schedule": "0 18 * * 0", "task_description": "Plan it."}
+        fake_llm.enqueue(Reply(tool_calls=[("create_cron", proposal)]), Reply(text=answer))
+        await composer.fill(f"Planifie {name}")
+        await composer.press("Enter")
+        await expect(bubble(page, "assistant", answer)).to_be_visible()
+
+    menu = page.get_by_role("group", name="Cron proposé : Weekly menu")
+    await menu.get_by_role("button", name="Confirmer").click()
+    await expect(toast(page, "Cron confirmé : Weekly menu.")).to_be_visible()
+    await expect(menu).to_have_count(0)
+    shopping = page.get_by_role("group", name="Cron proposé : Shopping list")
+    await shopping.get_by_role("button", name="Refuser").click()
+    await expect(toast(page, "Proposition refusée : Shopping list.")).to_be_visible()
+    await expect(page.locator("[data-cron-proposal]")).to_have_count(0)
+    crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
+    assert [(cron["name"], cron["state"]) for cron in crons] == [("Weekly menu", "active")]
+
+
 async def test_an_invitation_brings_in_a_person_whom_the_admin_then_manages(
     server: RunningServer, browser: Browser, page: Page
 ) -> None:

@@ -44,7 +44,11 @@ class BackupSchedule:
     keep: int
     target_dir: str | None
     default_target_dir: str
+    #: A passphrase is saved and opens with this instance's master key.
     passphrase_set: bool
+    #: A passphrase is saved but sealed under another master key (a copy restored without
+    #: its key file): it must be typed again before backups can run.
+    passphrase_unreadable: bool
     #: The fewest characters a passphrase may have.
     passphrase_min_length: int = MIN_PASSPHRASE
 
@@ -107,14 +111,25 @@ class BackupService:
 
     async def schedule(self) -> BackupSchedule:
         row = await self._platform.db.read(_row)
+        readable = self._passphrase(row) is not None
         return BackupSchedule(
             enabled=bool(row.enabled),
             interval_hours=float(row.interval_hours),
             keep=int(row.keep),
             target_dir=row.target_dir,
             default_target_dir=str(self.default_directory),
-            passphrase_set=row.passphrase_sealed is not None,
+            passphrase_set=readable,
+            passphrase_unreadable=row.passphrase_sealed is not None and not readable,
         )
+
+    def _passphrase(self, row: BackupSettingsRecord) -> bytes | None:
+        """The saved passphrase, or ``None`` when none is saved or it cannot be opened."""
+        if row.passphrase_sealed is None:
+            return None
+        try:
+            return self._box().open(row.passphrase_sealed, PASSPHRASE_SEALING_CONTEXT)
+        except DecryptionError:
+            return None
 
     async def update(
         self,
@@ -162,7 +177,7 @@ class BackupService:
                 row.target_dir = target_dir or None
             if sealed is not None:
                 row.passphrase_sealed = sealed
-            if row.enabled and row.passphrase_sealed is None:
+            if row.enabled and self._passphrase(row) is None:
                 raise BackupError(
                     code="backup_passphrase_required",
                     message="Set a passphrase before turning automatic backups on.",
@@ -234,17 +249,11 @@ class BackupService:
         if self._running is not None and not self._running.done():
             raise BackupError(code="backup_running", message="A backup is already running.")
         row = await self._platform.db.read(_row)
-        if row.passphrase_sealed is None:
+        passphrase = self._passphrase(row)
+        if passphrase is None:
             raise BackupError(
                 code="backup_passphrase_required", message="Set a passphrase for the backups first."
             )
-        try:
-            passphrase = self._box().open(row.passphrase_sealed, PASSPHRASE_SEALING_CONTEXT)
-        except DecryptionError:
-            raise BackupError(
-                code="backup_passphrase_required",
-                message="The passphrase cannot be read (another master key): set it again.",
-            ) from None
         directory = self._directory(row)
         started = time.time()
         name = archive_name(started)

@@ -6,6 +6,8 @@ export const en = {
     cronProposal: {
       waits: "It runs only once a person confirms it:",
       open: "{{name}}'s crons",
+      label: "Proposed cron: {{name}}",
+      confirmed: "Cron confirmed: {{name}}.",
     },
     task: {
       helper: "{{name}}'s helper",
@@ -120,6 +122,8 @@ export const fr: typeof en = {
     cronProposal: {
       waits: "Elle ne s'exécutera qu'une fois confirmée par quelqu'un :",
       open: "les crons de {{name}}",
+      label: "Cron proposé : {{name}}",
+      confirmed: "Cron confirmé : {{name}}.",
     },
     task: {
       helper: "L'assistant de {{name}}",

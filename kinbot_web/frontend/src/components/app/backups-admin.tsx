@@ -1,5 +1,6 @@
 import { ArchiveIcon, DownloadCloudIcon, DownloadIcon } from "lucide-react";
 import * as React from "react";
+import type { TFunction } from "i18next";
 import { Trans, useTranslation } from "react-i18next";
 
 import { Badge } from "@/components/ui/badge";
@@ -19,7 +20,14 @@ interface Schedule {
   target_dir: string | null;
   default_target_dir: string;
   passphrase_set: boolean;
+  passphrase_unreadable: boolean;
   passphrase_min_length: number;
+}
+
+/** What the passphrase field says of the saved passphrase. */
+function passphraseState(schedule: Schedule | undefined, t: TFunction): string {
+  if (schedule?.passphrase_unreadable) return t("backups.passphraseUnreadable");
+  return schedule?.passphrase_set ? t("backups.passphraseSet") : t("backups.passphraseUnset");
 }
 
 interface BackupRun {
@@ -182,7 +190,7 @@ export function BackupsAdmin() {
         <Field
           label={t("backups.passphrase")}
           htmlFor="backup-passphrase"
-          hint={`${schedule?.passphrase_set ? t("backups.passphraseSet") : t("backups.passphraseUnset")} ${t("backups.passphraseMin", { count: minLength })}`}
+          hint={`${passphraseState(schedule, t)} ${t("backups.passphraseMin", { count: minLength })}`}
           error={fieldErrors.passphrase}
         >
           <Input
