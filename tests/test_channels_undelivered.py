@@ -95,6 +95,13 @@ async def test_a_reply_refused_by_telegram_is_marked_live_and_sent_again_on_requ
     assert reply["meta"]["undelivered"] == {**sign, "recipient_id": marie_id}
     assert "origin" not in reply["meta"]
     assert not any("Lasagne" in t for t in texts_to(MARIE_TG.id)(telegram.sent()))
+    # Settings → Channels: the connection runs, and says a reply was not delivered and why.
+    listed = (await server.client.get("/api/channels")).json()["channels"]
+    assert [(c["state"], c["undelivered"], c["undelivered_code"]) for c in listed] == [
+        ("running", 1, "channel_blocked")
+    ]
+    one = (await server.client.get(f"/api/channels/{channel['id']}")).json()["channel"]
+    assert (one["undelivered"], one["undelivered_code"]) == (1, "channel_blocked")
 
     path = f"/api/kins/{kin_id}/messages/{reply['id']}/redeliver"
     async with server.new_client() as paul:
@@ -129,6 +136,8 @@ async def test_a_reply_refused_by_telegram_is_marked_live_and_sent_again_on_requ
 
     shown = await delivered_reply(delivered)
     assert "undelivered" not in shown["meta"]
+    listed = (await server.client.get("/api/channels")).json()["channels"]
+    assert [(c["undelivered"], c["undelivered_code"]) for c in listed] == [(0, None)]
     twice = await server.client.post(path)
     assert (twice.status_code, twice.json()["error"]["code"]) == (409, "delivery_not_failed")
     assert sum("Lasagne" in t for t in texts_to(MARIE_TG.id)(telegram.sent())) == 1

@@ -42,6 +42,7 @@ WORDS = {
         "link_to": "Link to", "to_contact": "A contact of a Kin",
         "not_delivered": "Not delivered to Family Telegram",
         "blocked": "The person blocked the bot, or removed it from the chat.",
+        "undelivered": "1 reply not delivered in the last 7 days.",
         "again": "Try again",
     },
     "fr": {
@@ -52,6 +53,7 @@ WORDS = {
         "settings": "Réglages", "link_to": "Lier à", "to_contact": "Un contact d'un Kin",
         "not_delivered": "Non remis à Family Telegram",
         "blocked": "La personne a bloqué le bot, ou l'a retiré de la conversation.",
+        "undelivered": "1 réponse non remise ces 7 derniers jours.",
         "again": "Réessayer",
     },
 }  # fmt: skip
@@ -193,7 +195,16 @@ async def test_an_administrator_adds_telegram_links_a_member_and_her_messages_sh
     await expect(refused.locator("[data-origin-kind]")).to_have_count(0)
     if SCREENSHOTS:
         await page.screenshot(path=str(Path(SCREENSHOTS) / f"undelivered-{language}.png"))
-    await page.reload()  # stored, not only live
+    # Settings → Channels: the connection runs, and says a reply did not get through, and why.
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name=words["tab"]).click()
+    await expect(connection.locator("[data-channel-state]")).to_have_text(words["running"])
+    undelivered = connection.locator("[data-channel-undelivered]")
+    await expect(undelivered).to_contain_text(words["undelivered"])
+    await expect(undelivered).to_contain_text(words["blocked"])
+    if SCREENSHOTS:
+        await page.screenshot(path=str(Path(SCREENSHOTS) / f"channel-undelivered-{language}.png"))
+    await page.goto(f"{server.url}/kins/{kin_id}")  # stored, not only live
     await expect(sign).to_contain_text(words["not_delivered"])
     await sign.get_by_role("button", name=words["again"]).click()
     await telegram.sent_when(to(marie_tg.id, "Pizza tomorrow."))

@@ -18,13 +18,20 @@ from pydantic import BaseModel
 from kinbot_core.channels.types import ChannelType
 from kinbot_core.crypto import SecretBox
 from kinbot_core.db import Database
-from kinbot_core.db.models import ChannelBindingRecord, ChannelConnectionRecord, KinRecord
+from kinbot_core.db.models import (
+    ChannelBindingRecord,
+    ChannelConnectionRecord,
+    ChannelDeliveryRecord,
+    KinRecord,
+)
 from kinbot_core.plugins import Registries
 from kinbot_core.schema_settings import SchemaSettings, SettingsKeyChanged
 
 MAX_LABEL_LENGTH = 100
 #: Kins one connection may talk to.
 MAX_BOUND_KINS = 20
+#: Replies given up within this many days count as undelivered on their connection.
+UNDELIVERED_DAYS = 7
 #: What a connection may be doing: not running (disabled), waiting for its plugin, opening,
 #: receiving, retrying after a failure, or failing (repeatedly, or until its settings change).
 STATES = ("stopped", "unavailable", "starting", "running", "retrying", "failing")
@@ -77,6 +84,11 @@ class ConnectionView:
     settings: dict[str, Any]
     created_at: float
     updated_at: float
+    #: Replies given up in the last ``UNDELIVERED_DAYS`` days and not sent since (a person
+    #: blocked the bot, say: the connection itself may well be running).
+    undelivered: int = 0
+    #: Why the latest of them was given up (``meta.undelivered``'s code).
+    undelivered_code: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "kin_ids": list(self.kin_ids)}
@@ -107,13 +119,17 @@ class ConnectionService:
 
     async def list_all(self) -> list[ConnectionView]:
         """Every connection, oldest first."""
-        rows, bindings = await self._db.read(_load_all)
-        return [self._view(row, bindings.get(row.id, ())) for row in rows]
+        rows, bindings, undelivered = await self._db.read(_load_all, _undelivered_since())
+        return [
+            self._view(row, bindings.get(row.id, ()), undelivered.get(row.id, (0, None)))
+            for row in rows
+        ]
 
     async def get(self, connection_id: str) -> ConnectionView:
         """One connection, or ``ConnectionNotFound``."""
         row, kin_ids = await self._load(connection_id)
-        return self._view(row, kin_ids)
+        undelivered = await self._db.read(_undelivered, _undelivered_since(), connection_id)
+        return self._view(row, kin_ids, undelivered.get(connection_id, (0, None)))
 
     async def create(
         self,
@@ -253,7 +269,12 @@ class ConnectionService:
             raise ConnectionNotFound("No such channel connection.")
         return found
 
-    def _view(self, row: ChannelConnectionRecord, kin_ids: Sequence[str]) -> ConnectionView:
+    def _view(
+        self,
+        row: ChannelConnectionRecord,
+        kin_ids: Sequence[str],
+        undelivered: tuple[int, str | None] = (0, None),
+    ) -> ConnectionView:
         channel_type: ChannelType | None = self._registries.channels.get(row.type)
         shown: dict[str, Any] = {}
         if channel_type is not None:
@@ -276,6 +297,8 @@ class ConnectionService:
             settings=shown,
             created_at=row.created_at,
             updated_at=row.updated_at,
+            undelivered=undelivered[0],
+            undelivered_code=undelivered[1],
         )
 
 
@@ -321,9 +344,48 @@ def _bound_kins(connection_id: str) -> tuple[str, ...]:
     )
 
 
-def _load_all() -> tuple[list[ChannelConnectionRecord], dict[str, tuple[str, ...]]]:
+def _load_all(
+    undelivered_since: float,
+) -> tuple[
+    list[ChannelConnectionRecord],
+    dict[str, tuple[str, ...]],
+    dict[str, tuple[int, str | None]],
+]:
     rows = list(ChannelConnectionRecord.select().order_by(ChannelConnectionRecord.created_at))
     bindings: dict[str, list[str]] = {}
     for binding in ChannelBindingRecord.select().order_by(ChannelBindingRecord.position):
         bindings.setdefault(binding.__data__["connection"], []).append(binding.__data__["kin"])
-    return rows, {key: tuple(value) for key, value in bindings.items()}
+    return (
+        rows,
+        {key: tuple(value) for key, value in bindings.items()},
+        _undelivered(undelivered_since),
+    )
+
+
+def _undelivered_since() -> float:
+    return time.time() - UNDELIVERED_DAYS * 86400
+
+
+def _undelivered(
+    since: float, connection_id: str | None = None
+) -> dict[str, tuple[int, str | None]]:
+    """Per connection: how many deliveries were given up since ``since`` (and are still),
+    and the code of the latest."""
+    condition = (ChannelDeliveryRecord.status == "failed") & (
+        ChannelDeliveryRecord.updated_at >= since
+    )
+    if connection_id is not None:
+        condition &= ChannelDeliveryRecord.connection == connection_id
+    found: dict[str, tuple[int, str | None]] = {}
+    query = (
+        ChannelDeliveryRecord.select(
+            ChannelDeliveryRecord.connection,
+            ChannelDeliveryRecord.last_error_code,
+        )
+        .where(condition)
+        .order_by(ChannelDeliveryRecord.updated_at)
+    )
+    for row in query:
+        connection: str = row.__data__["connection"]
+        found[connection] = (found.get(connection, (0, None))[0] + 1, row.last_error_code)
+    return found

@@ -22,6 +22,9 @@ export interface Channel {
   /** Why it is retrying or failing, worded for its type by `lib/channel-problems`. */
   last_error_code: string | null;
   last_error_at: number | null;
+  /** Replies given up in the last 7 days (a person blocked the bot, say), and why the latest was. */
+  undelivered: number;
+  undelivered_code: string | null;
   kin_ids: string[];
   /** Its settings, secrets as `{"set": bool}`. */
   settings: FormValues;

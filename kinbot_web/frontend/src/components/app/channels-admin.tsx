@@ -89,6 +89,11 @@ export function ChannelsAdmin() {
                       {channelProblemText(t, "state", channel.last_error_code, channel.type)}
                     </p>
                   ) : null}
+                  {channel.undelivered > 0 ? (
+                    <p className="text-xs text-warning" data-channel-undelivered={channel.undelivered}>
+                      {t("channels.undelivered", { count: channel.undelivered })} {channelProblemText(t, "undelivered", channel.undelivered_code, channel.type)}
+                    </p>
+                  ) : null}
                 </div>
                 <div className="ml-auto flex items-center gap-2">
                   <Badge variant={stateTone(channel.state)} data-channel-state={channel.state}>
