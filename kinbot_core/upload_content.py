@@ -123,6 +123,11 @@ def clean_filename(name: str | None) -> str:
     return base or "file"
 
 
+#: What ``sniff`` says of an image with more pixels than Pillow opens (a decompression bomb,
+#: or a huge scan or panorama): refused as too large, not as something other than an image.
+OVERSIZED_IMAGE = "image_too_large"
+
+
 def _image_type(data: bytes) -> str:
     from PIL import Image
 
@@ -130,13 +135,15 @@ def _image_type(data: bytes) -> str:
         with Image.open(io.BytesIO(data)) as image:
             image.verify()
             return IMAGE_TYPES.get(image.format or "", "binary")
+    except Image.DecompressionBombError:
+        return OVERSIZED_IMAGE
     except Exception:  # Pillow raises many kinds for a damaged or hostile image
         return "binary"
 
 
 def sniff(data: bytes) -> str:
     """What ``data`` is, judging by its content: a MIME type of ``EXTENSIONS``, or
-    ``executable``, ``archive`` or ``binary``."""
+    ``executable``, ``archive``, ``binary`` or ``image_too_large`` (``OVERSIZED_IMAGE``)."""
     if data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")) or (
         data[:4] == b"RIFF" and data[8:12] == b"WEBP"
     ):
@@ -191,6 +198,16 @@ def checked_type(filename: str, data: bytes) -> str:
     found = sniff(data)
     if found == expected or (expected in TEXT_TYPES and found == "text/plain"):
         return expected
+    if found == OVERSIZED_IMAGE:
+        from PIL import Image
+
+        millions = 2 * (Image.MAX_IMAGE_PIXELS or 0) // 1_000_000
+        raise UploadError(
+            413,
+            OVERSIZED_IMAGE,
+            f"'{filename}' has too many pixels to be opened (about {millions} million at most): "
+            "send a smaller copy of it.",
+        )
     raise UploadError(
         415,
         "type_mismatch",

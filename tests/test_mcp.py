@@ -343,7 +343,9 @@ async def test_admin_only_configuration_and_clear_errors(server: RunningServer) 
     response = await server.client.post(
         "/api/mcp-servers", json={"name": "BROKEN", "transport": "stdio", "command": "x"}
     )
-    assert response.status_code == 400 and "already named" in response.text
+    assert response.status_code == 409 and "already named" in response.text
+    error = response.json()["error"]
+    assert (error["code"], error["details"]) == ("mcp_server_name_taken", {"name": "BROKEN"})
     async with asyncio.timeout(30):
         while True:
             status = (await server.client.get(f"/api/mcp-servers/{created['id']}")).json()

@@ -257,6 +257,9 @@ async def test_the_clarification_flow_takes_exactly_the_turns_it_describes(
             ("task_report", "done"),
             ("task_result", "done"),
         ]
+        # A person reads the question alone, without the task's id or the model's instruction.
+        (asked,) = [m for m in from_tasks(messages) if m["kin_message_type"] == "task_input"]
+        assert asked["meta"] == {"question": "Which city?"}
         answered = json.loads(tool_results(messages, "respond_to_task")[0]["content"])
         assert answered == {"task_id": task_id, "status": "in_progress", "answered": True}
         # The sub-Kin was told its task and its tools; the parent was not offered them.

@@ -8,6 +8,8 @@ import base64
 import io
 import os
 import stat
+import struct
+import zlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -267,6 +269,35 @@ async def test_a_disguised_or_unsupported_file_is_refused(
     assert response.status_code == 415, response.text
     error = response.json()["error"]
     assert error["code"] == code and words in error["message"], error
+    assert not list((data_dir / "uploads").glob("*"))
+
+
+def huge_png(width: int = 20_000, height: int = 20_000) -> bytes:
+    """A PNG whose header claims more pixels than Pillow opens (a decompression bomb, or a
+    huge panorama): its pixels are never read."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        checksum = struct.pack(">I", zlib.crc32(kind + body))
+        return struct.pack(">I", len(body)) + kind + body + checksum
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b""))
+        + chunk(b"IEND", b"")
+    )
+
+
+async def test_an_image_with_too_many_pixels_is_refused_as_too_large(
+    server: RunningServer, data_dir: Path
+) -> None:
+    kin_id = await make_kin(server.client)
+    response = await upload(server.client, kin_id, "panorama.png", huge_png(), "image/png")
+    assert response.status_code == 413, response.text
+    error = response.json()["error"]
+    assert error["code"] == "image_too_large", error
+    assert "too many pixels" in error["message"]
     assert not list((data_dir / "uploads").glob("*"))
 
 

@@ -90,7 +90,9 @@ class TaskConversation(TaskEnding):
             f"Task {task.id} asks you: {question}\n"
             f"Answer it with respond_to_task(task_id={task.id!r}, answer)."
         )
-        await self._deliver(task, content, "task_input", queue=True)
+        # The model reads how to answer; a person reads the question alone (``meta``).
+        shown = {"question": self._platform.vault.masker().mask(question)}
+        await self._deliver(task, content, "task_input", queue=True, meta=shown)
         task = await self.get(task.id)
         self._publish(task)
         return task, limit - task.input_requests

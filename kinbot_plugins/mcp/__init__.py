@@ -11,11 +11,18 @@ from typing import Any
 from kinbot_core import KinRef, hookimpl
 from kinbot_core.db.models import TaskRecord
 from kinbot_plugins.mcp.manager import McpManager, McpTool, manager_of, tool_name
-from kinbot_plugins.mcp.store import McpConfigError, McpServerNotFound, ServerConfig, validated
+from kinbot_plugins.mcp.store import (
+    McpConfigError,
+    McpServerNameTaken,
+    McpServerNotFound,
+    ServerConfig,
+    validated,
+)
 
 __all__ = [
     "McpConfigError",
     "McpManager",
+    "McpServerNameTaken",
     "McpServerNotFound",
     "McpTool",
     "ServerConfig",

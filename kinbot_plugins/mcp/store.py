@@ -64,6 +64,16 @@ class McpConfigError(Exception):
     code = "invalid_mcp_server"
 
 
+class McpServerNameTaken(McpConfigError):
+    """Another MCP server already has this name (names are compared ignoring case)."""
+
+    code = "mcp_server_name_taken"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"An MCP server is already named {name!r}.")
+        self.name = name
+
+
 class McpServerNotFound(McpConfigError):
     """No MCP server has this id."""
 
@@ -179,7 +189,7 @@ class McpStore:
         return self._config(row)
 
     async def save(self, config: ServerConfig, *, new: bool) -> ServerConfig:
-        """Insert or update ``config``; ``McpConfigError`` when the name is taken."""
+        """Insert or update ``config``; ``McpServerNameTaken`` when the name is taken."""
 
         def write() -> None:
             clash = McpServerRecord.select().where(
@@ -187,7 +197,7 @@ class McpStore:
                 & (McpServerRecord.id != config.id)
             )
             if clash.exists():
-                raise McpConfigError(f"An MCP server is already named {config.name!r}.")
+                raise McpServerNameTaken(config.name)
             now = time.time()
             values = {
                 "name": config.name,

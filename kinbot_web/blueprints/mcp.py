@@ -15,6 +15,7 @@ from quart_schema import validate_request
 from kinbot_plugins.mcp import (
     McpConfigError,
     McpManager,
+    McpServerNameTaken,
     McpServerNotFound,
     ServerConfig,
     manager_of,
@@ -99,6 +100,13 @@ async def list_servers() -> dict[str, object]:
     return {"servers": [_view(manager, c, admin=admin) for c in await manager.store.all()]}
 
 
+def _refused(error: McpConfigError) -> ApiError:
+    """A configuration refused: 400 with its code, or 409 with the name when it is taken."""
+    if isinstance(error, McpServerNameTaken):
+        return ApiError(409, error.code, str(error), name=error.name)
+    return ApiError(400, error.code, str(error))
+
+
 @blueprint.post("/api/mcp-servers")
 @admin_only
 @validate_request(McpServerIn)
@@ -108,7 +116,7 @@ async def create_server(data: McpServerIn) -> tuple[dict[str, object], int]:
     try:
         config = await manager.store.save(validated(data.model_dump()), new=True)
     except McpConfigError as error:
-        raise ApiError(400, error.code, str(error)) from None
+        raise _refused(error) from None
     await manager.sync(config.id)
     return {"server": _view(manager, config, admin=True)}, 201
 
@@ -135,7 +143,7 @@ async def update_server(server_id: str, data: McpServerUpdate) -> dict[str, obje
         changed = validated(data.model_dump(exclude_unset=True), previous)
         config = await manager.store.save(changed, new=False)
     except McpConfigError as error:
-        raise ApiError(400, error.code, str(error)) from None
+        raise _refused(error) from None
     await manager.sync(config.id)
     return {"server": _view(manager, config, admin=True)}
 

@@ -132,7 +132,7 @@ export const fr = {
         run_custom_tool: "Lancer son propre outil {{name}}",
         git_clone: "Copier le dépôt {{repository}}",
         download_file: "Télécharger {{path}}",
-        mcp: "Utiliser {{tool}} de {{server}}",
+        mcp: "Utiliser {{tool}} {{server, de}}",
         unknown: "Utiliser l'outil {{name}}",
       },
     },

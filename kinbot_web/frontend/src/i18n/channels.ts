@@ -129,7 +129,7 @@ export const fr: typeof en = {
     linked: "Comptes liés",
     noneLinked: "Aucun compte lié pour l'instant.",
     linkedAs: "{{account}} sur {{channel}} → {{who}}",
-    contactOf: "{{contact}} (contact de {{kin}})",
+    contactOf: "{{contact}} (contact {{kin, de}})",
     unlink: "Délier {{name}}",
     unlinked: "Compte délié.",
     done: "Lié.",

@@ -30,7 +30,7 @@ export const fr: typeof en = {
     title: "Fenêtre de contexte",
     tokens: "{{tokens}} jetons",
     value: "{{tokens}} jetons ({{source}})",
-    hint: "La part de la conversation que le modèle de {{name}} peut lire d'un coup : KinBot y fait tenir chaque requête.",
+    hint: "La part de la conversation que le modèle {{name, de}} peut lire d'un coup : KinBot y fait tenir chaque requête.",
     sources: {
       server: "chiffre fourni par le serveur",
       provider: "d'après les informations du fournisseur sur le modèle",
@@ -42,7 +42,7 @@ export const fr: typeof en = {
     raiseIt: "Pour donner plus de place au modèle, démarrez son serveur avec une taille de contexte plus grande (llama.cpp : -c ; Ollama : num_ctx ; LM Studio : la longueur de contexte du modèle), puis enregistrez le fournisseur dans les Réglages.",
     byHand: "Fixer à la main",
     byHandHint: "Pour un serveur qui ne l'indique pas : donnez la taille avec laquelle le serveur fait vraiment tourner le modèle, pas le maximum annoncé du modèle, sinon des requêtes pourraient être tronquées ou refusées.",
-    field: "Fenêtre de {{model}} (jetons)",
+    field: "Fenêtre {{model, de}} (jetons)",
     save: "Enregistrer la fenêtre",
     clear: "Utiliser le chiffre du serveur",
     saved: "Fenêtre de contexte enregistrée",

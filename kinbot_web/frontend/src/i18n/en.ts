@@ -151,11 +151,11 @@ const en = {
     sandboxRefused: "Custom tools are off: this server cannot isolate scripts. An administrator can fix this.",
     sandboxRefusedAdmin: "Custom tools are off: no sandbox works on this server. An administrator can install bubblewrap, run a Linux kernel with Landlock, or accept the risk with custom_tool_sandbox = \"none\" (the server log says why).",
     pluginOff: "This plugin is switched off.",
-    state: { connecting: "Connecting", connected: "Connected", failed: "Failed", disabled: "Disabled" },
+    state: { connecting: "Connecting", connected: "Connected", failed: "Failed", disabled: "Disabled", stopped: "Stopped" },
   },
   mcp: {
     add: "Add an MCP server", none: "No MCP server yet.", hint: "Kins you assign it to are offered its tools as <server>__<tool>.",
-    transport: "Transport", command: "Command", args: "Arguments", argsHint: "One a line.", env: "Environment", url: "URL", headers: "Headers",
+    nameHint: "Letters, digits, - and _ only, 32 at most.", transport: "Transport", command: "Command", args: "Arguments", argsHint: "One a line.", env: "Environment", url: "URL", headers: "Headers",
     secretHint: "One NAME=value (headers: Name: value) a line; values are hidden once saved (******** keeps one), ${vault:KEY} reads the vault.",
     reconnect: "Reconnect {{name}}", deleteConfirm: "Remove {{name}}? The Kins using it lose its tools.",
   },

@@ -23,18 +23,18 @@ export const en = {
 export const fr: typeof en = {
   fit: {
     error: {
-      context_overflow: "Le modèle de {{name}} a une fenêtre de {{window}} jetons ; KinBot en a besoin d'environ {{needed}} pour ce tour : augmentez la taille de contexte du modèle ou choisissez un modèle plus grand.",
-      context_overflow_window: "Le modèle de {{name}} a une fenêtre de {{window}} jetons, trop petite pour ce tour : augmentez la taille de contexte du modèle ou choisissez un modèle plus grand.",
-      context_overflow_unknown: "Ce tour est trop long pour la fenêtre de contexte du modèle de {{name}} : augmentez la taille de contexte du modèle ou choisissez un modèle plus grand.",
-      model_not_loaded: "Le modèle {{model}} de {{name}} n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas (avec Ollama : ollama pull {{model}}), ou choisissez un autre modèle.",
-      model_not_loaded_unnamed: "Le modèle de {{name}} n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas, ou choisissez un autre modèle.",
-      provider_starting: "Le serveur du modèle de {{name}} est encore en train de démarrer (il charge le modèle) : réessayez dans un instant.",
+      context_overflow: "Le modèle {{name, de}} a une fenêtre de {{window}} jetons ; KinBot en a besoin d'environ {{needed}} pour ce tour : augmentez la taille de contexte du modèle ou choisissez un modèle plus grand.",
+      context_overflow_window: "Le modèle {{name, de}} a une fenêtre de {{window}} jetons, trop petite pour ce tour : augmentez la taille de contexte du modèle ou choisissez un modèle plus grand.",
+      context_overflow_unknown: "Ce tour est trop long pour la fenêtre de contexte du modèle {{name, de}} : augmentez la taille de contexte du modèle ou choisissez un modèle plus grand.",
+      model_not_loaded: "Le modèle {{model}} {{name, de}} n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas (avec Ollama : ollama pull {{model}}), ou choisissez un autre modèle.",
+      model_not_loaded_unnamed: "Le modèle {{name, de}} n'est pas prêt sur son serveur : téléchargez-le ou chargez-le là-bas, ou choisissez un autre modèle.",
+      provider_starting: "Le serveur du modèle {{name, de}} est encore en train de démarrer (il charge le modèle) : réessayez dans un instant.",
     },
-    seeWindow: "Voir la fenêtre de contexte de {{name}}",
+    seeWindow: "Voir la fenêtre de contexte {{name, de}}",
     title: {
-      context_overflow: "Le dernier tour de {{name}} ne tenait pas dans la fenêtre de contexte de son modèle.",
-      model_not_loaded: "Le modèle de {{name}} n'est pas prêt sur son serveur.",
-      provider_starting: "Le serveur du modèle de {{name}} était encore en train de démarrer.",
+      context_overflow: "Le dernier tour {{name, de}} ne tenait pas dans la fenêtre de contexte de son modèle.",
+      model_not_loaded: "Le modèle {{name, de}} n'est pas prêt sur son serveur.",
+      provider_starting: "Le serveur du modèle {{name, de}} était encore en train de démarrer.",
     },
   },
 };

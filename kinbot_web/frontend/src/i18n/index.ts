@@ -22,6 +22,17 @@ void i18n.use(initReactI18next).init({
   returnNull: false,
 });
 
+/** French elides "de" and "que" before a vowel, which a name brought in by a placeholder may
+ * start with: `{{name, de}}` reads "d'Atlas" or "de Chef", `{{name, que}}` "qu'Emma" or
+ * "que Paul". Not before an h, which a name may sound ("de Home Assistant"). */
+const ELIDED_BEFORE = /^[aeiouàâäéèêëîïôöùûüæœ]/i;
+for (const word of ["de", "que"]) {
+  i18n.services.formatter?.add(word, (value: unknown) => {
+    const name = String(value);
+    return ELIDED_BEFORE.test(name) ? `${word.slice(0, -1)}'${name}` : `${word} ${name}`;
+  });
+}
+
 /** Switch the interface to `language` (the user's setting from /api/me). */
 export function setLanguage(language: Language): void {
   if (i18n.language !== language) void i18n.changeLanguage(language);

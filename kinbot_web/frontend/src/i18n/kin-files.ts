@@ -20,7 +20,7 @@ export const en = {
 export const fr: typeof en = {
   kinFiles: {
     exportTitle: "Exporter ce Kin",
-    exportHint: "Un fichier avec l'identité, le caractère, l'expertise, l'avatar, les souvenirs, les contacts, les crons et les outils personnalisés de {{name}}, à importer dans ce KinBot ou un autre. Il ne contient aucun secret ni la conversation.",
+    exportHint: "Un fichier avec l'identité, le caractère, l'expertise, l'avatar, les souvenirs, les contacts, les crons et les outils personnalisés {{name, de}}, à importer dans ce KinBot ou un autre. Il ne contient aucun secret ni la conversation.",
     exportButton: "Télécharger le fichier du Kin",
     importOpen: "Importer un Kin depuis un fichier",
     importTitle: "Importer un Kin",

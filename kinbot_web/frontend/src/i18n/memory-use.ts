@@ -61,11 +61,11 @@ export const fr: typeof en = {
     deleteTitle: "Supprimer ce souvenir ?",
     deleteHint: "« {{memory}} » — {{name}} l'oubliera pour de bon. L'archiver le garde ici sans le donner à {{name}}.",
     modelsTitle: "Modèles pour la mémoire et les résumés",
-    modelsHint: "L'extraction des souvenirs et le résumé des longues conversations se font en arrière-plan, par défaut avec le modèle capable le moins cher du fournisseur de {{name}}.",
+    modelsHint: "L'extraction des souvenirs et le résumé des longues conversations se font en arrière-plan, par défaut avec le modèle capable le moins cher du fournisseur {{name, de}}.",
     extractionModel: "Extraction des souvenirs",
     compactingModel: "Résumés de conversation",
     platformChoice: "Comme pour tous les Kins (par défaut le moins cher)",
-    ownModel: "Le modèle de {{name}}",
+    ownModel: "Le modèle {{name, de}}",
     category: { fact: "fait", preference: "préférence", decision: "décision", knowledge: "connaissance" },
   },
 };

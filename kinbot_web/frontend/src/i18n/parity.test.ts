@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import i18n from "./index";
 import en from "./en";
 import fr from "./fr";
 
@@ -26,6 +27,17 @@ describe("English and French strings", () => {
       expect(String(french.get(key)).trim(), key).not.toBe("");
       expect(placeholders(french.get(key)), key).toEqual(placeholders(text));
     }
+  });
+
+  it("elide French 'de' and 'que' before a name that starts with a vowel", () => {
+    for (const [key, text] of leaves(fr)) {
+      expect(String(text), key).not.toMatch(/\b(de|que) \{\{(name|kin|server|repository|provider|model)\}\}/);
+    }
+    const inFrench = i18n.getFixedT("fr");
+    expect(inFrench("chat.beginning", { name: "Atlas" })).toBe("Ici commence l'histoire d'Atlas.");
+    expect(inFrench("chat.beginning", { name: "Chef" })).toBe("Ici commence l'histoire de Chef.");
+    expect(inFrench("kinSettings.networkHint", { name: "Émile" })).toContain("les scripts qu'Émile écrit");
+    expect(inFrench("chat.answerIn", { name: "Home Assistant" })).toBe("Répondez-y dans le chat de Home Assistant");
   });
 
   it("keep French double punctuation and guillemets on their word's line (a no-break space)", () => {

@@ -7,6 +7,6 @@ export const en = {
 
 export const fr = {
   people: {
-    kinPicture: "Image de {{name}}",
+    kinPicture: "Image {{name, de}}",
   },
 };

@@ -25,8 +25,8 @@ export const en = {
 export const fr = {
   pluginSettings: {
     open: "Réglages",
-    openFor: "Réglages de {{name}}",
-    title: "Réglages de {{name}}",
+    openFor: "Réglages {{name, de}}",
+    title: "Réglages {{name, de}}",
     description: "Ce que l'on peut indiquer au plugin. Les secrets sont chiffrés et ne sont plus jamais affichés.",
     saving: "Enregistrement…",
     saved: "Réglages enregistrés.",

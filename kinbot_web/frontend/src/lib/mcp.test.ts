@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 
-import { formatPairs, mcpProblem, parseArgs, parsePairs } from "./mcp";
+import i18n from "@/i18n";
+
+import { formatPairs, mcpProblem, parseArgs, parsePairs, type McpStatus } from "./mcp";
 
 describe("MCP form helpers", () => {
   it("reads env and header lines, keeping masked values as they are", () => {
@@ -30,5 +32,14 @@ describe("mcpProblem", () => {
     await i18n.changeLanguage("en");
     expect(mcpProblem(i18n.t, { state: "connecting", error: "No answer within 5 seconds.", error_code: "mcp_no_answer", error_params: { seconds: 5 } })).toBe("No answer within 5 seconds.");
     expect(mcpProblem(i18n.t, { state: "connected", error: null, error_code: null })).toBeNull();
+  });
+
+  it("words every state a server can be in, in both languages", () => {
+    // A record, so that a state added to McpStatus without its words does not compile.
+    const states: Record<McpStatus["state"], true> = { connecting: true, connected: true, failed: true, disabled: true, stopped: true };
+    for (const language of ["en", "fr"]) {
+      const t = i18n.getFixedT(language);
+      for (const state of Object.keys(states)) expect(t(`kinTools.state.${state}`), `${language} ${state}`).not.toContain("kinTools.");
+    }
   });
 });

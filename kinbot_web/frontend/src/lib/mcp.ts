@@ -40,7 +40,8 @@ export function parseArgs(text: string): string[] {
 
 /** An MCP server's health as the server reports it (`GET /api/mcp/servers`). */
 export interface McpStatus {
-  state: "connecting" | "connected" | "failed" | "disabled";
+  /** `stopped`: enabled, but not connected (its connection could not be set up). */
+  state: "connecting" | "connected" | "failed" | "disabled" | "stopped";
   error: string | null;
   /** What went wrong, as a code worded by `statusCodes.mcp` (null when all is well). */
   error_code?: string | null;

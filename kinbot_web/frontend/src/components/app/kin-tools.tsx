@@ -26,7 +26,7 @@ interface McpServer {
 /** The modes that confine scripts: the same for a person, whichever tool confines. */
 const CONFINED = new Set(["bubblewrap", "landlock"]);
 
-const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline" } as const;
+const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline", stopped: "warning" } as const;
 
 /** A Kin's MCP servers (switched on and off for it), its custom tools (listed, removed) and,
  * for an administrator (`admin`), which tools it asks about first. */

@@ -36,7 +36,7 @@ interface Draft {
 }
 
 const EMPTY: Draft = { name: "", transport: "stdio", command: "", args: "", env: "", url: "", headers: "", enabled: true };
-const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline" } as const;
+const STATE_BADGE = { connected: "success", connecting: "secondary", failed: "destructive", disabled: "outline", stopped: "warning" } as const;
 
 function draftOf(server: McpServer): Draft {
   const config = server.config ?? {};
@@ -146,8 +146,8 @@ export function McpAdmin() {
               <DialogDescription>{t("mcp.hint")}</DialogDescription>
             </DialogHeader>
             <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-              <Field label={t("onboarding.providers.name")} htmlFor="mcp-name">
-                <Input id="mcp-name" value={draft.name} onChange={set("name")} required pattern="[A-Za-z0-9_\-]{1,32}" />
+              <Field label={t("onboarding.providers.name")} htmlFor="mcp-name" hint={t("mcp.nameHint")}>
+                <Input id="mcp-name" value={draft.name} onChange={set("name")} required pattern="[A-Za-z0-9_\-]{1,32}" title={t("mcp.nameHint")} />
               </Field>
               <Field label={t("mcp.transport")} htmlFor="mcp-transport">
                 <NativeSelect id="mcp-transport" value={draft.transport} onChange={set("transport")}>

@@ -91,6 +91,17 @@ describe("MessageView", () => {
     expect(report.querySelector("[data-task-question]")).toBeNull();
   });
 
+  it("shows a task's question without the task's id or the model's instruction", () => {
+    const stored = "Task task_0c53 asks you: Which city?\nAnswer it with respond_to_task(task_id='task_0c53', answer).";
+    for (const meta of [{ question: "Which city?" }, null]) {
+      const element = bubble({ source: "task", sender_name: "Book a flight", content: stored, kin_message_type: "task_input", task_id: "task_0c53", meta })!;
+      expect(within(element).getByText("Which city?")).toBeTruthy();
+      expect(element.textContent).not.toContain("task_0c53");
+      expect(element.textContent).not.toContain("respond_to_task");
+      cleanup();
+    }
+  });
+
   it("marks another Kin, a task and a cron with their names", () => {
     expect(within(bubble({ source: "kin", sender_id: "k-penny", sender_name: "Penny" })!).getByText("Penny")).toBeTruthy();
     cleanup();

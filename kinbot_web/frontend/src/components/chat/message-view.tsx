@@ -14,7 +14,7 @@ import { cn } from "@/lib/utils";
 import { Attachments } from "./cards/attachments";
 import { ErrorCard } from "./cards/error-card";
 import { MessageActions } from "./cards/message-actions";
-import { errorMetaOf, isStopped, isSuperseded, kinMessageKind, taskEndOf, type MessageWithMeta } from "./cards/meta";
+import { errorMetaOf, isStopped, isSuperseded, kinMessageKind, taskEndOf, taskQuestionOf, type MessageWithMeta } from "./cards/meta";
 import { useCallShown, useLatestShownId, useShownMessage } from "./cards/session-store";
 import { TaskCard } from "./cards/task-card";
 import { ToolCards } from "./cards/tool-card";
@@ -126,6 +126,8 @@ export interface MessageViewProps {
   avatars?: Record<string, string | null>;
   /** The other Kins, whose role draws the picture of a message one of them sent. */
   kins?: readonly (Pick<Kin, "id"> & KinLook)[];
+  /** A sub-Kin's session (a task's page): read, never answered again or retried from here. */
+  readOnly?: boolean;
 }
 
 /** Under a task's question in its parent's chat: how to answer it, and a way to the task. */
@@ -196,11 +198,12 @@ function KinMessageHeading({ message }: { message: Message }) {
  * show nowhere else). Errors say what happened and offer Retry; a superseded message stays,
  * dimmed and marked "Replaced"; a stopped reply is marked "Stopped".
  */
-export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] }: MessageViewProps) {
+export function MessageView({ message: stored, me, kin, avatars = {}, kins = [], readOnly = false }: MessageViewProps) {
   const message = stored as MessageWithMeta;
   const labels = useBubbleLabels();
   useShownMessage(message);
-  const latestId = useLatestShownId(message.kin_id);
+  const shownLatestId = useLatestShownId(message.kin_id);
+  const latestId = readOnly ? null : shownLatestId;
   const origin = originOf(message, me?.id ?? null);
   const dimmed = isSuperseded(message) ? "opacity-70" : undefined;
   // A tool's result (failed ones too) shows in its call's card.
@@ -229,6 +232,8 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
   const cameFrom = originMetaOf(message);
   const notDelivered = origin === "assistant" ? undeliveredOf(message) : null;
   const avatarUrl = origin === "assistant" ? kin.avatar_url : message.sender_id ? (avatars[message.sender_id] ?? null) : null;
+  const question = taskQuestionOf(message);
+  const shown = question === null ? message : { ...message, content: question };
   return (
     <ChatBubble
       origin={origin}
@@ -244,11 +249,11 @@ export function MessageView({ message: stored, me, kin, avatars = {}, kins = [] 
       <KinMessageHeading message={message} />
       {cameFrom ? <OriginBadge origin={cameFrom} direction={origin === "assistant" ? "delivered" : "received"} className="mb-1" /> : null}
       {notDelivered ? <UndeliveredSign message={message} sign={notDelivered} me={me} /> : null}
-      {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : message.content ? <MessageText text={message.content} breaks={message.role === "user"} /> : null}
+      {hasPendingSecrets(message) ? <PendingSecretsText message={message} me={me} kinName={kin.name} /> : shown.content ? <MessageText text={shown.content} breaks={message.role === "user"} /> : null}
       {message.attachments?.length ? <Attachments files={message.attachments} /> : null}
       {origin === "assistant" ? <ToolCards message={message} canAlwaysAllow={me?.role === "admin"} /> : null}
       {message.kin_message_type === "task_input" ? <TaskQuestionHint message={message} kinName={kin.name} /> : null}
-      <MessageFooter message={message} kin={kin} latest={latestId === message.id} />
+      <MessageFooter message={shown} kin={kin} latest={latestId === message.id} />
     </ChatBubble>
   );
 }

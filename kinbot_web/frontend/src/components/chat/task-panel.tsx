@@ -158,7 +158,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
           <h2 className="text-xs font-bold tracking-wider text-muted-foreground uppercase">{t("chat.session")}</h2>
           {messages.length === 0 && Object.keys(chat.streaming).length === 0 ? <p className="text-sm text-muted-foreground">{t("chat.noSession")}</p> : null}
           {messages.map((message) => (
-            <MessageView key={message.id} message={message} me={me} kin={speaker} />
+            <MessageView key={message.id} message={message} me={me} kin={speaker} readOnly />
           ))}
           <LiveTurns chat={chat} name={task.title} kin={speaker} />
           {task.result ? (

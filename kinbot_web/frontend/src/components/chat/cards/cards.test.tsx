@@ -249,6 +249,21 @@ describe("errors, retries and replaced replies", () => {
     fireEvent.click(within(stopped).getByRole("button", { name: "Answer again" }));
     await waitFor(() => expect(fetch).toHaveBeenCalledWith("/api/kins/k-chef/retry", expect.objectContaining({ method: "POST" })));
   });
+
+  it("offer neither Answer again nor Retry in a task's session, which is only read", () => {
+    const reply = message({ id: 1, role: "assistant", source: null, content: "Booked." });
+    const failed = message({ id: 2, role: "assistant", source: null, content: "", is_error: true, meta: { error_code: "provider_failed", detail: null, retryable: true } });
+    for (const shown of [reply, failed]) {
+      render(
+        <ToastProvider>
+          <MessageView message={shown as Message} me={me} kin={kin} readOnly />
+        </ToastProvider>,
+      );
+      expect(screen.queryByRole("button", { name: "Answer again" })).toBeNull();
+      expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
+      cleanup();
+    }
+  });
 });
 
 describe("copying and attachments", () => {

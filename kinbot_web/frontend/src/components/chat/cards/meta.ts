@@ -72,6 +72,16 @@ export function taskMetaOf(message: MessageWithMeta): TaskMeta {
   };
 }
 
+/** How the server once wrote a task's question, for the model to answer it. */
+const LEGACY_QUESTION = /^Task \S+ asks you: ([\s\S]*)\nAnswer it with respond_to_task\([^\n]*\)\.$/;
+
+/** A task's question as a person reads it (without the task's id or the model's instruction),
+ * or null when `message` is not a task's question. */
+export function taskQuestionOf(message: MessageWithMeta): string | null {
+  if (message.kin_message_type !== "task_input") return null;
+  return text(message.meta?.question) ?? text(LEGACY_QUESTION.exec(message.content)?.[1]?.trim());
+}
+
 /** A failed turn's facts, or null when `message` is not an error. */
 export function errorMetaOf(message: MessageWithMeta): ErrorMeta | null {
   if (!message.is_error || message.role === "tool") return null;
