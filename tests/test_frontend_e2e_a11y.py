@@ -33,6 +33,7 @@ from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
 from tests.support.browser import NEEDS_BROWSER
 from tests.support.fakes import FakeOpenAI, Reply
 from tests.support.server import RunningServer, running_server
+from tests.support.waiting import eventually
 
 pytestmark = NEEDS_BROWSER
 
@@ -193,6 +194,36 @@ async def test_every_main_screen_fits_a_phone_without_scrolling_sideways(
     await page.goto(server.url + "/signin", wait_until="networkidle")
     await assert_fits(page, "/signin")
     await context.close()
+
+
+async def test_a_task_about_a_long_web_address_fits_a_phone(
+    household_server: dict[str, Any], fake_llm: FakeOpenAI, browser: Browser
+) -> None:
+    server: RunningServer = household_server["server"]
+    address = "https://example.com/" + "a" * 240
+    spawned = {"task_description": f"Summarise {address}", "mode": "async"}
+    fake_llm.enqueue(
+        Reply(tool_calls=[("spawn_self", spawned)]), Reply(text="On it."), Reply(text="Done.")
+    )
+    sent = {"content": "Summarise that page"}
+    await server.client.post(f"/api/kins/{household_server['chef']}/messages", json=sent)
+
+    async def spawned_task() -> str | None:
+        tasks = (await server.client.get("/api/tasks")).json()["tasks"]
+        return next((task["id"] for task in tasks if address in task["description"]), None)
+
+    task_id = await eventually(spawned_task)
+    page = await open_signed_in(browser, server, f"/tasks/{task_id}", viewport=PHONE)
+    await expect(page.get_by_text(address, exact=False).first).to_be_visible()
+    await assert_fits(page, "a task's page")
+    # Nor is any text cut at its box's edge (a clipping parent hides it from the above).
+    spilling = await page.evaluate(
+        """() => [...document.querySelectorAll('main *')]
+            .filter((element) => getComputedStyle(element).overflowX === 'visible'
+                && element.scrollWidth > element.clientWidth + 1)
+            .map((element) => element.tagName + '.' + String(element.className).slice(0, 40))"""
+    )
+    assert spilling == [], spilling
 
 
 async def test_a_long_line_of_code_scrolls_inside_its_bubble(

@@ -214,6 +214,15 @@ async def test_uploads_are_stored_privately_under_the_data_directory(
     document = await uploaded(server.client, kin_id, "a.txt", b"hello")
     download = await server.client.get(f"/api/uploads/{document}")
     assert download.headers["content-disposition"].startswith("attachment")
+    # A name beyond ASCII: in ASCII for every client, and as it is in filename*.
+    accented = await uploaded(server.client, kin_id, 'Notes d\u2019été "2026".txt', b"notes")
+    disposition = (await server.client.get(f"/api/uploads/{accented}")).headers[
+        "content-disposition"
+    ]
+    assert disposition == (
+        'attachment; filename="Notes d\'ete _2026_.txt"; '
+        "filename*=UTF-8''Notes%20d%E2%80%99%C3%A9t%C3%A9%20%222026%22.txt"
+    )
     assert (await server.client.get("/api/uploads/nope")).status_code == 404
 
     # Deleting the Kin deletes the files uploaded into its chat; other Kins' files stay.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 from quart import Blueprint, Response, request
@@ -22,6 +21,7 @@ from kinbot_core.kin_export import KinArchiveError, export_kin, import_kin
 from kinbot_core.kins.access import may_use
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
+from kinbot_web.download_names import attachment
 from kinbot_web.errors import ApiError, error_response
 
 blueprint = Blueprint("kin_transfer", __name__)
@@ -61,9 +61,7 @@ async def export(kin_id: str) -> Response:
     kin, data = await export_kin(platform, kin_id)
     name = file_name(kin.name)
     response = Response(data, mimetype=MEDIA_TYPE)
-    response.headers["Content-Disposition"] = (
-        f"attachment; filename=\"{name}\"; filename*=UTF-8''{quote(name)}"
-    )
+    response.headers["Content-Disposition"] = attachment(name)
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response

@@ -14,6 +14,7 @@ from kinbot_core.upload_content import UploadError
 from kinbot_core.uploads import UploadStore
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
+from kinbot_web.download_names import attachment
 from kinbot_web.errors import ApiError
 
 blueprint = Blueprint("uploads", __name__)
@@ -89,12 +90,9 @@ async def uploaded_file(upload_id: str) -> Response:
         stored = await store.get(upload_id)
     except UploadError as error:
         raise _api_error(error) from None
-    response = await send_file(
-        store.path(stored.id),
-        mimetype=stored.mime_type,
-        as_attachment=stored.kind != "image",
-        attachment_filename=stored.filename,
-    )
+    response = await send_file(store.path(stored.id), mimetype=stored.mime_type)
+    if stored.kind != "image":
+        response.headers["Content-Disposition"] = attachment(stored.filename)
     response.headers["Cache-Control"] = "private, max-age=3600"
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"

@@ -140,7 +140,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
             ) : null}
             <time dateTime={new Date(task.created_at * 1000).toISOString()}>{formatDateTime(task.created_at)}</time>
           </p>
-          <p className="rounded-2xl bg-muted px-4 py-3 text-sm text-muted-foreground">{task.description}</p>
+          <p className="rounded-2xl bg-muted px-4 py-3 text-sm whitespace-pre-wrap text-muted-foreground wrap-anywhere">{task.description}</p>
           {task.awaiting_input ? (
             <section role="status" aria-label={t("chat.questionWaiting")} className="flex gap-3 rounded-2xl border border-warning/50 bg-warning/15 px-4 py-3 text-sm" data-question-waiting>
               <MessageCircleQuestionIcon className="mt-0.5 size-4.5 shrink-0" aria-hidden />

@@ -55,29 +55,30 @@ export interface ChatBubbleProps {
 }
 
 function Marker({ origin, name, labels }: { origin: Origin; name: string; labels: ChatBubbleLabels }) {
+  // A long name (a task titled with a web address) is cut with an ellipsis, never past the screen.
   switch (origin) {
     case "task":
       return (
-        <Badge variant="task">
-          <ListChecksIcon aria-hidden /> {labels.task} · {name}
+        <Badge variant="task" className="max-w-full">
+          <ListChecksIcon aria-hidden className="shrink-0" /> <span className="truncate">{labels.task} · {name}</span>
         </Badge>
       );
     case "cron":
       return (
-        <Badge variant="cron">
-          <ClockIcon aria-hidden /> {labels.cron} · {name}
+        <Badge variant="cron" className="max-w-full">
+          <ClockIcon aria-hidden className="shrink-0" /> <span className="truncate">{labels.cron} · {name}</span>
         </Badge>
       );
     case "kin":
       return (
-        <Badge variant="kin">
-          <BotIcon aria-hidden /> {name}
+        <Badge variant="kin" className="max-w-full">
+          <BotIcon aria-hidden className="shrink-0" /> <span className="truncate">{name}</span>
         </Badge>
       );
     case "me":
       return <span className="text-xs font-semibold text-muted-foreground">{labels.you}</span>;
     default:
-      return <span className="text-xs font-semibold text-muted-foreground">{name}</span>;
+      return <span className="max-w-full truncate text-xs font-semibold text-muted-foreground">{name}</span>;
   }
 }
 
