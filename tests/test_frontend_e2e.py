@@ -363,6 +363,8 @@ async def test_a_running_task_is_listed_opened_and_cancelled(
     await expect(panel.get_by_text("Je cherche encore.").first).to_be_visible()
     await panel.get_by_role("button", name="Annuler la tâche").click()
     await expect(panel.get_by_text("annulée", exact=True)).to_be_visible()
+    # The button went with the running state: the keyboard is on the task's title, not lost.
+    await expect(panel.get_by_role("heading", name="Find three soup recipes")).to_be_focused()
     await expect(task_button).to_have_count(0)
     recent = sidebar.get_by_role("list", name="Tâches récentes")
     await expect(recent.get_by_role("button", name=re.compile("Find three soup"))).to_be_visible()

@@ -81,6 +81,8 @@ async def test_a_webhook_is_created_its_address_shown_once_and_its_message_has_a
     await expect(shown.locator("[data-webhook-example]")).to_contain_text(f"curl -X POST '{url}'")
     await shown.get_by_role("button", name=words["done"]).click()
     await expect(shown).to_have_count(0)
+    # The keyboard is back on "New webhook", not lost at the top of the page.
+    await expect(page.get_by_role("button", name=words["new"])).to_be_focused()
     webhook = page.get_by_role("listitem", name="Home Assistant")
     await expect(webhook).to_contain_text(words["never"])
     token = url.rsplit("/", 1)[1]

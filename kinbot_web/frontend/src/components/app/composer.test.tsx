@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import * as React from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import "@/i18n";
@@ -32,6 +33,20 @@ describe("Composer", () => {
     expect((send as HTMLButtonElement).disabled).toBe(false);
     fireEvent.click(send);
     expect(onSend).toHaveBeenCalledWith("", ["up-1"]);
+  });
+
+  it("keeps the keyboard on the next file, then on the message box, as files are removed", () => {
+    function Holder() {
+      const [files, setFiles] = React.useState<PendingFile[]>([uploaded, { ...uploaded, key: 2, name: "menu.txt" }]);
+      return <Composer kinName="Chef" files={files} onRemoveFile={(key) => setFiles((shown) => shown.filter((file) => file.key !== key))} />;
+    }
+    render(<Holder />);
+    const first = screen.getByRole("button", { name: "Delete recipe.txt" });
+    first.focus();
+    fireEvent.click(first);
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Delete menu.txt" }));
+    fireEvent.click(screen.getByRole("button", { name: "Delete menu.txt" }));
+    expect(document.activeElement).toBe(screen.getByPlaceholderText("Message Chef…"));
   });
 
   it("offers to stop only while a turn runs", () => {

@@ -62,7 +62,18 @@ export function Composer({ kinName, busy, onSend, onStop, files = [], onAddFiles
             <li key={file.key} className="inline-flex max-w-60 items-center gap-1.5 rounded-lg bg-muted px-2 py-1 text-xs font-semibold">
               {file.upload ? <FileIcon className="size-3.5 shrink-0" aria-hidden /> : <LoaderCircleIcon className="size-3.5 shrink-0 animate-spin" aria-hidden />}
               <span className="truncate">{file.name}</span>
-              <button type="button" className="rounded p-0.5 hover:bg-accent" onClick={() => onRemoveFile?.(file.key)} aria-label={`${t("common.delete")} ${file.name}`}>
+              <button
+                type="button"
+                className="rounded p-0.5 hover:bg-accent"
+                onClick={(event) => {
+                  // The keyboard goes to the next file's button, else the previous one's, else the message box.
+                  const item = event.currentTarget.closest("li");
+                  const neighbour = (item?.nextElementSibling ?? item?.previousElementSibling)?.querySelector("button");
+                  onRemoveFile?.(file.key);
+                  (neighbour ?? box.current)?.focus();
+                }}
+                aria-label={`${t("common.delete")} ${file.name}`}
+              >
                 <XIcon className="size-3" />
               </button>
             </li>

@@ -43,6 +43,9 @@ export function WebhooksAdmin() {
   const [shown, setShown] = React.useState<Shown | null>(null);
   const [rotating, setRotating] = React.useState<Webhook | null>(null);
   const [removing, setRemoving] = React.useState<Webhook | null>(null);
+  /** Where the keyboard goes when a dialog closes whose opener is gone (a deleted webhook's
+   * button) or was another dialog (the address shown after creating or rotating one). */
+  const newWebhook = React.useRef<HTMLButtonElement>(null);
   const fail = React.useCallback((caught: unknown) => toast({ title: t("errors.generic"), description: errorText(t, caught), tone: "error" }), [toast, t]);
 
   const load = React.useCallback(() => {
@@ -79,7 +82,7 @@ export function WebhooksAdmin() {
     <div className="flex flex-col gap-4">
       <p className="max-w-prose text-sm text-muted-foreground">{t("webhooks.intro")}</p>
       <div>
-        <Button onClick={() => setCreating(true)} disabled={kins.length === 0}>
+        <Button ref={newWebhook} onClick={() => setCreating(true)} disabled={kins.length === 0}>
           <PlusIcon /> {t("webhooks.add")}
         </Button>
       </div>
@@ -128,7 +131,7 @@ export function WebhooksAdmin() {
           load();
         }}
       />
-      <ShownAddress shown={shown} onClose={() => setShown(null)} />
+      <ShownAddress shown={shown} onClose={() => setShown(null)} returnFocus={newWebhook} />
       <Dialog open={rotating !== null} onOpenChange={(open) => !open && setRotating(null)}>
         <DialogContent closeLabel={t("common.close")}>
           <DialogHeader>
@@ -157,6 +160,7 @@ export function WebhooksAdmin() {
         description={t("webhooks.deleteHint")}
         onClose={() => setRemoving(null)}
         onConfirm={(target) => void act(() => api(`/api/webhooks/${encodeURIComponent(target.id)}`, { method: "DELETE" }))}
+        focusAfterDelete={newWebhook}
       />
     </div>
   );
@@ -266,13 +270,20 @@ function CreateWebhook({ open, kins, onClose, onCreated }: { open: boolean; kins
 
 /** A webhook's new address, shown this once with a copy button and a command to try it. The
  * address is this page's own origin (where the family reaches KinBot) and the path. */
-function ShownAddress({ shown, onClose }: { shown: Shown | null; onClose: () => void }) {
+function ShownAddress({ shown, onClose, returnFocus }: { shown: Shown | null; onClose: () => void; returnFocus: React.RefObject<HTMLElement | null> }) {
   const { t } = useTranslation();
   const url = shown ? `${window.location.origin}${shown.issued.path}` : "";
   const example = shown ? curlExample(url, t("webhooks.exampleMessage", { name: shown.issued.webhook.name }), shown.issued.webhook.signed, shown.secret) : "";
   return (
     <Dialog open={shown !== null} onOpenChange={(open) => !open && onClose()}>
-      <DialogContent closeLabel={t("common.close")} className="sm:max-w-2xl">
+      <DialogContent
+        closeLabel={t("common.close")}
+        className="sm:max-w-2xl"
+        onCloseAutoFocus={(event) => {
+          event.preventDefault();
+          returnFocus.current?.focus();
+        }}
+      >
         {shown ? (
           <div className="flex min-w-0 flex-col gap-4">
             <DialogHeader>

@@ -41,6 +41,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
   // before its answer (when the session is not known yet) are kept and applied after it: a
   // reply streaming while the page opens then misses no piece of its text.
   const sessionRef = React.useRef<string | null>(null);
+  const heading = React.useRef<HTMLHeadingElement>(null);
   const early = React.useRef<{ kinId: string; action: ChatAction }[]>([]);
   const route = React.useCallback((kinId: string, action: ChatAction) => {
     if (sessionRef.current === null) {
@@ -105,6 +106,7 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
     try {
       const { task: updated } = await api<{ task: Task }>(`/api/tasks/${taskId}/cancel`, { method: "POST" });
       setTask(updated);
+      heading.current?.focus(); // the button goes with the running state: the keyboard stays here
     } catch (error) {
       toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" });
     }
@@ -119,7 +121,9 @@ export function TaskPanel({ taskId, me, kins, stream, onOpenSidebar }: { taskId:
           <ListChecksIcon className="size-4.5" aria-hidden />
         </span>
         <div className="min-w-0 flex-1">
-          <h1 className="truncate font-bold">{task.title}</h1>
+          <h1 ref={heading} tabIndex={-1} className="truncate font-bold focus-visible:outline-none">
+            {task.title}
+          </h1>
           <p className="truncate text-xs text-muted-foreground">{t("chat.taskOf", { name: parent?.name ?? "" })}</p>
         </div>
         <Badge variant={task.status === "failed" ? "destructive" : task.status === "completed" ? "success" : "task"}>{t(`chat.taskStatus.${task.status}`)}</Badge>
