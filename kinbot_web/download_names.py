@@ -11,16 +11,18 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": "_", "\u201d": 
 
 
 def ascii_file_name(name: str) -> str:
-    """``name`` with accents dropped and what a quoted header value cannot hold replaced."""
+    """``name`` with accents dropped and what a quoted header value cannot hold replaced
+    (empty when nothing of it is ASCII)."""
     folded = unicodedata.normalize("NFKD", name.translate(_QUOTES))
     kept = "".join(
         "_" if char in '"\\' or ord(char) < 0x20 or ord(char) == 0x7F else char
         for char in folded.encode("ascii", "ignore").decode()
     )
-    return kept.strip() or "file"
+    return kept.strip()
 
 
 def attachment(name: str) -> str:
     """The header's value that downloads a file saved as ``name``."""
     encoded = quote(name, safe="")
-    return f"attachment; filename=\"{ascii_file_name(name)}\"; filename*=UTF-8''{encoded}"
+    fallback = ascii_file_name(name) or "file"
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}"

@@ -9,7 +9,6 @@ may create a Kin; a Kin that was restricted arrives private to them. See
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from pydantic import BaseModel, Field
 from quart import Blueprint, Response, request
@@ -21,7 +20,7 @@ from kinbot_core.kin_export import KinArchiveError, export_kin, import_kin
 from kinbot_core.kins.access import may_use
 from kinbot_web.app_context import current_platform
 from kinbot_web.auth import current_user, signed_in
-from kinbot_web.download_names import attachment
+from kinbot_web.download_names import ascii_file_name, attachment
 from kinbot_web.errors import ApiError, error_response
 
 blueprint = Blueprint("kin_transfer", __name__)
@@ -45,8 +44,7 @@ async def archive_error(exc: KinArchiveError) -> Response:
 
 def file_name(kin_name: str) -> str:
     """An ASCII file name for the Kin's file (``<name>.kinbot.zip``)."""
-    ascii_name = unicodedata.normalize("NFKD", kin_name).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", ascii_name).strip("-").lower()[:60]
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", ascii_file_name(kin_name)).strip("-").lower()[:60]
     return f"{slug or 'kin'}.kinbot.zip"
 
 
