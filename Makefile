@@ -46,13 +46,15 @@ typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 
 # The Debian packages the tests use, installed in one apt-get call where we can (root with
-# apt-get): bubblewrap (the custom tools' sandbox), git (the git_clone tool), chromium (the
-# browser tests; Playwright never downloads a browser), dovecot-imapd (the e-mail channel's
+# apt-get): bubblewrap (the custom tools' sandbox), git (the git_clone tool),
+# chromium-headless-shell (the browser tests; Playwright never downloads a browser), chromium
+# (the Push API test: the headless shell has no Push API), dovecot-imapd (the e-mail channel's
 # IMAP server) and nodejs/npm (the web interface). A test whose package is missing skips.
 debian-packages:
 	@missing=""; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	command -v git >/dev/null || missing="$$missing git"; \
+	command -v chromium-headless-shell >/dev/null || missing="$$missing chromium-headless-shell"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v dovecot >/dev/null || [ -x /usr/sbin/dovecot ] || missing="$$missing dovecot-imapd"; \
 	command -v npm >/dev/null || missing="$$missing nodejs npm"; \

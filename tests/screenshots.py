@@ -3,7 +3,7 @@
 Runs the real server on a temporary data directory with the fake OpenAI server standing in
 for the provider, fills it with a small household (two people, three Kins, a conversation, a
 secret), and photographs it with Debian's Chromium. Needs the built web interface
-(`make frontend`) and `/usr/bin/chromium`:
+(`make frontend`) and Debian's `chromium-headless-shell`:
 
     .venv/bin/python -m tests.screenshots
 """
@@ -20,12 +20,12 @@ from typing import Any
 
 import httpx
 from PIL import Image, ImageDraw
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, PASSWORD, register, set_up_admin
-from tests.support.browser import CHROMIUM, FLAGS
+from tests.support.browser import launched
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
@@ -282,8 +282,7 @@ async def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data_dir, FakeOpenAI() as fake:
         settings = load_settings(data_dir=Path(data_dir), llm_max_retries=0)
-        async with running_server(Platform(settings)) as server, async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        async with running_server(Platform(settings)) as server, launched() as browser:
             await shoot(browser, server, "/onboarding", "onboarding")
             await set_up_admin(server.client, NICO)
             chef, penny = await household(server, fake)
@@ -317,7 +316,6 @@ async def main() -> None:
                 click="Open navigation",
             )  # fmt: skip
             await shoot(browser, server, "/design", "design", phone=False)
-            await browser.close()
 
 
 if __name__ == "__main__":

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, expect
 
 from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests.support.accounts import MARIE, NICOLAS, PASSWORD, register, set_up_admin
-from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER, open_page, toast
+from tests.support.browser import NEEDS_BROWSER, launched, open_page, toast
 from tests.support.fakes import FakeOpenAI, RecordedRequest, Reply
 from tests.support.gate_tool import gated_server
 from tests.support.provider_setups import API_KEY, add_openai_provider
@@ -43,10 +43,8 @@ async def server(data_dir: Path, fake_llm: FakeOpenAI) -> AsyncIterator[RunningS
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+    async with launched() as browser:
         yield browser
-        await browser.close()
 
 
 @pytest.fixture
@@ -686,8 +684,11 @@ async def test_a_kins_tools_tab_assigns_mcp_servers_and_shows_the_sandbox(
     await page.get_by_role("tab", name="Outils").click()
     pantry = page.get_by_role("listitem", name="pantry")
     await expect(pantry.get_by_text("stdio", exact=True)).to_be_visible()
-    # Why it failed, in the user's language, with the system's words but no class name.
-    await expect(pantry.get_by_text("Connexion impossible. Il a dit :")).to_be_visible()
+    # Why it failed, in the user's language, without the system's English.
+    await expect(
+        pantry.get_by_text("La commande « /nonexistent/pantry-mcp » est introuvable", exact=False)
+    ).to_be_visible()
+    await expect(pantry.get_by_text("Errno", exact=False)).to_have_count(0)
     await expect(pantry.get_by_text("Error:")).to_have_count(0)
     switch = pantry.get_by_role("switch", name="Chef peut utiliser pantry")
     await expect(switch).to_have_attribute("aria-checked", "false")

@@ -1,4 +1,5 @@
-"""Notifications in My account, in Debian's Chromium against the real server and a loopback Web
+"""Notifications in My account, in Debian's desktop Chromium (the headless shell has no Push
+API) against the real server and a loopback Web
 Push service (desktop in English, phone in French).
 
 What Chromium can and cannot do here, honestly: a Playwright browser context is incognito-like,
@@ -35,16 +36,31 @@ from kinbot_core.config import load_settings
 from kinbot_core.platform import Platform
 from tests import test_frontend_e2e as e2e
 from tests.support.accounts import NICOLAS, PASSWORD, set_up_admin
-from tests.support.browser import NEEDS_BROWSER, open_page, toast
+from tests.support.browser import DESKTOP_CHROMIUM, NEEDS_BROWSER, launched, open_page, toast
 from tests.support.fakes import FakeOpenAI
 from tests.support.provider_setups import add_openai_provider
 from tests.support.push_service import PushService, push_service
 from tests.support.server import RunningServer, running_server
 
-pytestmark = NEEDS_BROWSER
+pytestmark = [
+    *NEEDS_BROWSER,
+    pytest.mark.skipif(
+        not DESKTOP_CHROMIUM.exists(),
+        reason="needs Debian's desktop Chromium, which has the Push API (apt-get install chromium)",
+    ),
+]
 T = TypeVar("T")
 
-browser, fake_llm = e2e.browser, e2e.fake_llm
+fake_llm = e2e.fake_llm
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    """The desktop build: the headless shell has no Push API, and says notifications cannot
+    be turned on in it."""
+    async with launched(DESKTOP_CHROMIUM) as browser:
+        yield browser
+
 
 #: The two diagonals: a desktop in English, a phone in French.
 CASES = {

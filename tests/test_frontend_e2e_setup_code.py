@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, expect
 
 from tests.support.accounts import PASSWORD
-from tests.support.browser import CHROMIUM, FLAGS, NEEDS_BROWSER
+from tests.support.browser import NEEDS_BROWSER, launched
 from tests.support.serve_process import KinbotProcess, kinbot_serve, non_loopback_address
 
 pytestmark = NEEDS_BROWSER
@@ -31,10 +31,8 @@ def remote_server(tmp_path: Path) -> Iterator[tuple[KinbotProcess, str]]:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+    async with launched() as browser:
         yield browser
-        await browser.close()
 
 
 async def open_page(browser: Browser, locale: str) -> Page:

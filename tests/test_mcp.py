@@ -12,18 +12,26 @@ import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 import pytest
+from aiohttp import web
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
 from kinbot_core import KinRef
 from kinbot_core.config import load_settings
 from kinbot_core.db.models import TaskRecord
 from kinbot_core.platform import Platform
+from kinbot_plugins.mcp.failures import explained, health_status_of
+from kinbot_plugins.mcp.store import ServerConfig
 from tests.support.accounts import MARIE, register, set_up_admin
 from tests.support.fakes import FakeOpenAI, Reply
+from tests.support.loopback import https_site, self_signed
 from tests.support.provider_setups import add_openai_provider
 from tests.support.server import RunningServer, running_server
 
@@ -355,11 +363,9 @@ async def test_admin_only_configuration_and_clear_errors(server: RunningServer) 
             await asyncio.sleep(0.05)
     # Retried after a back-off, with the reason and the time of the next attempt shown.
     assert "nonexistent" in current["error"] or "No such file" in current["error"]
-    # The interface words it from a code; the server's own words come without a class name.
-    assert current["error_code"] == "mcp_failed"
-    detail = current["error_params"]["detail"]
-    assert "nonexistent" in detail or "No such file" in detail
-    assert "Error:" not in detail
+    # The interface words it from a code, with the command as typed, not the system's words.
+    assert current["error_code"] == "mcp_command_not_found"
+    assert current["error_params"] == {"command": "/nonexistent/mcp-server"}
     assert current["next_attempt_at"] is not None
     response = await server.client.put(
         "/api/kins/nope/mcp-servers", json={"server_ids": [created["id"]]}
@@ -483,6 +489,99 @@ async def test_http_secrets_stay_out_of_responses_even_in_errors(server: Running
             if response.json()["server"]["status"]["state"] == "failed":
                 break
             await asyncio.sleep(0.05)
-    error = response.json()["server"]["status"]["error"]
-    assert error and "sekrit" not in error
+    status = response.json()["server"]["status"]
+    assert status["error"] and "sekrit" not in status["error"]
+    assert (status["error_code"], status["error_params"]) == ("mcp_unreachable", {})
     assert "sekrit-abcdef" not in (await server.client.get("/api/mcp-servers")).text
+
+
+@asynccontextmanager
+async def refusing_site() -> AsyncIterator[str]:
+    """An HTTP site on 127.0.0.1 answering 401 at ``/private`` and 404 anywhere else."""
+
+    async def refuse(request: web.Request) -> web.Response:
+        return web.Response(status=401 if request.path == "/private" else 404)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", refuse)
+    runner = web.AppRunner(app, shutdown_timeout=0.5)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
+
+
+async def wait_failed(client: httpx.AsyncClient, server_id: str) -> Any:
+    """The server's status once a connection attempt has failed."""
+    async with asyncio.timeout(30):
+        while True:
+            status = (await client.get(f"/api/mcp-servers/{server_id}")).json()["server"]["status"]
+            if status["state"] == "failed":
+                return status
+            await asyncio.sleep(0.05)
+
+
+async def test_common_failures_have_their_own_code_without_the_systems_words(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    not_runnable = tmp_path / "mcp-server"
+    not_runnable.write_text("#!/bin/sh\n")  # without the execute permission
+    server_tls, _ = self_signed(tmp_path)
+    async with refusing_site() as refusing, https_site(server_tls) as tls_port:
+        cases: dict[str, tuple[dict[str, Any], tuple[str, dict[str, str]]]] = {
+            "missing": (
+                {"transport": "stdio", "command": "nosuchcmd-kinbot"},
+                ("mcp_command_not_found", {"command": "nosuchcmd-kinbot"}),
+            ),
+            "notrunnable": (
+                {"transport": "stdio", "command": str(not_runnable)},
+                ("mcp_command_not_runnable", {"command": str(not_runnable)}),
+            ),
+            "private": (
+                {"transport": "http", "url": f"{refusing}/private", "headers": {"X-Key": "wrong"}},
+                ("mcp_unauthorized", {}),
+            ),
+            "nowhere": ({"transport": "http", "url": f"{refusing}/mcp"}, ("mcp_not_found", {})),
+            "selfsigned": (
+                {"transport": "http", "url": f"https://127.0.0.1:{tls_port}/mcp"},
+                ("mcp_tls_failed", {}),
+            ),
+        }
+        created = {}
+        for name, (body, _) in cases.items():
+            created[name] = (await add_server(server.client, name=name, **body))["id"]
+        for name, (_, expected) in cases.items():
+            status = await wait_failed(server.client, created[name])
+            assert (status["error_code"], status["error_params"]) == expected, name
+            assert status["error"], name  # still there in English for API clients
+
+
+def test_a_failed_health_check_is_worded_like_a_failed_connection() -> None:
+    config = ServerConfig(
+        id="s", name="remote", transport="http", url="http://127.0.0.1:9/mcp",
+        headers={"Authorization": "Bearer sekrit-abcdef"},
+    )  # fmt: skip
+    request = httpx2.Request("POST", "http://127.0.0.1:9/mcp")
+
+    def refused(status: int) -> httpx2.HTTPStatusError:
+        response = httpx2.Response(status, request=request)
+        return httpx2.HTTPStatusError("refused", request=request, response=response)
+
+    # The SDK makes a refused message an MCP error; a 404 then is an ended session.
+    ended = MCPError(INVALID_REQUEST, "Session terminated")
+    assert health_status_of(explained(ended, refused(404)), config) == (
+        "mcp_health_failed",
+        {"detail": "Session terminated"},
+    )
+    stand_in = MCPError(INTERNAL_ERROR, "Server returned an error response")
+    assert health_status_of(explained(stand_in, refused(403)), config) == ("mcp_unauthorized", {})
+    down = ExceptionGroup("task group", [httpx2.ConnectError("All connection attempts failed")])
+    assert health_status_of(down, config) == ("mcp_unreachable", {})
+    said = MCPError(INTERNAL_ERROR, "Bearer sekrit-abcdef expired")
+    assert health_status_of(said, config) == ("mcp_health_failed", {"detail": "******** expired"})
+    assert health_status_of(RuntimeError("[Errno 32] Broken pipe"), config) == (
+        "mcp_health_failed",
+        {},
+    )

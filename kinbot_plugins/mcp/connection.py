@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx2
 import mcp_types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -23,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
+from kinbot_plugins.mcp.failures import described, explained, health_status_of, status_of
 from kinbot_plugins.mcp.shared import CallFailed, Timeouts, ToolInfo
 from kinbot_plugins.mcp.store import ServerConfig
 
@@ -36,6 +38,12 @@ _MAX_TOOL_PAGES = 50
 STATUS_ERROR_CODES = (
     "mcp_no_answer",
     "mcp_failed",
+    "mcp_command_not_found",
+    "mcp_command_not_runnable",
+    "mcp_unreachable",
+    "mcp_tls_failed",
+    "mcp_unauthorized",
+    "mcp_not_found",
     "mcp_reconnecting",
     "mcp_health_failed",
     "mcp_closed",
@@ -125,15 +133,25 @@ class ServerConnection:
             self.connected_at = None
         failure = None if session.cancelled() else session.exception()
         if failure is not None:
-            self.error = self.config.scrub(_describe(failure))
-            self._coded("mcp_failed", detail=self.config.scrub(_said(failure)))
+            self.error = self.config.scrub(described(failure))
+            self.error_code, self.error_params = status_of(failure, self.config)
             logger.warning("MCP server %s: %s", self.config.name, self.error)
         return ready.is_set()
 
     async def _session(self, ready: asyncio.Event) -> None:
         config = await self._resolve(self.config)
+        transport = _transport(config)
+        try:
+            await self._serve(config, transport, ready)
+        except Exception as exc:
+            failure = explained(exc, getattr(transport, "refusal", None))
+            if failure is exc:
+                raise
+            raise failure from exc
+
+    async def _serve(self, config: ServerConfig, transport: Any, ready: asyncio.Event) -> None:
         async with Client(
-            _transport(config),
+            transport,
             read_timeout_seconds=self.timeouts.connect,
             client_info=_CLIENT_INFO,
         ) as client:
@@ -155,8 +173,9 @@ class ServerConnection:
                 try:
                     self.tools = await _list_tools(client, refresh=True)
                 except Exception as exc:
-                    self.error = f"Health check failed: {self.config.scrub(_describe(exc))}"
-                    self._coded("mcp_health_failed", detail=self.config.scrub(_said(exc)))
+                    failure = explained(exc, getattr(transport, "refusal", None))
+                    self.error = f"Health check failed: {self.config.scrub(described(failure))}"
+                    self.error_code, self.error_params = health_status_of(failure, self.config)
                     return
 
     def _coded(self, code: str | None, **params: Any) -> None:
@@ -194,7 +213,7 @@ class ServerConnection:
         except Exception as exc:
             self._broken.set()
             raise CallFailed(
-                f"The MCP server {self.config.name!r} failed: {self.config.scrub(_describe(exc))}"
+                f"The MCP server {self.config.name!r} failed: {self.config.scrub(described(exc))}"
             ) from None
 
 
@@ -213,15 +232,31 @@ class _HttpTransport:
         self._url = url
         self._headers = headers
         self._stack = contextlib.AsyncExitStack()
+        #: The last message's refusal (401, 403 or 404): the SDK makes it an MCP error that
+        #: does not say the status.
+        self.refusal: httpx2.HTTPStatusError | None = None
 
     async def __aenter__(self) -> Any:
         client = await self._stack.enter_async_context(create_mcp_http_client(self._headers))
+        client.event_hooks["response"].append(self._note_refusal)
         return await self._stack.enter_async_context(
             streamable_http_client(self._url, http_client=client)
         )
 
     async def __aexit__(self, *exc: Any) -> None:
         await self._stack.__aexit__(*exc)
+
+    async def _note_refusal(self, response: httpx2.Response) -> None:
+        if response.request.method != "POST":  # messages are POSTed; the event stream is a GET
+            return
+        status = response.status_code
+        self.refusal = None
+        if status in (401, 403, 404):
+            self.refusal = httpx2.HTTPStatusError(
+                f"The server answered {status} {response.reason_phrase}.",
+                request=response.request,
+                response=response,
+            )
 
 
 async def _list_tools(client: Client, *, refresh: bool = False) -> list[ToolInfo]:
@@ -238,19 +273,3 @@ async def _list_tools(client: Client, *, refresh: bool = False) -> list[ToolInfo
         if cursor is None:
             break
     return tools
-
-
-def _said(exc: BaseException) -> str:
-    """What a failure says, without its class name (shown to people)."""
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return _said(exc.exceptions[0])
-    return (exc.message if isinstance(exc, MCPError) else str(exc))[:300]
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return _describe(exc.exceptions[0])
-    if isinstance(exc, MCPError):
-        return exc.message
-    text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"[:300]

@@ -45,10 +45,17 @@ export interface McpStatus {
   error: string | null;
   /** What went wrong, as a code worded by `statusCodes.mcp` (null when all is well). */
   error_code?: string | null;
-  error_params?: { seconds?: number; detail?: string };
+  error_params?: { seconds?: number; detail?: string; command?: string };
 }
 
 type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+/** The line under a server's name: its tools' names (one line, cut when long), else what went
+ * wrong or that it has none yet (a sentence: shown whole, wrapped). */
+export function serverLine(t: Translate, status: McpStatus & { tools: { name: string }[] }): { text: string; sentence: boolean } {
+  if (status.tools.length > 0) return { text: status.tools.map((tool) => tool.name).join(", "), sentence: false };
+  return { text: mcpProblem(t, status) ?? t("kinTools.noServerTools"), sentence: true };
+}
 
 /** What went wrong with a server, in the UI language (with its own words, if it said any);
  * null when nothing did. */

@@ -11,7 +11,8 @@ import { Switch } from "@/components/ui/switch";
 import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
 import { errorText } from "@/lib/errors";
-import { mcpProblem, type McpStatus } from "@/lib/mcp";
+import { serverLine, type McpStatus } from "@/lib/mcp";
+import { ServerLine } from "@/components/app/mcp-server-line";
 import { parameterLines, withoutTool, type CustomTool } from "@/lib/custom-tools";
 import type { Kin } from "@/lib/types";
 
@@ -98,9 +99,7 @@ export function KinTools({ kin, admin }: { kin: Kin; admin: boolean }) {
                     <Badge variant="outline">{server.transport}</Badge>
                     <Badge variant={STATE_BADGE[server.status.state]}>{t(`kinTools.state.${server.status.state}`)}</Badge>
                   </p>
-                  <p className="mt-1 truncate text-xs text-muted-foreground">
-                    {server.status.tools.length > 0 ? server.status.tools.map((tool) => tool.name).join(", ") : (mcpProblem(t, server.status) ?? t("kinTools.noServerTools"))}
-                  </p>
+                  <ServerLine line={serverLine(t, server.status)} className="mt-1" />
                 </div>
                 <Switch checked={assigned.includes(server.id)} onCheckedChange={(on) => void toggle(server, on)} aria-label={t("kinTools.assign", { server: server.name, kin: kin.name })} />
               </li>

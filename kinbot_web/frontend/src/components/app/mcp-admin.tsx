@@ -13,7 +13,8 @@ import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { api, ApiError } from "@/lib/api";
 import { errorText } from "@/lib/errors";
-import { formatPairs, mcpProblem, parseArgs, parsePairs, type McpServerConfig, type McpStatus } from "@/lib/mcp";
+import { formatPairs, parseArgs, parsePairs, serverLine, type McpServerConfig, type McpStatus } from "@/lib/mcp";
+import { ServerLine } from "@/components/app/mcp-server-line";
 
 interface McpServer {
   id: string;
@@ -124,7 +125,7 @@ export function McpAdmin() {
                 <Badge variant={STATE_BADGE[server.status.state]}>{t(`kinTools.state.${server.status.state}`)}</Badge>
               </p>
               <p className="mt-1 truncate font-mono text-xs text-muted-foreground">{server.transport === "stdio" ? [server.config?.command, ...(server.config?.args ?? [])].join(" ") : server.config?.url}</p>
-              <p className="mt-0.5 truncate text-xs text-muted-foreground">{server.status.tools.length > 0 ? server.status.tools.map((tool) => tool.name).join(", ") : (mcpProblem(t, server.status) ?? t("kinTools.noServerTools"))}</p>
+              <ServerLine line={serverLine(t, server.status)} className="mt-0.5" />
             </div>
             <Button variant="ghost" size="icon-sm" aria-label={t("mcp.reconnect", { name: server.name })} onClick={() => void act(() => api(`/api/mcp-servers/${server.id}/reconnect`, { method: "POST" }))}>
               <RefreshCwIcon />
