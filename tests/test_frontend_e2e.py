@@ -519,6 +519,9 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     await page.get_by_role("link", name="Retour au chat").click()
     await expect(bubble(page, "assistant", "Proposé.")).to_be_visible()
     await expect(page.locator("[data-cron-proposal]")).to_have_count(0)  # no longer waits
+    await expect(page.locator('[data-cron-outcome="confirmed"]')).to_contain_text(
+        "Cron confirmé : Weekly menu."
+    )
     await page.get_by_role("link", name="Réglages du Kin").click()
     await page.get_by_role("tab", name="Crons").click()
 
@@ -559,7 +562,8 @@ async def test_a_kins_crons_are_created_edited_paused_confirmed_and_deleted(
     await tea.get_by_role("button", name="Supprimer le cron Tea time").click()
     await page.get_by_role("dialog").get_by_role("button", name="Supprimer").click()
     await expect(tea).to_have_count(0)
-    await expect(page.get_by_role("button", name="Nouveau cron")).to_be_focused()  # not lost
+    # The keyboard goes to the same button of the next cron, not to the top of the page.
+    await expect(page.get_by_role("button", name="Supprimer le cron Weekly menu")).to_be_focused()
     crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
     assert [cron["name"] for cron in crons] == ["Weekly menu"]
 
@@ -581,10 +585,20 @@ async def test_a_proposed_cron_is_confirmed_or_declined_in_the_chat(
     await menu.get_by_role("button", name="Confirmer").click()
     await expect(toast(page, "Cron confirmé : Weekly menu.")).to_be_visible()
     await expect(menu).to_have_count(0)
+    # The line says what became of it, and has the keyboard the buttons had.
+    confirmed = page.locator('[data-cron-outcome="confirmed"]')
+    await expect(confirmed).to_contain_text("Cron confirmé : Weekly menu.")
+    await expect(confirmed).to_be_focused()
     shopping = page.get_by_role("group", name="Cron proposé : Shopping list")
     await shopping.get_by_role("button", name="Refuser").click()
     await expect(toast(page, "Proposition refusée : Shopping list.")).to_be_visible()
     await expect(page.locator("[data-cron-proposal]")).to_have_count(0)
+    gone = page.locator('[data-cron-outcome="gone"]')
+    await expect(gone).to_contain_text("Proposition refusée : Shopping list.")
+    await expect(gone).to_be_focused()
+    await page.reload()  # read back: a declined proposal is gone, and says so
+    await expect(gone).to_contain_text("Non retenue : la proposition a été refusée")
+    await expect(confirmed).to_contain_text("Cron confirmé : Weekly menu.")
     crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
     assert [(cron["name"], cron["state"]) for cron in crons] == [("Weekly menu", "active")]
 

@@ -428,7 +428,7 @@ async def summary_tab(server: RunningServer, chef: str, browser: Browser) -> Non
     summary = snapshots.filter(has_text="messages folded").filter(has_not_text="Blank summary")
     await expect(summary.get_by_text("Active", exact=True)).to_be_visible()
     await page.get_by_role("button", name="Start from a blank summary").click()
-    blank = snapshots.filter(has_text="Blank summary (purge)")
+    blank = snapshots.filter(has_text="Blank summary (started over)")
     await expect(blank.get_by_text("Active", exact=True)).to_be_visible()
     await expect(summary.get_by_text("Active", exact=True)).to_have_count(0)
 

@@ -43,7 +43,8 @@ WORDS = {
         "not_delivered": "Not delivered to Family Telegram",
         "blocked": "The person blocked the bot, or removed it from the chat.",
         "undelivered": "1 reply not delivered in the last 7 days.",
-        "again": "Try again",
+        "again": "Try again", "unlink": "Unlink", "linked_heading": "Linked accounts",
+        "unlink_hint": "will no longer reach the Kins from Family Telegram",
     },
     "fr": {
         "tab": "Canaux", "add": "Ajouter un canal", "name": "Nom", "token": "Jeton du bot",
@@ -54,7 +55,8 @@ WORDS = {
         "not_delivered": "Non remis à Family Telegram",
         "blocked": "La personne a bloqué le bot, ou l'a retiré de la conversation.",
         "undelivered": "1 réponse non remise ces 7 derniers jours.",
-        "again": "Réessayer",
+        "again": "Réessayer", "unlink": "Délier", "linked_heading": "Comptes liés",
+        "unlink_hint": "ne pourra plus écrire aux Kins depuis Family Telegram",
     },
 }  # fmt: skip
 CASES = {
@@ -212,6 +214,26 @@ async def test_an_administrator_adds_telegram_links_a_member_and_her_messages_sh
         "via Family Telegram"
     )
     await expect(sign).to_have_count(0)
+
+    # Unlinking says what it does; the keyboard then goes to the next linked account and, the
+    # list empty, to its heading (it used to fall to the page's top).
+    await page.goto(server.url + "/settings")
+    await page.get_by_role("tab", name=words["tab"]).click()
+    identities = page.locator("[data-identity]")
+    await expect(identities).to_have_count(2)
+    await identities.first.get_by_role("button").focus()
+    await page.keyboard.press("Enter")
+    confirm = page.get_by_role("dialog")
+    await expect(confirm).to_contain_text(words["unlink_hint"])
+    if SCREENSHOTS:
+        await page.screenshot(path=str(Path(SCREENSHOTS) / f"unlink-{language}.png"))
+    await confirm.get_by_role("button", name=words["unlink"], exact=True).click()
+    await expect(identities).to_have_count(1)
+    await expect(identities.first.get_by_role("button")).to_be_focused()
+    await page.keyboard.press("Enter")
+    await confirm.get_by_role("button", name=words["unlink"], exact=True).click()
+    await expect(identities).to_have_count(0)
+    await expect(page.get_by_role("heading", name=words["linked_heading"])).to_be_focused()
 
 
 CONNECTING = {

@@ -120,6 +120,8 @@ async def test_a_kin_is_exported_to_a_file_and_imported_back_as_a_new_kin(
         dialog = page.get_by_role("dialog")
         await dialog.get_by_role("button", name=words["open_import"]).click()
         form = dialog.get_by_role("form", name=words["form"])
+        await expect(form.get_by_label(words["file"])).to_be_focused()  # where the button was
+        await expect(form.get_by_label(words["file"])).to_be_in_viewport()
         wrong = tmp_path / "notes.zip"
         wrong.write_bytes(b"just some notes")
         await form.get_by_label(words["file"]).set_input_files(wrong)

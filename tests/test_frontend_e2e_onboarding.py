@@ -352,7 +352,7 @@ async def test_machine_details_of_the_settings_pages_wait_behind_advanced(
     await page.goto(f"{admin_server.url}/kins/{kin['id']}/settings")
     await page.get_by_role("tab", name=words["summary"]).click()
     panel = page.get_by_role("tabpanel")
-    tokens = panel.get_by_text(re.compile("tokens"))
+    tokens = panel.get_by_text(re.compile("tokens|jetons"))
     await expect(panel.get_by_text(words["advanced"], exact=True)).to_be_visible()
     await expect(tokens).to_be_hidden()
     await panel.get_by_text(words["advanced"], exact=True).focus()

@@ -8,6 +8,7 @@ export const en = {
       open: "{{name}}'s crons",
       label: "Proposed cron: {{name}}",
       confirmed: "Cron confirmed: {{name}}.",
+      gone: "Not kept: the proposal was declined, or the cron deleted since.",
     },
     task: {
       helper: "{{name}}'s helper",
@@ -124,6 +125,7 @@ export const fr: typeof en = {
       open: "les crons {{name, de}}",
       label: "Cron proposé : {{name}}",
       confirmed: "Cron confirmé : {{name}}.",
+      gone: "Non retenue : la proposition a été refusée, ou le cron supprimé depuis.",
     },
     task: {
       helper: "L'assistant {{name, de}}",

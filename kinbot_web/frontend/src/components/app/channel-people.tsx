@@ -18,7 +18,7 @@ const REFRESH_MS = 5000;
 
 /** Settings → Channels, below the connections: the people waiting to be linked (linked to a
  * member or a Kin's contact, or dismissed) and every linked account (unlinked at will). */
-export function ChannelPeople({ channels, kins, typeLabel }: { channels: Channel[]; kins: Kin[]; typeLabel: (type: string) => string }) {
+export function ChannelPeople({ channels, kins }: { channels: Channel[]; kins: Kin[] }) {
   const { t, i18n } = useTranslation();
   const { toast } = useToast();
   const [pairings, setPairings] = React.useState<Pairing[]>([]);
@@ -26,6 +26,7 @@ export function ChannelPeople({ channels, kins, typeLabel }: { channels: Channel
   const [users, setUsers] = React.useState<User[]>([]);
   const [linking, setLinking] = React.useState<Pairing | null>(null);
   const [unlinking, setUnlinking] = React.useState<ChannelIdentity | null>(null);
+  const linkedHeading = React.useRef<HTMLHeadingElement>(null);
   const reload = React.useCallback(() => {
     void api<{ pairings: Pairing[] }>("/api/channels/pairings").then(({ pairings: found }) => setPairings(found)).catch(() => undefined);
     void api<{ identities: ChannelIdentity[] }>("/api/channels/identities").then(({ identities: found }) => setIdentities(found)).catch(() => undefined);
@@ -76,7 +77,7 @@ export function ChannelPeople({ channels, kins, typeLabel }: { channels: Channel
         </ul>
       </section>
       <section className="flex min-w-0 flex-col gap-2" aria-labelledby="channels-linked">
-        <h2 id="channels-linked" className="text-base font-semibold">
+        <h2 id="channels-linked" ref={linkedHeading} tabIndex={-1} className="text-base font-semibold">
           {t("channels.linked")}
         </h2>
         <ul className="flex flex-col gap-2">
@@ -102,7 +103,9 @@ export function ChannelPeople({ channels, kins, typeLabel }: { channels: Channel
       <ConfirmDelete
         target={unlinking}
         title={unlinking ? t("channels.unlink", { name: unlinking.display_name }) : ""}
-        description={unlinking ? typeLabel(unlinking.channel_type) : ""}
+        description={unlinking ? t("channels.unlinkHint", { account: unlinking.display_name, channel: unlinking.connection_label }) : ""}
+        confirmLabel={t("channels.unlinkAction")}
+        focusAfterDelete={linkedHeading}
         onClose={() => setUnlinking(null)}
         onConfirm={(identity) => void act(() => api(`/api/channels/identities/${identity.id}`, { method: "DELETE" }), t("channels.unlinked"))}
       />

@@ -32,6 +32,7 @@ export function ChannelsAdmin() {
   const [kins, setKins] = React.useState<Kin[]>([]);
   const [editing, setEditing] = React.useState<Channel | null>(null);
   const [deleting, setDeleting] = React.useState<Channel | null>(null);
+  const connectionsHeading = React.useRef<HTMLHeadingElement>(null);
   const { toast } = useToast();
   // Only the answer to the latest request is shown: one asked before a change was answered
   // would bring back the state from before it.
@@ -71,7 +72,7 @@ export function ChannelsAdmin() {
       <p className="text-sm text-muted-foreground">{t("channels.intro")}</p>
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <section className="flex min-w-0 flex-col gap-2" aria-labelledby="channels-connections">
-          <h2 id="channels-connections" className="text-base font-semibold">
+          <h2 id="channels-connections" ref={connectionsHeading} tabIndex={-1} className="text-base font-semibold">
             {t("channels.connections")}
           </h2>
           <ul className="flex flex-col gap-2">
@@ -113,12 +114,13 @@ export function ChannelsAdmin() {
         </section>
         <AddChannel types={types} kins={kins} onAdded={(channel) => answered(channel, true)} />
       </div>
-      <ChannelPeople channels={channels} kins={kins} typeLabel={typeLabel} />
+      <ChannelPeople channels={channels} kins={kins} />
       <EditChannel channel={editing} type={types.find((type) => type.name === editing?.type) ?? null} kins={kins} onClose={() => setEditing(null)} onSaved={(channel) => { setEditing(null); answered(channel, false); }} />
       <ConfirmDelete
         target={deleting}
         title={deleting ? t("channels.deleteTitle", { name: deleting.label }) : ""}
         description={t("channels.deleteHint")}
+        focusAfterDelete={connectionsHeading}
         onClose={() => setDeleting(null)}
         onConfirm={(channel) => void act(() => api(`/api/channels/${channel.id}`, { method: "DELETE" }))}
       />

@@ -5,8 +5,10 @@ import { Button } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 
 /** A "delete this?" dialog, open while `target` is set; confirming closes it and hands the
- * target to `onConfirm`. Focus goes back to what opened it, or once confirmed to
- * `focusAfterDelete` when given (what opened it is about to go). */
+ * target to `onConfirm` (its button says `confirmLabel`, "Delete" by default). Cancelled, focus
+ * goes back to what opened it; confirmed, what opened it is about to go, so focus goes to the
+ * same control of the next item of its list (else the previous one), or to `focusAfterDelete`
+ * when the list is left empty. */
 export function ConfirmDelete<T>({
   target,
   title,
@@ -14,23 +16,29 @@ export function ConfirmDelete<T>({
   onClose,
   onConfirm,
   focusAfterDelete,
+  confirmLabel,
 }: {
   target: T | null;
   title: string;
   description: string;
   onClose: () => void;
   onConfirm: (target: T) => void;
-  focusAfterDelete?: React.RefObject<HTMLElement | null>;
+  focusAfterDelete: React.RefObject<HTMLElement | null>;
+  confirmLabel?: string;
 }) {
   const { t } = useTranslation();
   const confirmed = React.useRef(false);
+  const opener = React.useRef<HTMLElement | null>(null);
   return (
     <Dialog open={target !== null} onOpenChange={(open) => !open && onClose()}>
       <DialogContent
         closeLabel={t("common.close")}
-        onOpenAutoFocus={() => (confirmed.current = false)}
+        onOpenAutoFocus={() => {
+          confirmed.current = false;
+          opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+        }}
         onCloseAutoFocus={(event) => {
-          const next = confirmed.current ? focusAfterDelete?.current : null;
+          const next = confirmed.current ? (neighbour(opener.current) ?? focusAfterDelete.current) : null;
           if (!next) return;
           event.preventDefault();
           next.focus();
@@ -53,10 +61,24 @@ export function ConfirmDelete<T>({
               if (chosen !== null) onConfirm(chosen);
             }}
           >
-            {t("common.delete")}
+            {confirmLabel ?? t("common.delete")}
           </Button>
         </DialogFooter>
       </DialogContent>
     </Dialog>
   );
+}
+
+const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex='-1'])";
+
+/** The control at the same place as `control` in the next item of its list (else the previous
+ * item): where the keyboard goes once `control`'s item is deleted. */
+function neighbour(control: HTMLElement | null): HTMLElement | null {
+  const item = control?.closest("li");
+  if (!control || !item) return null;
+  const sibling = item.nextElementSibling ?? item.previousElementSibling;
+  if (!sibling) return null;
+  const place = Array.from(item.querySelectorAll<HTMLElement>(FOCUSABLE)).indexOf(control);
+  const there = Array.from(sibling.querySelectorAll<HTMLElement>(FOCUSABLE));
+  return there[Math.min(Math.max(place, 0), there.length - 1)] ?? null;
 }

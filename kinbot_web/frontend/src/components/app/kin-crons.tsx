@@ -186,6 +186,7 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
   React.useEffect(() => {
     if (focusNext === null) return;
     const { cronId } = focusNext;
+    if (cronId === null && list.current?.contains(document.activeElement)) return; // on the next cron (ConfirmDelete)
     const action = cronId === null ? null : list.current?.querySelector<HTMLElement>(`[data-cron="${CSS.escape(cronId)}"] [data-cron-actions] button`);
     (action ?? newCron.current)?.focus();
   }, [focusNext]);
@@ -307,7 +308,7 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
       <ConfirmDelete
         target={deleting}
         title={t("kinSettings.deleteCron", { name: deleting?.name ?? "" })}
-        description={t("kinSettings.deleteCronConfirm", { name: deleting?.name ?? "" })}
+        description={t("kinSettings.deleteCronConfirm")}
         onClose={() => setDeleting(null)}
         focusAfterDelete={newCron}
         onConfirm={(target) =>

@@ -26,6 +26,12 @@ export function KinImport({ models, onImported }: { models: ModelChoice[] | null
   const [open, setOpen] = React.useState(false);
   const [busy, setBusy] = React.useState(false);
   const [error, setError] = React.useState<string | null>(null);
+  // Opened, the form takes the button's place below the new Kin's form: the file field is
+  // brought into view and focused, so that neither the eyes nor the keyboard lose their place.
+  const fileField = React.useCallback((field: HTMLInputElement | null) => {
+    field?.scrollIntoView({ block: "nearest" });
+    field?.focus();
+  }, []);
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -58,7 +64,7 @@ export function KinImport({ models, onImported }: { models: ModelChoice[] | null
       <p className="text-sm font-semibold">{t("kinFiles.importTitle")}</p>
       <p className="text-xs text-muted-foreground">{t("kinFiles.importHint")}</p>
       <Field label={t("kinFiles.file")} htmlFor="kin-import-file">
-        <Input id="kin-import-file" name="file" type="file" required accept=".zip,application/zip" />
+        <Input ref={fileField} id="kin-import-file" name="file" type="file" required accept=".zip,application/zip" />
       </Field>
       <Field label={t("kinFiles.model")} htmlFor="kin-import-model">
         <NativeSelect id="kin-import-model" name="model" defaultValue="">

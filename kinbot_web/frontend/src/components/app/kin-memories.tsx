@@ -73,6 +73,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
   const [memories, setMemories] = React.useState<KinMemory[] | null>(null);
   const [searched, setSearched] = React.useState(""); // the search the list answers, if any
   const [deleting, setDeleting] = React.useState<KinMemory | null>(null);
+  const search = React.useRef<HTMLInputElement>(null);
   // Only the latest search is shown: an earlier one may answer after it.
   const searches = React.useRef(0);
   const load = React.useCallback(
@@ -121,7 +122,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
             load(query);
           }}
         >
-          <Input aria-label={t("kinSettings.searchMemories")} placeholder={t("kinSettings.searchMemories")} value={query} onChange={(event) => setQuery(event.target.value)} />
+          <Input ref={search} aria-label={t("kinSettings.searchMemories")} placeholder={t("kinSettings.searchMemories")} value={query} onChange={(event) => setQuery(event.target.value)} />
           <Button type="submit" variant="outline" size="icon" aria-label={t("common.search")}>
             <SearchIcon />
           </Button>
@@ -179,6 +180,7 @@ export function KinMemories({ kin }: { kin: Kin }) {
         target={deleting}
         title={t("memoryUse.deleteTitle")}
         description={deleting ? t("memoryUse.deleteHint", { memory: deleting.content, name: kin.name }) : ""}
+        focusAfterDelete={search}
         onClose={() => setDeleting(null)}
         onConfirm={(memory) => void remove(memory.id)}
       />

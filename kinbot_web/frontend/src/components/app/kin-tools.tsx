@@ -40,6 +40,7 @@ export function KinTools({ kin, admin }: { kin: Kin; admin: boolean }) {
   const [tools, setTools] = React.useState<{ sandbox: string; tools: CustomTool[] } | null>(null);
   const [toolsOff, setToolsOff] = React.useState(false);
   const [removing, setRemoving] = React.useState<CustomTool | null>(null);
+  const customHeading = React.useRef<HTMLHeadingElement>(null);
   const fail = React.useCallback((error: unknown) => toast({ title: t("errors.generic"), description: errorText(t, error), tone: "error" }), [toast, t]);
 
   React.useEffect(() => {
@@ -109,7 +110,7 @@ export function KinTools({ kin, admin }: { kin: Kin; admin: boolean }) {
       </Card>
       <Card>
         <CardHeader>
-          <CardTitle className="flex items-center gap-2">
+          <CardTitle ref={customHeading} tabIndex={-1} className="flex items-center gap-2">
             <WrenchIcon className="size-4.5" aria-hidden /> {t("kinTools.custom")}
           </CardTitle>
           <CardDescription>{t("kinTools.customHint")}</CardDescription>
@@ -139,6 +140,7 @@ export function KinTools({ kin, admin }: { kin: Kin; admin: boolean }) {
         target={removing}
         title={t("kinTools.remove", { name: removing?.name ?? "" })}
         description={t("kinTools.removeConfirm", { name: removing?.name ?? "", kin: kin.name })}
+        focusAfterDelete={customHeading}
         onClose={() => setRemoving(null)}
         onConfirm={(tool) => void remove(tool)}
       />

@@ -66,6 +66,7 @@ export function McpAdmin() {
   const [draft, setDraft] = React.useState<Draft>(EMPTY);
   const [error, setError] = React.useState<string | null>(null);
   const [removing, setRemoving] = React.useState<McpServer | null>(null);
+  const addButton = React.useRef<HTMLButtonElement>(null);
   const fail = React.useCallback((caught: unknown) => toast({ title: t("errors.generic"), description: errorText(t, caught), tone: "error" }), [toast, t]);
 
   const load = React.useCallback(() => {
@@ -110,7 +111,7 @@ export function McpAdmin() {
   return (
     <div className="flex flex-col gap-4">
       <div>
-        <Button onClick={() => start(null)}>
+        <Button ref={addButton} onClick={() => start(null)}>
           <PlusIcon /> {t("mcp.add")}
         </Button>
       </div>
@@ -203,6 +204,7 @@ export function McpAdmin() {
         target={removing}
         title={`${t("common.delete")} ${removing?.name ?? ""}`}
         description={t("mcp.deleteConfirm", { name: removing?.name ?? "" })}
+        focusAfterDelete={addButton}
         onClose={() => setRemoving(null)}
         onConfirm={(target) => void act(() => api(`/api/mcp-servers/${target.id}`, { method: "DELETE" }))}
       />

@@ -131,7 +131,7 @@ export function SchedulePicker({ value, onChange, timezone, onTimezoneChange }: 
         </NativeSelect>
       </Field>
       <p className="text-sm" aria-live="polite" data-schedule-preview>
-        {t("crons.preview", { words })} <code className="ml-1 rounded-md bg-muted px-1.5 py-0.5 text-xs text-muted-foreground">{scheduleToCron(schedule) || "—"}</code>
+        {t("crons.preview", { words })} <code className="ml-1 rounded-md bg-muted px-1.5 py-0.5 text-xs whitespace-nowrap text-muted-foreground">{scheduleToCron(schedule) || "—"}</code>
       </p>
     </fieldset>
   );

@@ -37,6 +37,7 @@ function Users({ me }: { me: User }) {
   const fail = useFail();
   const [users, setUsers] = React.useState<User[]>([]);
   const [removing, setRemoving] = React.useState<User | null>(null);
+  const list = React.useRef<HTMLUListElement>(null);
   const load = React.useCallback(() => void api<{ users: User[] }>("/api/users").then(({ users: found }) => setUsers(found)).catch(fail), [fail]);
   React.useEffect(load, [load]);
 
@@ -52,7 +53,7 @@ function Users({ me }: { me: User }) {
 
   return (
     <>
-      <ul className="flex flex-col gap-2" aria-label={t("users.people")}>
+      <ul ref={list} tabIndex={-1} className="flex flex-col gap-2" aria-label={t("users.people")}>
         {users.map((user) => {
           const name = `${user.first_name} ${user.last_name}`.trim() || user.pseudonym;
           return (
@@ -82,6 +83,7 @@ function Users({ me }: { me: User }) {
         target={removing}
         title={t("users.remove", { name: removing?.pseudonym ?? "" })}
         description={t("users.removeConfirm", { name: removing?.pseudonym ?? "" })}
+        focusAfterDelete={list}
         onClose={() => setRemoving(null)}
         onConfirm={(target) => void act(() => api(`/api/users/${target.id}`, { method: "DELETE" }))}
       />

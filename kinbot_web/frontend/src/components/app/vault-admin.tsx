@@ -37,6 +37,7 @@ export function VaultAdmin() {
   const [error, setError] = React.useState<string | null>(null);
   const [editing, setEditing] = React.useState<Secret | null>(null);
   const [deleting, setDeleting] = React.useState<Secret | null>(null);
+  const addHeading = React.useRef<HTMLHeadingElement>(null);
   const form = React.useRef<HTMLFormElement>(null);
   const reload = React.useCallback(() => void api<{ secrets: Secret[] }>("/api/vault").then(({ secrets: list }) => setSecrets(list)), []);
   React.useEffect(reload, [reload]);
@@ -95,7 +96,9 @@ export function VaultAdmin() {
       </ul>
       <Card className="shadow-none">
         <CardHeader className="pb-2">
-          <CardTitle className="text-base">{t("settings.addSecret")}</CardTitle>
+          <CardTitle ref={addHeading} tabIndex={-1} className="text-base">
+            {t("settings.addSecret")}
+          </CardTitle>
         </CardHeader>
         <CardContent>
           <form ref={form} className="flex flex-col gap-3" onSubmit={(event) => void add(event)}>
@@ -132,6 +135,7 @@ export function VaultAdmin() {
         target={deleting}
         title={deleting ? t("settings.deleteSecret", { key: deleting.key }) : ""}
         description={t("settings.deleteSecretHint")}
+        focusAfterDelete={addHeading}
         onClose={() => setDeleting(null)}
         onConfirm={(secret) => void remove(secret)}
       />

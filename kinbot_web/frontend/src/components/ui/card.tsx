@@ -12,7 +12,7 @@ export function CardHeader({ className, ...props }: DivProps) {
   return <div className={cn("flex flex-col gap-1.5 p-6 pb-3", className)} {...props} />;
 }
 /** The card's heading: a second-level one, or `level={1}` when the card is the page (sign-in, onboarding). */
-export function CardTitle({ className, level = 2, ...props }: React.HTMLAttributes<HTMLHeadingElement> & { level?: 1 | 2 | 3 }) {
+export function CardTitle({ className, level = 2, ...props }: React.ComponentProps<"h2"> & { level?: 1 | 2 | 3 }) {
   const Heading = `h${level}` as const;
   return <Heading className={cn("text-lg font-bold tracking-tight", className)} {...props} />;
 }
