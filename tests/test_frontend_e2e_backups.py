@@ -81,6 +81,10 @@ async def test_backups_are_set_up_run_now_and_on_schedule_from_settings(
     await page.set_viewport_size({"width": width, "height": height})
     await page.goto(server.url + "/settings")
     await page.get_by_role("tab", name=words["tab"]).click()
+    await page.reload()  # the address keeps the tab (/settings#backups)
+    await expect(page.get_by_role("tab", name=words["tab"])).to_have_attribute(
+        "aria-selected", "true"
+    )
     await expect(page.get_by_text(words["key"])).to_be_visible()
     now = page.get_by_role("button", name=words["now"])
     await expect(now).to_be_disabled()

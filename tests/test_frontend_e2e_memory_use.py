@@ -116,6 +116,7 @@ async def test_memories_show_their_use_and_are_pinned_archived_and_restored(
 
         await page.get_by_role("link", name=words["settings"]).click()
         await page.get_by_role("tab", name=words["memories"]).click()
+        await page.reload()  # the address keeps the tab (…/settings#memories)
         peanut_row = page.locator(f'[data-memory="{peanuts.id}"]')
         veggie_row = page.locator(f'[data-memory="{veggie.id}"]')
         await expect(peanut_row.locator("[data-usage]")).to_contain_text(words["used"])

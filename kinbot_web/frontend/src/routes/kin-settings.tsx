@@ -26,6 +26,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { Textarea } from "@/components/ui/textarea";
 import { useToast } from "@/components/ui/toast";
 import { setLanguage } from "@/i18n";
+import { useTabInAddress } from "@/lib/tab-in-address";
 import { api, ApiError } from "@/lib/api";
 import { formatDateTime, formatNumber } from "@/lib/format";
 import { ownsKin } from "@/lib/kin-owner";
@@ -52,11 +53,6 @@ interface Compacting {
 
 /** The tabs a link may open by the address's fragment (`…/settings#crons`). */
 const LINKED_TABS = ["profile", "memories", "compacting", "crons", "tools", "access"];
-
-function openingTab(): string {
-  const wanted = window.location.hash.slice(1);
-  return LINKED_TABS.includes(wanted) ? wanted : "profile";
-}
 
 function useFailure() {
   const { toast } = useToast();
@@ -324,6 +320,7 @@ function Summary({ kin }: { kin: Kin }) {
 /** `/kins/:kinId/settings`: a Kin's profile and avatar, its memories, its summary layer and its crons. */
 export default function KinSettingsPage() {
   const { t } = useTranslation();
+  const [tab, chooseTab] = useTabInAddress(LINKED_TABS, "profile");
   const { kinId } = useParams();
   const fail = useFailure();
   const [kin, setKin] = React.useState<Kin | null>(null);
@@ -361,7 +358,7 @@ export default function KinSettingsPage() {
   if (!kin) return null;
   return (
     <PageFrame title={t("kinSettings.title", { name: kin.name })} back={`/kins/${kin.id}`}>
-      <Tabs defaultValue={openingTab()}>
+      <Tabs value={tab} onValueChange={chooseTab}>
         <TabsList className="h-auto max-w-full flex-wrap">
           <TabsTrigger value="profile">{t("kinSettings.profile")}</TabsTrigger>
           <TabsTrigger value="memories">{t("kinSettings.memories")}</TabsTrigger>

@@ -30,6 +30,7 @@ import { UsageAdmin } from "@/components/app/usage-admin";
 import { ProviderSetup } from "@/components/app/provider-setup";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import i18n, { setLanguage } from "@/i18n";
+import { useTabInAddress } from "@/lib/tab-in-address";
 import { api } from "@/lib/api";
 import { errorText as describeError } from "@/lib/errors";
 import type { User } from "@/lib/types";
@@ -39,8 +40,12 @@ function errorText(error: unknown): string {
 }
 
 /** `/settings`: the administrators' settings (providers, vault, plugins). */
+/** The tabs, as the address's fragment names them (`/settings#backups`). */
+const TABS = ["providers", "search", "mcp", "vault", "users", "channels", "webhooks", "kin-access", "approvals", "usage", "backups", "plugins"];
+
 export default function SettingsPage() {
   const { t } = useTranslation();
+  const [tab, chooseTab] = useTabInAddress(TABS, "providers");
   const [me, setMe] = React.useState<User | null>(null);
   const [error, setError] = React.useState<string | null>(null);
   React.useEffect(() => {
@@ -56,7 +61,7 @@ export default function SettingsPage() {
   if (me.role !== "admin") return <PageFrame title={t("settings.title")}>{t("settings.adminOnly")}</PageFrame>;
   return (
     <PageFrame title={t("settings.title")}>
-      <Tabs defaultValue="providers">
+      <Tabs value={tab} onValueChange={chooseTab}>
         <TabsList className="flex-wrap">
           <TabsTrigger value="providers">
             <BotIcon /> {t("settings.providers")}
