@@ -127,5 +127,7 @@ async def test_a_cron_set_with_the_picker_is_said_in_words_in_french_and_english
     await expect(weekly.get_by_role("button", name="Pause")).to_have_count(0)
     await weekly.get_by_role("button", name="Decline").click()
     await expect(weekly).to_have_count(0)
+    # The keyboard goes to the same place in the cron beside it, not to the top of the page.
+    await expect(page.get_by_role("button", name="Edit Réveil")).to_be_focused()
     crons = (await server.client.get(f"/api/crons?kin_id={kin_id}")).json()["crons"]
     assert [c["name"] for c in crons] == ["Réveil"]

@@ -38,7 +38,7 @@ export function ConfirmDelete<T>({
           opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
         }}
         onCloseAutoFocus={(event) => {
-          const next = confirmed.current ? (neighbour(opener.current) ?? focusAfterDelete.current) : null;
+          const next = confirmed.current ? (nextInList(opener.current) ?? focusAfterDelete.current) : null;
           if (!next) return;
           event.preventDefault();
           next.focus();
@@ -73,7 +73,7 @@ const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]), selec
 
 /** The control at the same place as `control` in the next item of its list (else the previous
  * item): where the keyboard goes once `control`'s item is deleted. */
-function neighbour(control: HTMLElement | null): HTMLElement | null {
+export function nextInList(control: HTMLElement | null): HTMLElement | null {
   const item = control?.closest("li");
   if (!control || !item) return null;
   const sibling = item.nextElementSibling ?? item.previousElementSibling;

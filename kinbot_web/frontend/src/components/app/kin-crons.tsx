@@ -5,7 +5,7 @@ import { Link } from "react-router";
 
 import { languageModels, type ModelChoice } from "@/components/app/create-kin-dialog";
 import { Badge } from "@/components/ui/badge";
-import { ConfirmDelete } from "@/components/app/confirm-delete";
+import { ConfirmDelete, nextInList } from "@/components/app/confirm-delete";
 import { SchedulePicker } from "@/components/app/schedule-picker";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
@@ -181,13 +181,11 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
   const newCron = React.useRef<HTMLButtonElement>(null);
   const list = React.useRef<HTMLUListElement>(null);
   /** Where the keyboard goes once a change is drawn: the cron's first action (its button was
-   * replaced, Confirm by Pause…), or "New cron" when the cron is gone (`null`). */
-  const [focusNext, setFocusNext] = React.useState<{ cronId: string | null } | null>(null);
+   * replaced, Confirm by Pause…). A cron gone takes the keyboard to the next one (`nextInList`). */
+  const [focusNext, setFocusNext] = React.useState<{ cronId: string } | null>(null);
   React.useEffect(() => {
     if (focusNext === null) return;
-    const { cronId } = focusNext;
-    if (cronId === null && list.current?.contains(document.activeElement)) return; // on the next cron (ConfirmDelete)
-    const action = cronId === null ? null : list.current?.querySelector<HTMLElement>(`[data-cron="${CSS.escape(cronId)}"] [data-cron-actions] button`);
+    const action = list.current?.querySelector<HTMLElement>(`[data-cron="${CSS.escape(focusNext.cronId)}"] [data-cron-actions] button`);
     (action ?? newCron.current)?.focus();
   }, [focusNext]);
 
@@ -226,15 +224,17 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
     try {
       const event = await request();
       dispatch({ type: "changed", event });
-      setFocusNext({ cronId: event.type === "cron.deleted" ? null : event.cron.id }); // drawn with it
+      if (event.type !== "cron.deleted") setFocusNext({ cronId: event.cron.id }); // drawn with it
     } catch (error) {
       fail(error);
       load();
     }
   }
-  const decline = (cron: Cron) =>
+  const decline = (cron: Cron, button: HTMLElement) =>
     act(async () => {
+      const next = nextInList(button) ?? newCron.current;
       await api(`/api/crons/${cron.id}`, { method: "DELETE" });
+      next?.focus();
       toast({ title: t("kinSettings.declined", { name: cron.name }), tone: "success" });
       return { type: "cron.deleted", cron_id: cron.id, kin_id: cron.kin_id };
     });
@@ -279,7 +279,7 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
                   </Button>
                 ) : null}
                 {actions.decline ? (
-                  <Button size="sm" variant="outline" onClick={() => void decline(cron)}>
+                  <Button size="sm" variant="outline" onClick={(event) => void decline(cron, event.currentTarget)}>
                     <XIcon /> {t("kinSettings.decline")}
                   </Button>
                 ) : null}
