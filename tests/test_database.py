@@ -192,6 +192,29 @@ def test_without_an_extension_capable_driver_start_up_says_what_to_install(
         driver.select_driver()
 
 
+async def test_a_python_whose_sqlite3_cannot_load_extensions_runs_on_pysqlite3(
+    monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """pyenv's default build, say: ``make`` prefers the distribution's Python, so the whole
+    suite may run on the standard module, and this keeps the other path tried for real."""
+    import pysqlite3.dbapi2
+
+    class NoExtensions:
+        __name__ = "sqlite3"
+        Connection = type("Connection", (), {})
+
+    monkeypatch.setattr(driver, "_candidates", lambda: [NoExtensions, pysqlite3.dbapi2])
+    await test_migrations_are_applied_once_and_recorded(data_dir)
+    (data_dir / "other").mkdir()
+    database = Database(data_dir / "other" / "kinbot.db", read_workers=2)
+    await database.open()
+    try:
+        assert database.driver is pysqlite3.dbapi2
+        await test_sqlite_vec_knn_and_fts5_work_on_the_same_file(database)
+    finally:
+        await database.close()
+
+
 def test_this_pythons_own_sqlite3_is_checked_for_real() -> None:
     chosen = driver.select_driver()
     assert hasattr(chosen.Connection, "enable_load_extension")
