@@ -10,6 +10,7 @@ avatar and MCP servers, and a Kin's summary compacted, purged and rolled back.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -427,7 +428,11 @@ async def summary_tab(server: RunningServer, chef: str, browser: Browser) -> Non
     snapshots = page.get_by_role("tabpanel").get_by_role("listitem")
     summary = snapshots.filter(has_text="messages folded").filter(has_not_text="Blank summary")
     await expect(summary.get_by_text("Active", exact=True)).to_be_visible()
-    await page.get_by_role("button", name="Start from a blank summary").click()
+    purge = page.get_by_role("button", name="Start from a blank summary")
+    # What it does is said beside it, and read with it by a screen reader.
+    described = re.compile(r"forget that summary\. Nothing is deleted")
+    await expect(purge).to_have_accessible_description(described)
+    await purge.click()
     blank = snapshots.filter(has_text="Blank summary (started over)")
     await expect(blank.get_by_text("Active", exact=True)).to_be_visible()
     await expect(summary.get_by_text("Active", exact=True)).to_have_count(0)

@@ -115,7 +115,7 @@ const en = {
     avatar: "Avatar", upload: "Upload a picture", generate: "Generate one", promptPlaceholder: "A cheerful chef cat, flat illustration",
     generateFromPrompt: "Generate from this description", deleteKin: "Delete this Kin", deleteConfirm: "Delete {{name}} and its whole session? This cannot be undone.",
     searchMemories: "Search the memories", noMemories: "No memories yet.", deleteMemory: "Delete this memory",
-    contextTokens: "{{tokens}} tokens in context, compacted past {{threshold}}", compactNow: "Compact now", nothingToCompact: "Nothing to summarise yet", nothingToCompactHint: "The most recent messages always stay word for word; a summary begins once the conversation is longer.", purge: "Start from a blank summary",
+    contextTokens: "{{tokens}} tokens in context, compacted past {{threshold}}", compactNow: "Compact now", nothingToCompact: "Nothing to summarise yet", nothingToCompactHint: "The most recent messages always stay word for word; a summary begins once the conversation is longer.", purge: "Start from a blank summary", purgeHint: "The Kin sees its most recent messages word for word and a summary of the rest. “Start from a blank summary” makes it forget that summary. Nothing is deleted: its memories and the whole conversation stay, and an earlier summary in the list can be made active again.",
     rollback: "Make it active", active: "Active", noSnapshots: "No summary yet: the whole session is in context.",
     messagesFolded: "{{count}} messages folded", purgeSnapshot: "Blank summary (started over)",
     crons: "Crons", noCrons: "No crons yet.", newCron: "New cron", editCron: "Edit the cron", cronName: "Name",

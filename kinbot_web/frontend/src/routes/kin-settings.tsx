@@ -267,6 +267,7 @@ function Summary({ kin }: { kin: Kin }) {
   const { toast } = useToast();
   const fail = useFailure();
   const [state, setState] = React.useState<Compacting | null>(null);
+  const purgeHint = React.useId();
   const load = React.useCallback(() => void api<Compacting>(`/api/kins/${kin.id}/compacting`).then(setState).catch(fail), [kin.id, fail]);
   React.useEffect(load, [load]);
   async function act(path: string, body?: unknown) {
@@ -289,10 +290,13 @@ function Summary({ kin }: { kin: Kin }) {
         <Button variant="outline" disabled={state.running} onClick={() => void act("")}>
           {t("kinSettings.compactNow")}
         </Button>
-        <Button variant="outline" disabled={state.running} onClick={() => void act("/purge")}>
+        <Button variant="outline" disabled={state.running} onClick={() => void act("/purge")} aria-describedby={purgeHint}>
           {t("kinSettings.purge")}
         </Button>
       </div>
+      <p id={purgeHint} className="text-sm text-muted-foreground">
+        {t("kinSettings.purgeHint")}
+      </p>
       {state.snapshots.length === 0 ? <p className="text-sm text-muted-foreground">{t("kinSettings.noSnapshots")}</p> : null}
       <ul className="flex flex-col gap-2">
         {state.snapshots.map((snapshot) => (
