@@ -53,6 +53,9 @@ async def test_a_cron_set_with_the_picker_is_said_in_words_in_french_and_english
     # A new cron starts every day at 08:00, in the browser's time zone.
     await expect(dialog.get_by_label("Répétition")).to_have_value("daily")
     await expect(dialog.get_by_label("Fuseau horaire")).to_have_value(ZONE)
+    # Named by its city and its name in French, not by its IANA name.
+    chosen = dialog.get_by_label("Fuseau horaire").locator("option:checked")
+    await expect(chosen).to_have_text("Tokyo — heure normale du Japon")
     await expect(dialog.locator("[data-schedule-preview]")).to_contain_text(
         "S'exécute tous les jours à 08:00."
     )

@@ -44,6 +44,23 @@ export function browserZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || "";
 }
 
+/**
+ * A time zone as a person reads it: the city of its IANA name and the zone's name in
+ * `language`, as "Paris — heure d’Europe centrale" or "New York — Eastern Time"; "UTC" (or a
+ * name the browser does not know) as it is.
+ */
+export function zoneLabel(zone: string, language: string): string {
+  if (!zone.includes("/")) return zone;
+  const city = zone.slice(zone.lastIndexOf("/") + 1).replaceAll("_", " ");
+  try {
+    const parts = new Intl.DateTimeFormat(language, { timeZone: zone, timeZoneName: "longGeneric" }).formatToParts(new Date());
+    const name = parts.find((part) => part.type === "timeZoneName")?.value;
+    return name ? `${city} — ${name}` : city;
+  } catch {
+    return zone;
+  }
+}
+
 /** The form's starting values for a new cron: every day at 08:00, in the browser's time zone. */
 export function newDraft(zone: string = browserZone()): CronDraft {
   return { name: "", schedule: scheduleToCron(DEFAULT_SCHEDULE), timezone: zone, task_description: "", model: "" };

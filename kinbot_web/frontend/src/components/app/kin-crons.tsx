@@ -16,7 +16,7 @@ import { useToast } from "@/components/ui/toast";
 import i18n from "@/i18n";
 import { api } from "@/lib/api";
 import { errorText as describeError } from "@/lib/errors";
-import { browserZone, cronActions, cronBody, cronsReducer, draftOf, formatWhen, initialCrons, needsReload, newDraft, type Cron, type CronDraft, type CronEvent } from "@/lib/crons";
+import { browserZone, cronActions, cronBody, cronsReducer, draftOf, formatWhen, initialCrons, needsReload, newDraft, type Cron, type CronDraft, type CronEvent, zoneLabel } from "@/lib/crons";
 import { scheduleInWords } from "@/lib/schedule-words";
 import type { EventStream } from "@/lib/events";
 import type { Kin } from "@/lib/types";
@@ -119,7 +119,7 @@ function ScheduleWords({ cron }: { cron: Cron }) {
   return (
     <p className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-0.5 text-sm">
       <span className="inline-block font-medium first-letter:uppercase" data-schedule-words>
-        {zone ? t("crons.inZone", { words, zone }) : words}
+        {zone ? t("crons.inZone", { words, zone: zoneLabel(zone, i18n.language) }) : words}
       </span>
       <code className="rounded-md bg-muted px-1.5 py-0.5 text-xs text-muted-foreground">{cron.schedule}</code>
     </p>

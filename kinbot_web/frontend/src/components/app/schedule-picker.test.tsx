@@ -64,6 +64,22 @@ describe("SchedulePicker", () => {
     await i18n.changeLanguage("en");
   });
 
+  it("names each time zone by its city and the zone's name in the reader's language", async () => {
+    await i18n.changeLanguage("fr");
+    render(<Holder initial="0 8 * * *" seen={[]} />);
+    const zone = screen.getByLabelText("Fuseau horaire") as HTMLSelectElement;
+    expect(zone.selectedOptions[0].textContent).toBe("Paris — heure d’Europe centrale");
+    const labels = [...zone.options].slice(1).map((option) => option.textContent ?? "");
+    expect(labels).toContain("New York — heure de l’Est nord-américain");
+    expect(labels).toContain("UTC");
+    expect(labels.some((label) => label.includes("/") || label.includes("_"))).toBe(false);
+    expect(labels).toEqual([...labels].sort((a, b) => a.localeCompare(b, "fr")));
+    cleanup();
+    await i18n.changeLanguage("en");
+    render(<Holder initial="0 8 * * *" seen={[]} />);
+    expect((screen.getByLabelText("Time zone") as HTMLSelectElement).selectedOptions[0].textContent).toBe("Paris — Central European Time");
+  });
+
   it("opens on a custom expression it cannot show as a preset", async () => {
     await i18n.changeLanguage("en");
     render(<Holder initial="0 9 1 * 1" seen={[]} />);

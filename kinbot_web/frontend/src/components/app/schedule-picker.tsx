@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 
 import { Field, Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
+import { zoneLabel } from "@/lib/crons";
 import { cronToSchedule, SCHEDULE_KINDS, scheduleInWords, scheduleToCron, type Schedule, type ScheduleKind } from "@/lib/schedule-words";
 
 /** Monday first, as calendars in both languages show the week (cron's numbers: 0 is Sunday). */
@@ -12,10 +13,12 @@ function weekdayLabel(day: number, language: string): string {
   return new Intl.DateTimeFormat(language, { weekday: "long", timeZone: "UTC" }).format(new Date(Date.UTC(2023, 0, 1 + day)));
 }
 
-/** The time zones the browser knows, with `current` among them. */
-function zones(current: string): string[] {
+/** The time zones the browser knows, with `current` among them, each with its label in
+ * `language` (`zoneLabel`), in the order of their labels. */
+function zones(current: string, language: string): { zone: string; label: string }[] {
   const known = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
-  return [...new Set([...known, "UTC", ...(current ? [current] : [])])].sort();
+  const named = [...new Set([...known, "UTC", ...(current ? [current] : [])])].map((zone) => ({ zone, label: zoneLabel(zone, language) }));
+  return named.sort((a, b) => a.label.localeCompare(b.label, language));
 }
 
 /** A schedule of `kind`, keeping what carries over from `from` (its time). */
@@ -67,6 +70,7 @@ export function SchedulePicker({ value, onChange, timezone, onTimezoneChange }: 
   }
 
   const words = scheduleInWords(scheduleToCron(schedule), (key, values) => t(key, values), i18n.language);
+  const zoneOptions = React.useMemo(() => zones(timezone, i18n.language), [timezone, i18n.language]);
   const timeField =
     "time" in schedule ? (
       <Field label={t("crons.time")} htmlFor="cron-time">
@@ -123,9 +127,9 @@ export function SchedulePicker({ value, onChange, timezone, onTimezoneChange }: 
       <Field label={t("crons.timezone")} htmlFor="cron-timezone">
         <NativeSelect id="cron-timezone" value={timezone} onChange={(event) => onTimezoneChange(event.target.value)}>
           <option value="">{t("crons.timezoneDefault")}</option>
-          {zones(timezone).map((zone) => (
+          {zoneOptions.map(({ zone, label }) => (
             <option key={zone} value={zone}>
-              {zone}
+              {label}
             </option>
           ))}
         </NativeSelect>
