@@ -47,6 +47,10 @@ async def test_a_cron_set_with_the_picker_is_said_in_words_in_french_and_english
     kin_id = (await server.client.get("/api/kins")).json()["kins"][0]["id"]
     await page.get_by_role("link", name="Réglages du Kin").click()
     await page.get_by_role("tab", name="Crons").click()
+    # The word is explained where it is first met.
+    intro = page.locator("[data-crons-intro]")
+    await expect(intro).to_contain_text("Un cron est un travail que Chef lance sans qu")
+    await expect(intro).to_contain_text("son résultat arrive dans la conversation")
     await page.get_by_role("button", name="Nouveau cron").click()
     dialog = page.get_by_role("dialog")
     await dialog.get_by_label("Nom").fill("Réveil")

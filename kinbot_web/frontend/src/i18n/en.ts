@@ -118,7 +118,7 @@ const en = {
     contextTokens: "{{tokens}} tokens in context, compacted past {{threshold}}", compactNow: "Compact now", nothingToCompact: "Nothing to summarise yet", nothingToCompactHint: "The most recent messages always stay word for word; a summary begins once the conversation is longer.", purge: "Start from a blank summary", purgeHint: "The Kin sees its most recent messages word for word and a summary of the rest. “Start from a blank summary” makes it forget that summary. Nothing is deleted: its memories and the whole conversation stay, and an earlier summary in the list can be made active again.",
     rollback: "Make it active", active: "Active", noSnapshots: "No summary yet: the whole session is in context.",
     messagesFolded: "{{count}} messages folded", purgeSnapshot: "Blank summary (started over)",
-    crons: "Crons", noCrons: "No crons yet.", newCron: "New cron", editCron: "Edit the cron", cronName: "Name",
+    crons: "Crons", cronsIntro: "A cron is a job {{name}} does on its own at set times: every morning, every Monday… Each time, a sub-Kin takes it on and its result comes back into the chat.", noCrons: "No crons yet.", newCron: "New cron", editCron: "Edit the cron", cronName: "Name",
     schedule: "Schedule",
     taskDescription: "What the task does", cronModel: "Model", defaultModel: "The Kin's model", pause: "Pause", resume: "Resume",
     confirm: "Confirm", decline: "Decline", declined: "Proposal declined: {{name}}.", awaitingConfirmation: "Awaiting confirmation", proposedBy: "Proposed by {{name}}", paused: "Paused", running: "Active",

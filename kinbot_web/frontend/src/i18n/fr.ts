@@ -119,7 +119,7 @@ const fr: Strings = {
     contextTokens: "{{tokens}} jetons en contexte, résumé au-delà de {{threshold}}", compactNow: "Résumer maintenant", nothingToCompact: "Rien à résumer pour l'instant", nothingToCompactHint: "Les messages les plus récents restent toujours mot pour mot ; un résumé commence quand la conversation est plus longue.", purge: "Repartir d'un résumé vide", purgeHint: "Le Kin voit ses messages les plus récents mot pour mot et un résumé du reste. « Repartir d'un résumé vide » lui fait oublier ce résumé. Rien n'est supprimé : ses souvenirs et toute la conversation restent, et un résumé précédent de la liste peut redevenir actif.",
     rollback: "Le rendre actif", active: "Actif", noSnapshots: "Pas encore de résumé : toute la session est en contexte.",
     messagesFolded: "{{count}} messages résumés", purgeSnapshot: "Résumé vidé (repartir de zéro)",
-    crons: "Crons", noCrons: "Pas encore de cron.", newCron: "Nouveau cron", editCron: "Modifier le cron", cronName: "Nom",
+    crons: "Crons", cronsIntro: "Un cron est un travail {{name, que}} lance sans qu'on le lui demande, à heures fixes : chaque matin, chaque lundi… Chaque fois, un sous-Kin s'en charge et son résultat arrive dans la conversation.", noCrons: "Pas encore de cron.", newCron: "Nouveau cron", editCron: "Modifier le cron", cronName: "Nom",
     schedule: "Planification",
     taskDescription: "Ce que fait la tâche", cronModel: "Modèle", defaultModel: "Le modèle du Kin", pause: "Mettre en pause", resume: "Reprendre",
     confirm: "Confirmer", decline: "Refuser", declined: "Proposition refusée : {{name}}.", awaitingConfirmation: "En attente de confirmation", proposedBy: "Proposé par {{name}}", paused: "En pause", running: "Actif",

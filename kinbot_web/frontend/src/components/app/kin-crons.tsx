@@ -248,6 +248,9 @@ export function KinCrons({ kin, stream }: { kin: Kin; stream: EventStream }) {
 
   return (
     <div className="flex flex-col gap-4">
+      <p className="text-sm text-muted-foreground" data-crons-intro>
+        {t("kinSettings.cronsIntro", { name: kin.name })}
+      </p>
       <div>
         <Button ref={newCron} onClick={() => open(null)}>
           <PlusIcon /> {t("kinSettings.newCron")}
