@@ -180,14 +180,17 @@ async def test_two_databases_in_one_process_stay_apart(tmp_path: Path) -> None:
         await second.close()
 
 
+class StandardModuleWithoutExtensions:
+    """A ``sqlite3`` module whose connections cannot load extensions (pyenv's default build)."""
+
+    __name__ = "sqlite3"
+    Connection = type("Connection", (), {})
+
+
 def test_without_an_extension_capable_driver_start_up_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    class NoExtensions:
-        __name__ = "sqlite3"
-        Connection = type("Connection", (), {})
-
-    monkeypatch.setattr(driver, "_candidates", lambda: [NoExtensions])
+    monkeypatch.setattr(driver, "_candidates", lambda: [StandardModuleWithoutExtensions])
     with pytest.raises(DatabaseDriverError, match="pysqlite3-binary"):
         driver.select_driver()
 
@@ -197,19 +200,15 @@ async def test_a_python_whose_sqlite3_cannot_load_extensions_runs_on_pysqlite3(
 ) -> None:
     """pyenv's default build, say: ``make`` prefers the distribution's Python, so the whole
     suite may run on the standard module, and this keeps the other path tried for real."""
-    import pysqlite3.dbapi2
-
-    class NoExtensions:
-        __name__ = "sqlite3"
-        Connection = type("Connection", (), {})
-
-    monkeypatch.setattr(driver, "_candidates", lambda: [NoExtensions, pysqlite3.dbapi2])
+    pysqlite3 = pytest.importorskip("pysqlite3.dbapi2")  # installed on Linux x86_64
+    candidates = [StandardModuleWithoutExtensions, pysqlite3]
+    monkeypatch.setattr(driver, "_candidates", lambda: candidates)
     await test_migrations_are_applied_once_and_recorded(data_dir)
     (data_dir / "other").mkdir()
     database = Database(data_dir / "other" / "kinbot.db", read_workers=2)
     await database.open()
     try:
-        assert database.driver is pysqlite3.dbapi2
+        assert database.driver is pysqlite3
         await test_sqlite_vec_knn_and_fts5_work_on_the_same_file(database)
     finally:
         await database.close()
